@@ -1,0 +1,145 @@
+"""Check chunks against the contract's guarantees, independently of how they were made.
+
+The checks take only the source and chunk spans (plus token counts), so the same code judges
+mdchunk in the property tests and every peer chunker in the benchmarks. Structure is re-derived
+from markdown-it here, never taken from the chunker under test.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .parse import ATOMIC_KINDS, Block, parse_markdown
+from .sentences import sentence_spans
+from .tokens import TokenCounter
+
+__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "uncovered", "headings_only"]
+
+Span = tuple[int, int]
+
+
+@dataclass(slots=True)
+class StructureReport:
+    """Violations found in one document's chunks (empty lists mean none)."""
+
+    chunks: int = 0
+    over_budget: list[int] = field(default_factory=list)
+    cut: list[tuple[str, Span]] = field(default_factory=list)
+    headings_only: list[int] = field(default_factory=list)
+    uncovered: list[Span] = field(default_factory=list)
+    tiny: list[int] = field(default_factory=list)
+
+    def cut_by_kind(self) -> Counter[str]:
+        return Counter(kind for kind, _ in self.cut)
+
+
+def _atomic_blocks(blocks: Sequence[Block]) -> Iterator[Block]:
+    """Atomic blocks at any depth: a code block inside a list item is atomic too."""
+    for block in blocks:
+        if block.kind in ATOMIC_KINDS:
+            yield block
+        yield from _atomic_blocks(block.children)
+
+
+def _leads(blocks: Sequence[Block]) -> dict[int, int]:
+    """For each top-level block that directly follows headings: where those headings start."""
+    out: dict[int, int] = {}
+    lead_start: int | None = None
+    for block in blocks:
+        if block.kind == "heading":
+            lead_start = block.start if lead_start is None else lead_start
+        else:
+            if lead_start is not None:
+                out[block.start] = lead_start
+            lead_start = None
+    return out
+
+
+def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], counter: TokenCounter,
+               max_tokens: int) -> list[tuple[str, Span]]:
+    """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
+
+    A block "fits" when it, the headings right before it, and the largest breadcrumb the
+    chunker may add (a quarter of the budget) fit ``max_tokens`` together.
+    """
+    bounds = sorted({p for span in spans for p in span})
+    leads = _leads(blocks)
+    cut = []
+    for block in _atomic_blocks(blocks):
+        lead = leads.get(block.start, block.start)
+        need = counter.count(source[lead:block.end]) + max_tokens // 4 + 2
+        if need > max_tokens:
+            continue
+        i = bisect.bisect_right(bounds, block.start)
+        j = bisect.bisect_left(bounds, block.end)
+        if any(source[block.start:p].strip() and source[p:block.end].strip() for p in bounds[i:j]):
+            cut.append((block.kind, (block.start, block.end)))
+    return cut
+
+
+def uncovered(source: str, spans: Sequence[Span], body_start: int = 0) -> list[Span]:
+    """Runs of non-blank characters after ``body_start`` that no chunk contains (guarantee 4)."""
+    covered = sorted(spans)
+    gaps, pos = [], body_start
+    for start, end in covered:
+        if start > pos and source[pos:start].strip():
+            gaps.append((pos, start))
+        pos = max(pos, end)
+    if source[pos:].strip():
+        gaps.append((pos, len(source)))
+    return gaps
+
+
+def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
+    """Indices of chunks whose every block is a heading (guarantee 3)."""
+    if all(b.kind == "heading" for b in blocks):
+        return []  # a document of nothing but headings has no body to join
+    starts = [b.start for b in blocks]
+    out = []
+    for index, (start, end) in enumerate(spans):
+        i = max(0, bisect.bisect_right(starts, start) - 1)
+        inside = [b for b in blocks[i:] if b.start < end and b.end > start]
+        if inside and all(b.kind == "heading" for b in inside):
+            out.append(index)
+    return out
+
+
+def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span],
+                     counter: TokenCounter, overlap_tokens: int) -> list[str]:
+    """Guarantee 5: an overlap is whole sentences of one paragraph, within ``overlap_tokens``."""
+    problems = []
+    for i in range(1, len(spans)):
+        prev_end, start = spans[i - 1][1], spans[i][0]
+        if start >= prev_end:
+            continue
+        region = source[start:prev_end]
+        where = f"chunk {i} overlap {region[:40]!r}"
+        if counter.count(region) > overlap_tokens:
+            problems.append(f"{where}: {counter.count(region)} tokens > {overlap_tokens}")
+        holder = [b for b in blocks if b.start <= start and prev_end <= b.end]
+        if not holder or holder[0].kind != "paragraph":
+            problems.append(f"{where}: not inside one top-level paragraph")
+            continue
+        starts = {a for a, _ in sentence_spans(source, holder[0].start, holder[0].end)}
+        if start not in starts:
+            problems.append(f"{where}: does not start at a sentence")
+    return problems
+
+
+def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[int],
+                   counter: TokenCounter, max_tokens: int, tiny_tokens: int = 16
+                   ) -> StructureReport:
+    """Judge any chunker's output on a Markdown document by the contract's guarantees."""
+    doc = parse_markdown(source)
+    body_start = doc.blocks[0].start if doc.blocks else len(source)
+    return StructureReport(
+        chunks=len(spans),
+        over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
+        cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens),
+        headings_only=headings_only(doc.blocks, spans),
+        uncovered=uncovered(source, spans, body_start),
+        tiny=[i for i, n in enumerate(token_counts) if n < tiny_tokens],
+    )

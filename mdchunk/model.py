@@ -1,0 +1,134 @@
+"""The values that flow between stages: the chunker's configuration and the chunks it emits."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from .errors import ConfigError
+
+__all__ = ["Chunk", "ChunkerConfig", "TokenizerSpec", "MIN_MAX_TOKENS"]
+
+#: A tiktoken encoding name, a Hugging Face tokenizer name or path, or any ``str -> int`` counter.
+TokenizerSpec = str | Callable[[str], int]
+
+#: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
+MIN_MAX_TOKENS = 16
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkerConfig:
+    """Everything that shapes chunks. Two equal configs chunk any input identically.
+
+    >>> ChunkerConfig(max_tokens=256, overlap_tokens=32).min_tokens
+    64
+    """
+
+    max_tokens: int = 512
+    overlap_tokens: int = 64
+    #: Sections smaller than this share a chunk with their siblings; ``None`` means max_tokens // 4.
+    min_tokens: int | None = None
+    tokenizer: TokenizerSpec = "cl100k_base"
+    oversized: Literal["split", "keep"] = "split"
+
+    def __post_init__(self) -> None:
+        _check_int("max_tokens", self.max_tokens)
+        _check_int("overlap_tokens", self.overlap_tokens)
+        if self.max_tokens < MIN_MAX_TOKENS:
+            raise ConfigError(
+                f"max_tokens={self.max_tokens} is too small: it must be at least {MIN_MAX_TOKENS} "
+                "so that a breadcrumb and some text fit"
+            )
+        if self.overlap_tokens < 0:
+            raise ConfigError(f"overlap_tokens={self.overlap_tokens} must not be negative")
+        if self.overlap_tokens >= self.max_tokens:
+            raise ConfigError(
+                f"overlap_tokens={self.overlap_tokens} must be smaller than "
+                f"max_tokens={self.max_tokens}: a chunk cannot be all overlap"
+            )
+        if self.min_tokens is None:
+            object.__setattr__(self, "min_tokens", self.max_tokens // 4)
+        else:
+            _check_int("min_tokens", self.min_tokens)
+            if not 0 <= self.min_tokens <= self.max_tokens:
+                raise ConfigError(
+                    f"min_tokens={self.min_tokens} must lie between 0 and max_tokens={self.max_tokens}"
+                )
+        if self.oversized not in ("split", "keep"):
+            raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
+        if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
+            raise ConfigError(
+                f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
+                "or a callable str -> int"
+            )
+
+    @property
+    def fingerprint(self) -> str:
+        """A short hash of every field that shapes chunks, used in chunk ids and index manifests."""
+        tokenizer = self.tokenizer if isinstance(self.tokenizer, str) else _callable_name(self.tokenizer)
+        shape = {
+            "max_tokens": self.max_tokens,
+            "overlap_tokens": self.overlap_tokens,
+            "min_tokens": self.min_tokens,
+            "tokenizer": tokenizer,
+            "oversized": self.oversized,
+        }
+        return hashlib.blake2b(json.dumps(shape, sort_keys=True).encode(), digest_size=8).hexdigest()
+
+
+def _check_int(name: str, value: object) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(f"{name}={value!r} must be an integer")
+
+
+def _callable_name(func: Callable[[str], int]) -> str:
+    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', type(func).__name__)}"
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A verbatim slice of a document plus what an embedder should see of it.
+
+    ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
+    table header or reopened code fence, and ``token_count`` counts ``embed_text``.
+    """
+
+    id: str
+    doc_id: str
+    index: int
+    level: int
+    parent_id: str | None
+    text: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    headings: list[str]
+    section_path: str
+    embed_text: str
+    token_count: int
+    kinds: list[str]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    oversized: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as JSON-ready values (lists and dicts are copies)."""
+        return asdict(self)
+
+
+def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
+             fingerprint: str) -> str:
+    """Stable id: same document, level, span, text and shaping config give the same id."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def json_ready(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Metadata with values JSON can carry (dates from YAML front matter become ISO strings)."""
+    return json.loads(json.dumps(dict(metadata), default=str))

@@ -1,0 +1,536 @@
+"""Packing: a section tree → drafts (spans plus embed text) that fit the token budget.
+
+Two levels, one idea each:
+
+* :class:`SectionPacker` walks the section tree. A section that fits is one unit; one that does
+  not is cut into its intro (heading + blocks) and its sub-sections. Small sibling units under
+  the same parent share a chunk; units of different parents never do.
+* :class:`PiecePacker` packs a run of pieces greedily. A piece that does not fit is cut at its own
+  seams only — a list between items, a table between rows, code between lines, prose between
+  sentences, then words, then tokens — the "semantic levels" of text-splitter.
+
+Budgets are planned with per-block token estimates (each block is encoded once) and verified
+exactly on the final ``embed_text`` of every draft; a draft that a BPE merge across a seam
+pushed over the budget is re-packed, so the guarantee is exact.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from .model import ChunkerConfig
+from .parse import ATOMIC_KINDS, Block
+from .sentences import line_spans, sentence_spans, word_spans
+from .tokens import TokenCounter
+from .tree import Section
+
+__all__ = ["Draft", "SectionPacker", "breadcrumb"]
+
+# Kinds that only exist as seams of a larger block; a chunk reports the larger block's kind.
+_STRUCTURAL = frozenset({"item", "row", "term", "definition"})
+_LEAF_SEAM = {"code": "lines", "html": "lines", "math": "lines", "front_matter": "lines"}
+_ELLIPSIS = "…"
+#: Kinds that head a section: a chunk of these alone would be a heading with no body.
+HEADING_KINDS = frozenset({"heading", "question"})
+
+
+@dataclass(frozen=True, slots=True)
+class Draft:
+    """A planned chunk: a span of the source and everything derived from where it sits."""
+
+    start: int
+    end: int
+    path: tuple[Block, ...]
+    prefix: str
+    kinds: tuple[str, ...]
+    embed_text: str
+    token_count: int
+    oversized: bool = False
+
+    @property
+    def is_headings_only(self) -> bool:
+        return set(self.kinds) <= HEADING_KINDS
+
+
+def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
+    """``"A > B > C\\n\\n"`` in at most ``limit`` tokens, shortened from the outermost heading.
+
+    >>> from mdchunk.tokens import TokenCounter
+    >>> breadcrumb(["Guide", "Install", "Linux"], TokenCounter("chars", len), 16)
+    '… > Linux\\n\\n'
+    """
+    parts = list(titles)
+    if not parts:
+        return ""
+    text = " > ".join(parts) + "\n\n"
+    while counter.count(text) > limit and len(parts) > 1:
+        parts.pop(0)
+        text = f"{_ELLIPSIS} > " + " > ".join(parts) + "\n\n"
+    if counter.count(text) > limit:  # one heading alone is too long: keep its end
+        title = parts[0]
+        keep = len(title)
+        while keep > 0 and counter.count(f"{_ELLIPSIS}{title[-keep:]}\n\n") > limit:
+            keep = keep * 3 // 4 if keep > 8 else keep - 1
+        text = f"{_ELLIPSIS}{title[len(title) - keep:]}\n\n" if keep else ""
+    return text
+
+
+def _kinds_of(block: Block) -> tuple[str, ...]:
+    """The block's kind and the blocks nested in it, in order of first appearance.
+
+    Paragraphs inside a list or quote are how markdown-it spells an item's text, not a
+    paragraph a reader sees, so only the outer kind and nested atomic blocks are reported.
+    """
+    seen: dict[str, None] = {} if block.kind in _STRUCTURAL else {block.kind: None}
+    stack = list(reversed(block.children))
+    while stack:
+        node = stack.pop()
+        if node.kind in ATOMIC_KINDS:
+            seen.setdefault(node.kind, None)
+        stack.extend(reversed(node.children))
+    return tuple(seen)
+
+
+def _merge_kinds(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(kind for group in groups for kind in group))
+
+
+class _Drafter:
+    """What every packer shares: the source, the tokenizer, the budget and draft assembly."""
+
+    def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
+        self.source = source
+        self.counter = counter
+        self.config = config
+        self.max_tokens = config.max_tokens
+        self._estimates: dict[tuple[int, int], int] = {}
+
+    def estimate(self, start: int, end: int) -> int:
+        """Tokens of ``source[start:end]`` plus one for the blank that joins it to a neighbour."""
+        key = (start, end)
+        tokens = self._estimates.get(key)
+        if tokens is None:
+            tokens = self.counter.count(self.source[start:end]) + 1
+            self._estimates[key] = tokens
+        return tokens
+
+    def crumb(self, path: Sequence[Block], start: int) -> str:
+        """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
+        titles = [h.title for h in path if h.start < start]
+        return breadcrumb(titles, self.counter, self.max_tokens // 4)
+
+    def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
+              prefix: str = "", oversized: bool = False) -> Draft:
+        """Assemble a draft and count its ``embed_text`` exactly."""
+        head = self.crumb(path, start) + (prefix + "\n" if prefix else "")
+        embed_text = head + self.source[start:end]
+        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
+                     self.counter.count(embed_text), oversized)
+
+    def fits(self, draft: Draft) -> bool:
+        return draft.token_count <= self.max_tokens
+
+
+# --------------------------------------------------------------------------------------------
+# Section level
+
+
+@dataclass(slots=True)
+class _Unit:
+    """Drafts of one sibling; ``mergeable`` when the sibling fit whole (one draft)."""
+
+    drafts: list[Draft]
+    mergeable: bool
+    content_tokens: int = 0
+
+
+class SectionPacker(_Drafter):
+    """Walks the section tree; see the module docstring."""
+
+    def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
+        super().__init__(source, counter, config)
+        self._section_tokens: dict[int, int] = {}
+
+    def pack(self, root: Section) -> list[Draft]:
+        drafts = [d for unit in self.section(root, lead=()) for d in unit.drafts]
+        return self.attach_lone_headings(drafts)
+
+    def block_tokens(self, block: Block) -> int:
+        return self.estimate(block.start, block.end)
+
+    def section_tokens(self, section: Section) -> int:
+        key = id(section)
+        if key not in self._section_tokens:
+            own = sum(self.block_tokens(b) for b in ([section.heading] if section.heading else []))
+            own += sum(self.block_tokens(b) for b in section.blocks)
+            own += sum(self.section_tokens(c) for c in section.children)
+            self._section_tokens[key] = own
+        return self._section_tokens[key]
+
+    def section_kinds(self, section: Section) -> tuple[str, ...]:
+        blocks = [section.heading] if section.heading else []
+        groups = [_kinds_of(b) for b in [*blocks, *section.blocks]]
+        groups += [self.section_kinds(c) for c in section.children]
+        return _merge_kinds(groups)
+
+    def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
+              content_tokens: int) -> _Unit | None:
+        """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly."""
+        crumb_tokens = self.counter.count(self.crumb(path, start)) if path else 0
+        if content_tokens + crumb_tokens > self.max_tokens:
+            return None
+        draft = self.draft(start, end, path, kinds)
+        return _Unit([draft], True, content_tokens) if self.fits(draft) else None
+
+    def section(self, section: Section, lead: tuple[Block, ...]) -> list[_Unit]:
+        """Units for ``section``; ``lead`` are headings of empty ancestors that travel with it."""
+        lead_tokens = sum(self.block_tokens(h) for h in lead)
+        start = lead[0].start if lead else section.start
+        whole = self.whole(start, section.end, section.path,
+                           _merge_kinds([("heading",) if lead else (), self.section_kinds(section)]),
+                           lead_tokens + self.section_tokens(section))
+        if whole:
+            return [whole]
+        heading = (section.heading,) if section.heading else ()
+        units: list[_Unit] = []
+        if section.blocks:
+            units.append(self.intro(section, (*lead, *heading)))
+            lead = ()
+        else:
+            lead = (*lead, *heading)
+        for child in section.children:
+            child_units = self.section(child, lead)
+            lead = ()
+            if len(child_units) == 1 and child_units[0].mergeable:
+                units.append(child_units[0])
+            else:  # a split child is sealed: its parts never mix with its siblings
+                units.append(_Unit([d for u in child_units for d in u.drafts], False))
+        if lead:  # headings alone over budget: nothing to pack them with at this level
+            units.append(_Unit([self.draft(lead[0].start, lead[-1].end, section.path,
+                                           ("heading",))], True))
+        return self.merge_small(units, section.path)
+
+    def intro(self, section: Section, headings: tuple[Block, ...]) -> _Unit:
+        """The heading(s) and the blocks before the first sub-section."""
+        blocks = section.blocks
+        tokens = sum(self.block_tokens(b) for b in (*headings, *blocks))
+        kinds = _merge_kinds([_kinds_of(b) for b in (*headings, *blocks)])
+        start = headings[0].start if headings else blocks[0].start
+        whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens)
+        if whole:
+            return whole
+        packer = PiecePacker(self, section.path)
+        return _Unit(packer.pack([*map(packer.heading_piece, headings),
+                                  *map(packer.block_piece, blocks)]), False)
+
+    def merge_small(self, units: list[_Unit], path: tuple[Block, ...]) -> list[_Unit]:
+        """Let sibling units smaller than ``min_tokens`` share a chunk with their neighbours."""
+        min_tokens = self.config.min_tokens or 0
+        out: list[_Unit] = []
+        for unit in units:
+            prev = out[-1] if out else None
+            if (prev and prev.mergeable and unit.mergeable
+                    and min(prev.content_tokens, unit.content_tokens) < min_tokens):
+                a, b = prev.drafts[0], unit.drafts[0]
+                merged = self.whole(a.start, b.end, path, _merge_kinds([a.kinds, b.kinds]),
+                                    prev.content_tokens + unit.content_tokens)
+                if merged:
+                    out[-1] = merged
+                    continue
+            out.append(unit)
+        return out
+
+    def attach_lone_headings(self, drafts: list[Draft]) -> list[Draft]:
+        """Guarantee 3: a draft of headings alone joins its previous (else next) neighbour."""
+        out: list[Draft] = []
+        i = 0
+        while i < len(drafts):
+            draft = drafts[i]
+            if draft.is_headings_only:
+                if out:
+                    prev = out[-1]
+                    joined = self.draft(prev.start, draft.end, prev.path,
+                                        _merge_kinds([prev.kinds, draft.kinds]), prev.prefix)
+                    if self.fits(joined):
+                        out[-1] = joined
+                        i += 1
+                        continue
+                if i + 1 < len(drafts):
+                    nxt = drafts[i + 1]
+                    joined = self.draft(draft.start, nxt.end, nxt.path,
+                                        _merge_kinds([draft.kinds, nxt.kinds]))
+                    if self.fits(joined) and not nxt.prefix:
+                        out.append(joined)
+                        i += 2
+                        continue
+            out.append(draft)
+            i += 1
+        return out
+
+
+# --------------------------------------------------------------------------------------------
+# Piece level
+
+
+@dataclass(slots=True)
+class _Piece:
+    """A span that is packed whole or cut further at ``seam``."""
+
+    start: int
+    end: int
+    kinds: tuple[str, ...]
+    #: How to cut it: "children" (of ``block``), "lines", "sentences", "words" or "tokens".
+    seam: str
+    block: Block | None = None
+    #: Repeated in ``embed_text`` when a chunk starts at a continuation of the cut block.
+    prefix: str = ""
+    continues: bool = False
+    #: Must not end a chunk: headings, a table's header row.
+    glue: bool = False
+    #: The top-level paragraph this piece is (part of): the only text overlap may repeat.
+    paragraph: tuple[int, int] | None = None
+    #: A whole atomic block: ``oversized="keep"`` keeps it whole when it does not fit.
+    atomic: bool = False
+
+
+def _seam_of(block: Block) -> str:
+    if block.children:
+        return "children"
+    return _LEAF_SEAM.get(block.kind, "sentences")
+
+
+@dataclass(slots=True)
+class _Group:
+    pieces: list[_Piece] = field(default_factory=list)
+    tokens: int = 0
+    prefix: str = ""
+    prefix_tokens: int = 0
+    overlap_start: int | None = None
+
+    @property
+    def has_content(self) -> bool:
+        return any(not p.glue for p in self.pieces)
+
+
+class PiecePacker:
+    """Greedy packing of a section's pieces with overlap; see the module docstring."""
+
+    def __init__(self, drafter: _Drafter, path: tuple[Block, ...]) -> None:
+        self.d = drafter
+        self.path = path
+        self.config = drafter.config
+        # Plan with the longest breadcrumb this section can have; drafts recount exactly.
+        self.room = drafter.max_tokens - drafter.counter.count(
+            breadcrumb([h.title for h in path], drafter.counter, drafter.max_tokens // 4))
+        self.squeeze = 0  # tokens held back after an exact count proved an estimate short
+        self.queue: deque[_Piece] = deque()
+        self.group = _Group()
+        self.drafts: list[Draft] = []
+        self.last_closed: _Group | None = None
+
+    # -- pieces -------------------------------------------------------------------------------
+
+    def heading_piece(self, block: Block) -> _Piece:
+        return _Piece(block.start, block.end, (block.kind,), "words", block, glue=True)
+
+    def block_piece(self, block: Block) -> _Piece:
+        return _Piece(block.start, block.end, _kinds_of(block), _seam_of(block), block,
+                      paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
+                      atomic=block.kind in ATOMIC_KINDS)
+
+    def tokens(self, piece: _Piece) -> int:
+        return self.d.estimate(piece.start, piece.end)
+
+    def seams(self, piece: _Piece) -> list[_Piece]:
+        """Cut ``piece`` one semantic level down; every cut keeps all non-blank text."""
+        kind = piece.kinds[:1]
+        # What a chunk starting inside this piece repeats: its own header or fence, else its
+        # ancestors'. A whole block never repeats its own prefix: it starts with it.
+        prefix = piece.block.prefix if piece.block is not None and piece.block.prefix else piece.prefix
+        if piece.seam == "children" and piece.block is not None:
+            block = piece.block
+            parts = []
+            for i, child in enumerate(block.children):
+                parts.append(_Piece(child.start, child.end, _merge_kinds([kind, _kinds_of(child)]),
+                                    _seam_of(child), child, prefix=prefix,
+                                    continues=piece.continues or i > 0,
+                                    glue=block.kind == "table" and i == 0 and len(block.children) > 1))
+            return self._stretch(piece, parts)
+        spans = self._spans(piece)
+        if len(spans) <= 1:  # nothing to cut at this level: go one level down
+            deeper = {"lines": "sentences", "sentences": "words", "words": "tokens"}.get(piece.seam)
+            if deeper is None:
+                return []
+            return self.seams(replace(piece, seam=deeper))
+        next_seam = {"lines": "words", "sentences": "words"}.get(piece.seam, "tokens")
+        parts = [replace(piece, start=a, end=b, seam=next_seam, block=None, glue=False, prefix=prefix,
+                         atomic=False, continues=piece.continues or i > 0)
+                 for i, (a, b) in enumerate(spans)]
+        return self._stretch(piece, parts)
+
+    def _spans(self, piece: _Piece) -> list[tuple[int, int]]:
+        source = self.d.source
+        if piece.seam == "lines":
+            lines = line_spans(source, piece.start, piece.end)
+            fenced = piece.block is not None and piece.block.kind == "code" and piece.block.prefix
+            if fenced and len(lines) >= 2:  # keep each fence on its neighbour line
+                lines = [(lines[0][0], lines[1][1]), *lines[2:]]
+                if len(lines) >= 3:
+                    lines[-2:] = [(lines[-2][0], lines[-1][1])]
+            return lines
+        if piece.seam == "sentences":
+            return sentence_spans(source, piece.start, piece.end)
+        if piece.seam == "words":
+            return word_spans(source, piece.start, piece.end)
+        return self._token_spans(piece)
+
+    def _token_spans(self, piece: _Piece) -> list[tuple[int, int]]:
+        """The last resort: cuts at token counts, each part as large as a fresh chunk allows."""
+        limit = max(1, self.room - self.squeeze - self._prefix_tokens(piece.prefix) - 2)
+        spans, pos = [], piece.start
+        text = self.d.source
+        while pos < piece.end:
+            size = max(1, self.d.counter.prefix_within(text[pos:piece.end], limit))
+            spans.append((pos, pos + size))
+            pos += size
+        return spans
+
+    def _stretch(self, piece: _Piece, parts: list[_Piece]) -> list[_Piece]:
+        """Parts tile their piece, blanks aside, so no cut between them drops text (guarantee 4)."""
+        if parts:
+            parts[0].start = min(parts[0].start, piece.start)
+            parts[-1].end = max(parts[-1].end, piece.end)
+            source = self.d.source
+            for prev, part in zip(parts, parts[1:]):
+                gap = source[prev.end:part.start]
+                if gap.strip():
+                    part.start = prev.end + len(gap) - len(gap.lstrip())
+        return parts
+
+    # -- packing ------------------------------------------------------------------------------
+
+    def _prefix_tokens(self, prefix: str) -> int:
+        return self.d.counter.count(prefix + "\n") if prefix else 0
+
+    def _limit(self) -> int:
+        return self.room - self.squeeze
+
+    def _cost_in_fresh_group(self, piece: _Piece) -> int:
+        prefix = self._usable_prefix(piece)
+        return self.tokens(piece) + self._prefix_tokens(prefix)
+
+    def _usable_prefix(self, piece: _Piece) -> str:
+        """A continuation repeats its block's header or fence, unless that would eat half the room."""
+        if not piece.continues or not piece.prefix:
+            return ""
+        return piece.prefix if self._prefix_tokens(piece.prefix) * 2 <= self._limit() else ""
+
+    def pack(self, pieces: Iterable[_Piece]) -> list[Draft]:
+        self.queue.extend(pieces)
+        while self.queue:
+            self.step(self.queue.popleft())
+            if not self.queue:
+                self.close()
+        return self.drafts
+
+    def step(self, piece: _Piece) -> None:
+        group = self.group
+        limit = self._limit()
+        if not group.pieces:
+            if self._cost_in_fresh_group(piece) <= limit:
+                self.open(piece)
+                return
+        elif group.tokens + group.prefix_tokens + self.tokens(piece) <= limit:
+            self.add(piece)
+            return
+        elif group.has_content and (self._cost_in_fresh_group(piece) <= limit
+                                    or self._keep_whole(piece)):
+            self.queue.appendleft(piece)  # it goes first into the next chunk
+            self.close()
+            return
+        parts = [] if self._keep_whole(piece) else self.seams(piece)
+        if parts:
+            self.queue.extendleft(reversed(parts))
+        elif group.pieces:  # kept whole (oversized="keep"), or one character over: nothing smaller
+            self.add(piece)
+        else:
+            self.open(piece)
+
+    def add(self, piece: _Piece) -> None:
+        self.group.pieces.append(piece)
+        self.group.tokens += self.tokens(piece)
+
+    def _keep_whole(self, piece: _Piece) -> bool:
+        return self.config.oversized == "keep" and piece.atomic
+
+    def open(self, piece: _Piece) -> None:
+        """Start a group with ``piece``, led by overlap sentences of the previous group."""
+        prefix = self._usable_prefix(piece)
+        group = _Group([piece], self.tokens(piece), prefix, self._prefix_tokens(prefix))
+        self.group = group
+        if not piece.glue and not prefix:
+            self._add_overlap(group)
+
+    def _add_overlap(self, group: _Group) -> None:
+        """Guarantee 5: whole trailing sentences of the previous chunk's prose, within budget.
+
+        The previous chunk must end at a sentence end of a top-level paragraph; the overlap is
+        the longest run of its last sentences that stays inside that chunk and the budget.
+        """
+        prev = self.last_closed
+        if prev is None or not prev.pieces or prev.pieces[-1].paragraph is None:
+            return
+        budget = min(self.config.overlap_tokens,
+                     self._limit() - group.tokens - group.prefix_tokens)
+        if budget <= 0:
+            return
+        end = prev.pieces[-1].end
+        floor = prev.pieces[0].start if prev.overlap_start is None else prev.overlap_start
+        sentences = sentence_spans(self.d.source, *prev.pieces[-1].paragraph)
+        if end not in {b for _, b in sentences}:
+            return  # the previous chunk stopped mid-sentence: no whole sentence to repeat
+        chosen: int | None = None
+        for start, _ in reversed(sentences):
+            if start < floor or start >= end:
+                break
+            tokens = self.d.counter.count(self.d.source[start:end])
+            if tokens > budget:
+                break
+            chosen = start
+        if chosen is not None and chosen < group.pieces[0].start:
+            group.overlap_start = chosen
+
+    def close(self) -> None:
+        group = self.group
+        if not group.pieces:
+            return
+        while group.pieces[-1].glue and group.has_content:  # glue never ends a chunk
+            self.queue.appendleft(group.pieces.pop())
+        draft = self._draft(group)
+        while not self.d.fits(draft) and not draft.oversized:
+            if group.overlap_start is not None:  # first give up the overlap
+                group.overlap_start = None
+            elif len(group.pieces) > 1:  # then move the last piece on to the next chunk
+                self.queue.appendleft(group.pieces.pop())
+                while group.pieces[-1].glue and len(group.pieces) > 1:
+                    self.queue.appendleft(group.pieces.pop())
+            else:  # an estimate was short: hold the overshoot back and cut this piece smaller
+                self.squeeze += draft.token_count - self.d.max_tokens
+                self.queue.appendleft(group.pieces.pop())
+                self.group = _Group()
+                return
+            draft = self._draft(group)
+        self.drafts.append(draft)
+        self.last_closed = group
+        self.group = _Group()
+
+    def _draft(self, group: _Group) -> Draft:
+        start = group.pieces[0].start if group.overlap_start is None else group.overlap_start
+        kinds = _merge_kinds([("paragraph",) if group.overlap_start is not None else (),
+                              *(p.kinds for p in group.pieces)])
+        draft = self.d.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix)
+        kept = any(self._keep_whole(p) for p in group.pieces)
+        return replace(draft, oversized=kept and not self.d.fits(draft))
+

@@ -1,0 +1,102 @@
+"""Sentence, line and word seams inside a span of text (CJK and Latin).
+
+The packer cuts prose only here: a sentence ends at 。！？；… and their fullwidth kin, at Latin
+``.!?`` followed by a space or the end, and at a line break. Closing quotes and brackets stay
+with the sentence they close; abbreviations ("e.g.", "Dr.") and decimals ("3.14") are not ends.
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["sentence_spans", "line_spans", "word_spans"]
+
+Span = tuple[int, int]
+
+_CLOSERS = re.escape("”’\"')）]】」』》〉*_`~")
+_SENTENCE_END = re.compile(
+    rf"""
+      (?:[。！？；｡︒]|…+|\.\.\.)[{_CLOSERS}]*       # CJK terminators end a sentence at once
+    | (?P<latin>[.!?]+)[{_CLOSERS}]*(?=\s|$)        # Latin ones need a space (or the end) after
+    | \r\n?|\n                                      # a line break ends whatever it follows
+    """,
+    re.VERBOSE,
+)
+_ABBREVIATIONS = frozenset(
+    """e.g i.e etc vs cf al approx ca fig figs no nos vol pp p mr mrs ms dr prof sr jr st inc ltd
+    co corp dept est min max resp incl excl viz""".split()
+)
+_WORD = re.compile(r"\S+")
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    """Is the period at ``dot`` the end of an abbreviation or an initial ("e.g.", "J.")?"""
+    begin = dot
+    while begin > 0 and not text[begin - 1].isspace() and text[begin - 1] not in "([{“‘\"'":
+        begin -= 1
+    word = text[begin:dot].lower()
+    return word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha())
+
+
+def _trimmed(text: str, start: int, end: int) -> Span | None:
+    while start < end and text[start].isspace():
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    return (start, end) if start < end else None
+
+
+def _spans_between(text: str, cuts: list[int], start: int, end: int) -> list[Span]:
+    spans = []
+    for a, b in zip([start, *cuts], [*cuts, end]):
+        span = _trimmed(text, a, b)
+        if span:
+            spans.append(span)
+    return spans
+
+
+def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Whole sentences of ``text[start:end]``, as spans of ``text`` without surrounding blanks.
+
+    >>> t = "Use e.g. v3.14 here. 然后重启服务。完成！\\nNext line"
+    >>> [t[a:b] for a, b in sentence_spans(t)]
+    ['Use e.g. v3.14 here.', '然后重启服务。', '完成！', 'Next line']
+    """
+    end = len(text) if end is None else end
+    cuts = []
+    for match in _SENTENCE_END.finditer(text, start, end):
+        latin = match.group("latin")
+        if latin == "." and _is_abbreviation(text, match.start("latin")):
+            continue
+        cuts.append(match.end())
+    return _spans_between(text, cuts, start, end)
+
+
+def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Non-blank lines of ``text[start:end]``, keeping their indentation.
+
+    >>> t = "a\\r\\n  b\\n\\nc"
+    >>> [t[a:b] for a, b in line_spans(t)]
+    ['a', '  b', 'c']
+    """
+    end = len(text) if end is None else end
+    spans = []
+    pos = start
+    for match in re.finditer(r"\r\n?|\n", text[start:end]):
+        line_end = start + match.start()
+        if text[pos:line_end].strip():
+            spans.append((pos, _trimmed(text, pos, line_end)[1]))  # type: ignore[index]
+        pos = start + match.end()
+    if text[pos:end].strip():
+        spans.append((pos, _trimmed(text, pos, end)[1]))  # type: ignore[index]
+    return spans
+
+
+def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Runs of non-blank characters; a CJK run without spaces is one "word" (cut by tokens later).
+
+    >>> [m for m in word_spans("ab  cd")]
+    [(0, 2), (4, 6)]
+    """
+    end = len(text) if end is None else end
+    return [m.span() for m in _WORD.finditer(text, start, end)]

@@ -1,0 +1,464 @@
+"""Milvus storage: one collection of chunks plus a manifest collection, on Lite or a server.
+
+The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or cluster
+(``http(s)://host:port``): only the dense index type differs. What the index was built with
+(model, dimension, chunker config, BM25 analyzer) is kept in the chunk collection's properties,
+so a query or an indexing run with another model is caught before anything is written.
+
+The manifest (``<collection>_manifest``, one row per document) lives in Milvus too, so two
+machines indexing into one server agree on what is already there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+from .errors import DependencyError, StoreError
+from .model import Chunk
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "MilvusStore", "IndexMeta", "ManifestEntry", "SearchHit", "SearchMode",
+    "chunk_row", "embed_hash", "path_prefix_filter", "ANALYZERS",
+]
+
+log = logging.getLogger(__name__)
+
+SearchMode = Literal["hybrid", "dense", "bm25"]
+
+#: BM25 analyzers by name. ``lowercase`` is explicit because a Milvus server's ``standard``
+#: tokenizer does not fold case (Milvus Lite's does, and ignores the filter).
+ANALYZERS: dict[str, dict[str, Any]] = {
+    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
+    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
+}
+
+_SCHEMA_VERSION = "1"
+_PROP = "mdchunk."
+_DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection, the manifest too
+# VARCHAR limits are in bytes. Display fields are clipped to them; identifiers and text never are.
+_MAX = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
+        "section_path": 8192, "text": 65535, "content_hash": 64}
+_OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text"]
+_EXTRA_HINT = "pip install 'mdchunk[milvus]'"
+_QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMeta:
+    """What every vector and chunk in a collection was made with; a mismatch means rebuild."""
+
+    model: str
+    dim: int
+    #: Portable fingerprint of the chunker config (see :func:`mdchunk.index.config_fingerprint`).
+    config: str
+    analyzer: str
+
+    def properties(self) -> dict[str, str]:
+        return {f"{_PROP}schema": _SCHEMA_VERSION, f"{_PROP}model": self.model,
+                f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
+                f"{_PROP}analyzer": self.analyzer}
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
+        """The recorded meta, or ``None`` when the collection was not made by mdchunk."""
+        try:
+            if props[f"{_PROP}schema"] != _SCHEMA_VERSION:
+                return None
+            return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
+                       props[f"{_PROP}config"], props[f"{_PROP}analyzer"])
+        except (KeyError, ValueError):
+            return None
+
+    def differences(self, other: IndexMeta) -> list[str]:
+        """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
+        return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
+                for name in ("model", "dim", "config", "analyzer")
+                if getattr(self, name) != getattr(other, name)]
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    """One indexed document. An empty ``content_hash`` marks a document whose write is under way."""
+
+    doc_id: str
+    content_hash: str
+    config: str
+    chunk_count: int
+    path: str
+
+    @property
+    def pending(self) -> bool:
+        return not self.content_hash
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25)."""
+
+    score: float
+    id: str
+    doc_id: str
+    path: str
+    title: str
+    section_path: str
+    line_start: int
+    line_end: int
+    text: str
+
+
+def embed_hash(text: str) -> str:
+    """Hash of what is embedded: equal hashes under one model mean a reusable vector."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _clip(value: str, field: str) -> str:
+    """``value`` cut (at a character boundary) to the field's byte limit."""
+    data = value.encode("utf-8", "surrogatepass")
+    limit = _MAX[field]
+    return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
+              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The Milvus row for ``chunk``; raises :class:`StoreError` if the verbatim text cannot fit."""
+    if len(chunk.text.encode("utf-8", "surrogatepass")) > _MAX["text"]:
+        raise StoreError(
+            f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
+            f"{_MAX['text']}-byte VARCHAR limit; chunk with oversized='split'"
+        )
+    for name, value in (("doc_id", chunk.doc_id), ("path", path)):
+        if len(value.encode("utf-8", "surrogatepass")) > _MAX[name]:
+            raise StoreError(f"{value[:80]}...: {name} longer than {_MAX[name]} bytes")
+    return {
+        "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
+        "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
+        "section_path": _clip(chunk.section_path, "section_path"),
+        "level": chunk.level, "index": chunk.index, "start": chunk.start, "end": chunk.end,
+        "line_start": chunk.line_start, "line_end": chunk.line_end,
+        "token_count": chunk.token_count, "text": chunk.text,
+        "dense": [float(x) for x in vector], "content_hash": embed_hash(chunk.embed_text),
+    }
+
+
+def quote(value: str) -> str:
+    """A Milvus filter string literal for ``value``."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def path_prefix_filter(prefix: str) -> str:
+    """A filter keeping rows whose ``path`` starts with ``prefix``, metacharacters and all.
+
+    A lexicographic range rather than ``path like "prefix%"``: Milvus Lite ignores escapes in
+    LIKE patterns, so ``_`` (common in file names) would match any character there. UTF-8 byte
+    order equals code point order, so the range means the same on a server.
+
+    >>> path_prefix_filter("docs/")
+    'path >= "docs/" and path < "docs0"'
+    """
+    if not prefix:
+        return ""
+    successor = ord(prefix[-1]) + 1
+    if 0xD800 <= successor <= 0xDFFF:  # no surrogates in UTF-8: skip to the next scalar value
+        successor = 0xE000
+    upper = prefix[:-1] + chr(successor)
+    return f"path >= {quote(prefix)} and path < {quote(upper)}"
+
+
+def is_local(uri: str) -> bool:
+    """Milvus Lite takes a local file path; anything with a scheme is a server."""
+    return "://" not in uri
+
+
+class MilvusStore:
+    """Chunks and manifest of one index, behind a :class:`pymilvus.MilvusClient`."""
+
+    def __init__(self, uri: str = "./mdchunk.db", collection: str = "mdchunk", *,
+                 token: str | None = None, timeout: float = 10.0) -> None:
+        try:
+            import pymilvus
+        except ImportError as exc:
+            raise DependencyError(f"writing to Milvus needs pymilvus: {_EXTRA_HINT}") from exc
+        self._pymilvus = pymilvus
+        self.uri = uri
+        self.collection = collection
+        self.manifest_collection = f"{collection}_manifest"
+        self.timeout = timeout
+        if is_local(uri):
+            try:
+                import milvus_lite  # noqa: F401  (pymilvus needs it for a .db path)
+            except ImportError as exc:
+                raise DependencyError(f"{uri}: a local Milvus Lite file needs milvus-lite: "
+                                      f"{_EXTRA_HINT}") from exc
+        with self._errors("cannot connect"):
+            self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout)
+
+    # -- plumbing ---------------------------------------------------------------------------
+
+    @contextmanager
+    def _errors(self, action: str) -> Iterator[None]:
+        """Turn any client failure into a one-line :class:`StoreError` naming the URI."""
+        try:
+            yield
+        except StoreError:
+            raise
+        except Exception as exc:  # pymilvus raises MilvusException, grpc errors, OSError, ...
+            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
+            first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
+            raise StoreError(f"Milvus at {self.uri}: {action}: {first}") from exc
+
+    def close(self) -> None:
+        with self._errors("close"):
+            self._client.close()
+
+    def __enter__(self) -> MilvusStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- collections ------------------------------------------------------------------------
+
+    def meta(self) -> IndexMeta | None:
+        """What the chunk collection was built with; ``None`` if it does not exist."""
+        with self._errors(f"describe collection {self.collection!r}"):
+            if not self._client.has_collection(self.collection):
+                return None
+            props = self._client.describe_collection(self.collection).get("properties") or {}
+        meta = IndexMeta.from_properties(props)
+        if meta is None:
+            raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} was not created "
+                             "by this version of mdchunk; choose another --collection")
+        return meta
+
+    def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
+        """The recorded meta, after checking it matches the query side; raises if absent."""
+        meta = self.meta()
+        if meta is None:
+            raise StoreError(f"Milvus at {self.uri}: no collection {self.collection!r}; "
+                             "run `mdchunk index` first")
+        if (model is not None and model != meta.model) or (dim is not None and dim != meta.dim):
+            raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} holds "
+                             f"{meta.model} vectors (dim {meta.dim}), not {model} (dim {dim}); "
+                             "search with the model it was indexed with or re-index")
+        self._load()
+        return meta
+
+    def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
+        """Make the collections match ``meta``; returns whether they were (re)created empty.
+
+        A collection built with anything else is dropped and rebuilt when ``rebuild`` is true;
+        otherwise a :class:`StoreError` is raised and nothing is touched.
+        """
+        recorded = self.meta()
+        created = False
+        if recorded is not None and recorded != meta:
+            change = "; ".join(recorded.differences(meta))
+            if not rebuild:
+                raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} was built "
+                                 f"differently ({change}); re-index to rebuild it")
+            log.warning("rebuilding collection %r (%s): every document is re-embedded",
+                        self.collection, change)
+            self.drop()
+            recorded = None
+        with self._errors(f"create collection {self.collection!r}"):
+            if recorded is None:
+                # A manifest without its chunks would claim documents are indexed: drop it first.
+                if self._client.has_collection(self.manifest_collection):
+                    self._client.drop_collection(self.manifest_collection)
+                self._create_chunks(meta)
+                created = True
+            if not self._client.has_collection(self.manifest_collection):
+                self._create_manifest()
+        self._load()
+        return created
+
+    def drop(self) -> None:
+        """Drop manifest first, then chunks: an interrupted drop never leaves a stale manifest."""
+        with self._errors(f"drop collection {self.collection!r}"):
+            for name in (self.manifest_collection, self.collection):
+                if self._client.has_collection(name):
+                    self._client.drop_collection(name)
+
+    def _load(self) -> None:
+        # Milvus Lite reopens collections released; search, query and get need them loaded.
+        with self._errors(f"load collection {self.collection!r}"):
+            for name in (self.collection, self.manifest_collection):
+                if self._client.has_collection(name):
+                    self._client.load_collection(name)
+
+    def _create_chunks(self, meta: IndexMeta) -> None:
+        from pymilvus import DataType, Function, FunctionType
+
+        if meta.analyzer not in ANALYZERS:
+            raise StoreError(f"unknown analyzer {meta.analyzer!r}: use one of {', '.join(ANALYZERS)}")
+        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_MAX["id"])
+        for name in ("doc_id", "path", "file_type", "title", "section_path"):
+            schema.add_field(name, DataType.VARCHAR, max_length=_MAX[name])
+        for name in ("level", "index", "start", "end", "line_start", "line_end", "token_count"):
+            schema.add_field(name, DataType.INT64)
+        schema.add_field("text", DataType.VARCHAR, max_length=_MAX["text"], enable_analyzer=True,
+                         analyzer_params=ANALYZERS[meta.analyzer])
+        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_field("content_hash", DataType.VARCHAR, max_length=_MAX["content_hash"])
+        schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
+                                     input_field_names=["text"], output_field_names=["sparse"]))
+        self._client.create_collection(self.collection, schema=schema,
+                                       properties=meta.properties())
+        sparse = self._client.prepare_index_params()
+        sparse.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        sparse.add_index("doc_id", index_type="INVERTED")
+        # sync=False: on an empty collection there is nothing to wait for, and Milvus Lite does
+        # not implement the timestamp call that waiting makes.
+        self._client.create_index(self.collection, sparse, sync=False)
+        self._create_dense_index()
+
+    def _create_dense_index(self) -> None:
+        """HNSW on a server; Milvus Lite (and a Lite server without faiss) gets AUTOINDEX."""
+        kinds = ["AUTOINDEX"] if is_local(self.uri) else ["HNSW", "AUTOINDEX"]
+        for kind in kinds:
+            params = self._client.prepare_index_params()
+            params.add_index("dense", index_type=kind, metric_type="COSINE")
+            try:
+                self._client.create_index(self.collection, params, sync=False)
+                return
+            except self._pymilvus.MilvusException as exc:
+                if kind == kinds[-1]:
+                    raise
+                log.info("Milvus at %s refused a %s index (%s); using AUTOINDEX",
+                         self.uri, kind, exc.message)
+
+    def _create_manifest(self) -> None:
+        from pymilvus import DataType
+
+        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("doc_id", DataType.VARCHAR, is_primary=True, max_length=_MAX["doc_id"])
+        schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
+        schema.add_field("config", DataType.VARCHAR, max_length=64)
+        schema.add_field("chunk_count", DataType.INT64)
+        schema.add_field("path", DataType.VARCHAR, max_length=_MAX["path"])
+        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
+        params = self._client.prepare_index_params()
+        params.add_index("dummy", index_type="AUTOINDEX", metric_type="L2")
+        self._client.create_collection(self.manifest_collection, schema=schema)
+        self._client.create_index(self.manifest_collection, params, sync=False)
+
+    # -- manifest ---------------------------------------------------------------------------
+
+    def manifest(self) -> dict[str, ManifestEntry]:
+        """Every document entry, read in pages (a knowledge base may exceed one query's limit)."""
+        fields = ["doc_id", "content_hash", "config", "chunk_count", "path"]
+        entries: dict[str, ManifestEntry] = {}
+        with self._errors("read manifest"):
+            for row in self._select(self.manifest_collection, 'doc_id != ""', fields):
+                entries[row["doc_id"]] = ManifestEntry(*(row[f] for f in fields))
+        return entries
+
+    def put_manifest(self, entries: Iterable[ManifestEntry]) -> None:
+        rows = [{"doc_id": e.doc_id, "content_hash": e.content_hash, "config": e.config,
+                 "chunk_count": e.chunk_count, "path": e.path, "dummy": _DUMMY_VECTOR}
+                for e in entries]
+        if rows:
+            with self._errors("write manifest"):
+                self._client.upsert(self.manifest_collection, rows)
+
+    def delete_manifest(self, doc_ids: Sequence[str]) -> None:
+        if doc_ids:
+            with self._errors("delete from manifest"):
+                self._client.delete(self.manifest_collection, ids=list(doc_ids))
+
+    # -- chunks -----------------------------------------------------------------------------
+
+    def doc_chunks(self, doc_id: str, *, vectors: bool = False) -> list[dict[str, Any]]:
+        """``id`` and ``content_hash`` (and ``dense`` if asked) of every stored chunk of a doc."""
+        fields = ["id", "content_hash"] + (["dense"] if vectors else [])
+        with self._errors(f"read chunks of {doc_id}"):
+            return self._select(self.collection, f"doc_id == {quote(doc_id)}", fields)
+
+    def upsert_chunks(self, rows: Sequence[Mapping[str, Any]], batch: int = 512) -> None:
+        with self._errors("write chunks"):
+            for i in range(0, len(rows), batch):
+                self._client.upsert(self.collection, list(rows[i:i + batch]))
+
+    def delete_chunks(self, ids: Sequence[str], batch: int = 1024) -> None:
+        with self._errors("delete chunks"):
+            for i in range(0, len(ids), batch):
+                self._client.delete(self.collection, ids=list(ids[i:i + batch]))
+
+    def delete_doc(self, doc_id: str) -> None:
+        with self._errors(f"delete chunks of {doc_id}"):
+            self._client.delete(self.collection, filter=f"doc_id == {quote(doc_id)}")
+
+    def count(self) -> int:
+        """Rows in the chunk collection (an exact count query, not possibly stale statistics)."""
+        with self._errors("count chunks"):
+            res = self._client.query(self.collection, filter="", output_fields=["count(*)"])
+        return int(res[0]["count(*)"])
+
+    def rows(self, fields: Sequence[str] = ("id", "doc_id", "content_hash")) -> list[dict[str, Any]]:
+        """Every chunk row with ``fields`` (for tests, audits and small indexes)."""
+        with self._errors("read chunks"):
+            return self._select(self.collection, 'id != ""', list(fields))
+
+    def _select(self, collection: str, filter: str, fields: list[str]) -> list[dict[str, Any]]:
+        """All rows matching ``filter``: one query when they fit Milvus's query window, else pages.
+
+        The paged query iterator is the fallback only, since Milvus Lite cannot give it a
+        consistent timestamp and pymilvus warns about that on every use.
+        """
+        rows = self._client.query(collection, filter=filter, output_fields=fields,
+                                  limit=_QUERY_WINDOW)
+        if len(rows) < _QUERY_WINDOW:
+            return [{f: row[f] for f in fields} for row in rows]
+        iterator = self._client.query_iterator(collection, batch_size=1000, filter=filter,
+                                               output_fields=fields)
+        out: list[dict[str, Any]] = []
+        try:
+            while batch := iterator.next():
+                out.extend({f: row[f] for f in fields} for row in batch)
+        finally:
+            iterator.close()
+        return out
+
+    # -- search -----------------------------------------------------------------------------
+
+    def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
+               filter: str = "", weights: tuple[float, float] | None = None,
+               rrf_k: int = 60) -> list[SearchHit]:
+        """Top ``k`` chunks for ``text`` (BM25) and/or ``vector`` (dense).
+
+        Hybrid fuses both lists with reciprocal-rank fusion, or with ``weights``
+        ``(dense, bm25)`` through Milvus's WeightedRanker when they are given.
+        """
+        from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
+
+        dense = ("dense", {"metric_type": "COSINE"})
+        sparse = ("sparse", {"metric_type": "BM25"})
+        with self._errors(f"{mode} search in {self.collection!r}"):
+            if mode == "hybrid":
+                assert vector is not None
+                requests = [AnnSearchRequest([list(vector)], *dense, limit=k, expr=filter),
+                            AnnSearchRequest([text], *sparse, limit=k, expr=filter)]
+                ranker = WeightedRanker(*weights) if weights else RRFRanker(rrf_k)
+                result = self._client.hybrid_search(self.collection, requests, ranker, limit=k,
+                                                    output_fields=_OUTPUT_FIELDS)
+            else:
+                field, params = dense if mode == "dense" else sparse
+                data = [list(vector)] if mode == "dense" and vector is not None else [text]
+                result = self._client.search(self.collection, data, anns_field=field,
+                                             search_params=params, limit=k, filter=filter,
+                                             output_fields=_OUTPUT_FIELDS)
+        # Milvus Lite reports BM25 as a negated distance, a server as a positive score.
+        signed = abs if mode == "bm25" else float
+        return [SearchHit(score=signed(float(hit["distance"])), id=str(hit["id"]),
+                          **{f: hit["entity"][f] for f in _OUTPUT_FIELDS})
+                for hit in result[0]]

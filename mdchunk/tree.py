@@ -1,0 +1,69 @@
+"""Top-level blocks → a tree of sections, by a heading stack (ATX and setext alike).
+
+Only top-level headings open sections: a heading inside a list or quote belongs to that block.
+A skipped level (``#`` then ``###``) simply nests the deeper heading under the shallower one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .parse import Block
+
+__all__ = ["Section", "build_sections"]
+
+
+@dataclass(slots=True)
+class Section:
+    """A heading, the blocks under it before its first sub-heading, and its sub-sections.
+
+    The root section has no heading and holds what comes before the first heading.
+    """
+
+    heading: Block | None
+    #: Heading blocks from the outermost ancestor down to this section's own heading.
+    path: tuple[Block, ...]
+    blocks: list[Block] = field(default_factory=list)
+    children: list[Section] = field(default_factory=list)
+
+    @property
+    def start(self) -> int:
+        first = self.heading or (self.blocks[0] if self.blocks else None)
+        return first.start if first else (self.children[0].start if self.children else 0)
+
+    @property
+    def end(self) -> int:
+        if self.children:
+            return self.children[-1].end
+        last = self.blocks[-1] if self.blocks else self.heading
+        return last.end if last else 0
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.blocks and not self.children
+
+    def titles(self) -> tuple[str, ...]:
+        return tuple(h.title for h in self.path)
+
+
+def build_sections(blocks: Sequence[Block]) -> Section:
+    """Nest ``blocks`` under their headings and return the root section.
+
+    >>> from mdchunk.parse import parse_markdown
+    >>> root = build_sections(parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n").blocks)
+    >>> [(c.titles(), [g.titles() for g in c.children]) for c in root.children]
+    [(('A',), [('A', 'B')]), (('C',), [])]
+    """
+    root = Section(heading=None, path=())
+    stack = [root]
+    for block in blocks:
+        if block.kind == "heading":
+            while len(stack) > 1 and stack[-1].heading.level >= block.level:  # type: ignore[union-attr]
+                stack.pop()
+            section = Section(heading=block, path=(*stack[-1].path, block))
+            stack[-1].children.append(section)
+            stack.append(section)
+        else:
+            stack[-1].blocks.append(block)
+    return root
