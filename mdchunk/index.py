@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
-from .chunker import Chunker
+from .chunker import MARKDOWN_SUFFIXES, TEXT_SUFFIXES, Chunker
 from .embed import Embedder, SentenceTransformerEmbedder
 from .errors import ConfigError, InputError
 from .model import Chunk, ChunkerConfig, TokenizerSpec
@@ -42,14 +42,16 @@ __all__ = ["index_paths", "search", "IndexReport", "SearchHit", "Source", "disco
 
 log = logging.getLogger(__name__)
 
-#: Files an index picks up when it walks a directory.
-SUFFIXES = (".md", ".markdown", ".mdx", ".txt")
+#: Files an index picks up when it walks a directory: what the chunker reads.
+SUFFIXES = MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 
 #: ``progress(done, total, doc_id)`` after each document is committed (or found unchanged).
 ProgressCallback = Callable[[int, int, str], None]
 
-#: Share of CJK characters (among non-blank ones) above which BM25 uses the jieba analyzer.
-CJK_SHARE_FOR_JIEBA = 0.1
+#: Share of CJK characters (among non-blank ones) from which BM25 uses the jieba analyzer. Low on
+#: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
+#: unreachable by BM25, while jieba still splits Latin words as the standard analyzer does.
+CJK_SHARE_FOR_JIEBA = 0.02
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _SAMPLE_BYTES = 64 * 1024
 
@@ -163,12 +165,22 @@ def _embedder(model: str | Embedder | None) -> Embedder:
 
 
 def _title(chunks: Sequence[Chunk], source: Source) -> str:
-    """Front matter ``title``, else the document's first heading, else its file name."""
+    """Front matter ``title``, else the document's first heading, else its file name.
+
+    A chunk that contains its document's top heading has an empty heading stack, so the first
+    chunk's own text is parsed for a heading when no chunk names one.
+    """
+    if chunks and chunks[0].metadata.get("title"):
+        return str(chunks[0].metadata["title"])
     for chunk in chunks:
-        if chunk.metadata.get("title"):
-            return str(chunk.metadata["title"])
         if chunk.headings:
             return chunk.headings[0]
+    if chunks and source.file.suffix.lower() in MARKDOWN_SUFFIXES:
+        from .parse import parse_markdown
+
+        for block in parse_markdown(chunks[0].text).blocks:
+            if block.kind == "heading" and block.title:
+                return block.title
     return source.file.stem
 
 

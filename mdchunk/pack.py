@@ -243,31 +243,38 @@ class SectionPacker(_Drafter):
         return out
 
     def attach_lone_headings(self, drafts: list[Draft]) -> list[Draft]:
-        """Guarantee 3: a draft of headings alone joins its previous (else next) neighbour."""
+        """Guarantee 3: a draft of headings alone joins a neighbour — the next one when that is
+        the content under it, else the previous one, else whichever fits."""
         out: list[Draft] = []
-        i = 0
-        while i < len(drafts):
-            draft = drafts[i]
+        queue = deque(drafts)
+        while queue:
+            draft = queue.popleft()
             if draft.is_headings_only:
-                if out:
-                    prev = out[-1]
-                    joined = self.draft(prev.start, draft.end, prev.path,
-                                        _merge_kinds([prev.kinds, draft.kinds]), prev.prefix)
-                    if self.fits(joined):
-                        out[-1] = joined
-                        i += 1
-                        continue
-                if i + 1 < len(drafts):
-                    nxt = drafts[i + 1]
-                    joined = self.draft(draft.start, nxt.end, nxt.path,
-                                        _merge_kinds([draft.kinds, nxt.kinds]))
-                    if self.fits(joined) and not nxt.prefix:
-                        out.append(joined)
-                        i += 2
-                        continue
+                joined = self._join_lone(draft, out[-1] if out else None,
+                                         queue[0] if queue else None)
+                if joined is not None:
+                    into_next, merged = joined
+                    if into_next:
+                        queue.popleft()
+                    else:
+                        out.pop()
+                    out.append(merged)
+                    continue
             out.append(draft)
-            i += 1
         return out
+
+    def _join_lone(self, lone: Draft, prev: Draft | None, nxt: Draft | None
+                   ) -> tuple[bool, Draft] | None:
+        options: list[tuple[bool, Draft]] = []
+        if nxt is not None and not nxt.prefix and nxt.start >= lone.end:
+            options.append((True, self.draft(lone.start, nxt.end, nxt.path,
+                                             _merge_kinds([lone.kinds, nxt.kinds]))))
+        if prev is not None:
+            options.append((False, self.draft(prev.start, lone.end, prev.path,
+                                              _merge_kinds([prev.kinds, lone.kinds]), prev.prefix)))
+        if nxt is None or not set(lone.path) <= set(nxt.path):
+            options.reverse()  # the next draft is not the content under this heading
+        return next((option for option in options if self.fits(option[1])), None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -343,8 +350,12 @@ class PiecePacker:
     def tokens(self, piece: _Piece) -> int:
         return self.d.estimate(piece.start, piece.end)
 
-    def seams(self, piece: _Piece) -> list[_Piece]:
-        """Cut ``piece`` one semantic level down; every cut keeps all non-blank text."""
+    def seams(self, piece: _Piece, room: int) -> list[_Piece]:
+        """Cut ``piece`` one semantic level down; every cut keeps all non-blank text.
+
+        ``room`` is what is left in the chunk being filled: a last-resort cut by tokens makes
+        its first part that size, so a heading before it is never left alone.
+        """
         kind = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
         # ancestors'. A whole block never repeats its own prefix: it starts with it.
@@ -358,19 +369,19 @@ class PiecePacker:
                                     continues=piece.continues or i > 0,
                                     glue=block.kind == "table" and i == 0 and len(block.children) > 1))
             return self._stretch(piece, parts)
-        spans = self._spans(piece)
+        spans = self._spans(piece, room)
         if len(spans) <= 1:  # nothing to cut at this level: go one level down
             deeper = {"lines": "sentences", "sentences": "words", "words": "tokens"}.get(piece.seam)
             if deeper is None:
                 return []
-            return self.seams(replace(piece, seam=deeper))
+            return self.seams(replace(piece, seam=deeper), room)
         next_seam = {"lines": "words", "sentences": "words"}.get(piece.seam, "tokens")
         parts = [replace(piece, start=a, end=b, seam=next_seam, block=None, glue=False, prefix=prefix,
                          atomic=False, continues=piece.continues or i > 0)
                  for i, (a, b) in enumerate(spans)]
         return self._stretch(piece, parts)
 
-    def _spans(self, piece: _Piece) -> list[tuple[int, int]]:
+    def _spans(self, piece: _Piece, room: int) -> list[tuple[int, int]]:
         source = self.d.source
         if piece.seam == "lines":
             lines = line_spans(source, piece.start, piece.end)
@@ -384,17 +395,24 @@ class PiecePacker:
             return sentence_spans(source, piece.start, piece.end)
         if piece.seam == "words":
             return word_spans(source, piece.start, piece.end)
-        return self._token_spans(piece)
+        return self._token_spans(piece, room)
 
-    def _token_spans(self, piece: _Piece) -> list[tuple[int, int]]:
-        """The last resort: cuts at token counts, each part as large as a fresh chunk allows."""
-        limit = max(1, self.room - self.squeeze - self._prefix_tokens(piece.prefix) - 2)
+    def _token_spans(self, piece: _Piece, room: int) -> list[tuple[int, int]]:
+        """The last resort: cuts at token counts; the first part fills ``room``, the rest fill
+        fresh chunks."""
+        limit = max(1, self._limit() - self._prefix_tokens(piece.prefix) - 2)
         spans, pos = [], piece.start
         text = self.d.source
+        size_limit = max(1, min(room - 2, limit))
         while pos < piece.end:
-            size = max(1, self.d.counter.prefix_within(text[pos:piece.end], limit))
+            size = self.d.counter.prefix_within(text[pos:piece.end], size_limit)
+            if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
+                size_limit = limit
+                continue
+            size = max(1, size)
             spans.append((pos, pos + size))
             pos += size
+            size_limit = limit
         return spans
 
     def _stretch(self, piece: _Piece, parts: list[_Piece]) -> list[_Piece]:
@@ -450,7 +468,9 @@ class PiecePacker:
             self.queue.appendleft(piece)  # it goes first into the next chunk
             self.close()
             return
-        parts = [] if self._keep_whole(piece) else self.seams(piece)
+        room = (limit - group.tokens - group.prefix_tokens if group.pieces
+                else limit - self._prefix_tokens(self._usable_prefix(piece)))
+        parts = [] if self._keep_whole(piece) else self.seams(piece, room)
         if parts:
             self.queue.extendleft(reversed(parts))
         elif group.pieces:  # kept whole (oversized="keep"), or one character over: nothing smaller

