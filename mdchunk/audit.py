@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .parse import ATOMIC_KINDS, Block, parse_markdown
 from .sentences import sentence_spans
 from .tokens import TokenCounter
+from .tree import Section, build_sections
 
 __all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "uncovered", "headings_only"]
 
@@ -58,19 +59,44 @@ def _leads(blocks: Sequence[Block]) -> dict[int, int]:
     return out
 
 
+def _tails(blocks: Sequence[Block]) -> dict[int, int]:
+    """For each top-level block followed by headings of empty sections at the end of their
+    parent (``## TODO`` with nothing under it): where those headings end. Such headings have
+    no content of their own, so they travel with the block before them."""
+    out: dict[int, int] = {}
+
+    def walk(section: Section) -> None:
+        for i, block in enumerate(section.blocks):
+            if block.kind == "heading" and i > 0 and section.blocks[i - 1].kind != "heading":
+                owner = section.blocks[i - 1]
+                end = block.end
+                for later in section.blocks[i + 1:]:
+                    if later.kind != "heading":
+                        break
+                    end = later.end
+                out[owner.start] = end
+        for child in section.children:
+            walk(child)
+
+    walk(build_sections(blocks))
+    return out
+
+
 def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], counter: TokenCounter,
                max_tokens: int) -> list[tuple[str, Span]]:
     """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
 
-    A block "fits" when it, the headings right before it, and the largest breadcrumb the
-    chunker may add (a quarter of the budget) fit ``max_tokens`` together.
+    A block "fits" when it, the headings that must travel with it (those right before it, and
+    empty sections' headings right after it), and the largest breadcrumb the chunker may add (a
+    quarter of the budget) fit ``max_tokens`` together.
     """
     bounds = sorted({p for span in spans for p in span})
-    leads = _leads(blocks)
+    leads, tails = _leads(blocks), _tails(blocks)
     cut = []
     for block in _atomic_blocks(blocks):
         lead = leads.get(block.start, block.start)
-        need = counter.count(source[lead:block.end]) + max_tokens // 4 + 2
+        tail = max(block.end, tails.get(block.start, block.end))
+        need = counter.count(source[lead:tail]) + max_tokens // 4 + 2
         if need > max_tokens:
             continue
         i = bisect.bisect_right(bounds, block.start)

@@ -93,6 +93,14 @@ def _kinds_of(block: Block) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def _innermost_path(section: Section) -> tuple[Block, ...]:
+    """The deepest heading path that still holds all of ``section``: a section with no text
+    of its own and a single sub-section is, as a whole, about that sub-section."""
+    while not section.blocks and len(section.children) == 1:
+        section = section.children[0]
+    return section.path
+
+
 def _merge_kinds(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(kind for group in groups for kind in group))
 
@@ -188,7 +196,7 @@ class SectionPacker(_Drafter):
         """Units for ``section``; ``lead`` are headings of empty ancestors that travel with it."""
         lead_tokens = sum(self.block_tokens(h) for h in lead)
         start = lead[0].start if lead else section.start
-        whole = self.whole(start, section.end, section.path,
+        whole = self.whole(start, section.end, _innermost_path(section),
                            _merge_kinds([("heading",) if lead else (), self.section_kinds(section)]),
                            lead_tokens + self.section_tokens(section))
         if whole:
@@ -200,7 +208,10 @@ class SectionPacker(_Drafter):
             lead = ()
         else:
             lead = (*lead, *heading)
-        for child in section.children:
+        for i, child in enumerate(section.children):
+            if child.is_empty and i + 1 < len(section.children):
+                lead = (*lead, *child.heading_blocks())  # an empty section heads the next one
+                continue
             child_units = self.section(child, lead)
             lead = ()
             if len(child_units) == 1 and child_units[0].mergeable:
@@ -296,6 +307,8 @@ class _Piece:
     continues: bool = False
     #: Must not end a chunk: headings, a table's header row.
     glue: bool = False
+    #: Must not start a chunk: an empty section's heading folded onto the text before it.
+    tail: bool = False
     #: The top-level paragraph this piece is (part of): the only text overlap may repeat.
     paragraph: tuple[int, int] | None = None
     #: A whole atomic block: ``oversized="keep"`` keeps it whole when it does not fit.
@@ -315,6 +328,11 @@ class _Group:
     prefix: str = ""
     prefix_tokens: int = 0
     overlap_start: int | None = None
+    overlap_tokens: int = 0
+
+    @property
+    def used(self) -> int:
+        return self.tokens + self.prefix_tokens + self.overlap_tokens
 
     @property
     def has_content(self) -> bool:
@@ -344,6 +362,7 @@ class PiecePacker:
 
     def block_piece(self, block: Block) -> _Piece:
         return _Piece(block.start, block.end, _kinds_of(block), _seam_of(block), block,
+                      tail=block.kind in HEADING_KINDS,
                       paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
                       atomic=block.kind in ATOMIC_KINDS)
 
@@ -460,15 +479,18 @@ class PiecePacker:
             if self._cost_in_fresh_group(piece) <= limit:
                 self.open(piece)
                 return
-        elif group.tokens + group.prefix_tokens + self.tokens(piece) <= limit:
+        elif group.used + self.tokens(piece) <= limit:
             self.add(piece)
+            return
+        elif piece.tail:
+            self.keep_tail_company(piece)
             return
         elif group.has_content and (self._cost_in_fresh_group(piece) <= limit
                                     or self._keep_whole(piece)):
             self.queue.appendleft(piece)  # it goes first into the next chunk
             self.close()
             return
-        room = (limit - group.tokens - group.prefix_tokens if group.pieces
+        room = (limit - group.used if group.pieces
                 else limit - self._prefix_tokens(self._usable_prefix(piece)))
         parts = [] if self._keep_whole(piece) else self.seams(piece, room)
         if parts:
@@ -477,6 +499,32 @@ class PiecePacker:
             self.add(piece)
         else:
             self.open(piece)
+
+    def keep_tail_company(self, tail: _Piece) -> None:
+        """A trailing heading that does not fit takes the last content piece (and any headings
+        after it) along into a new chunk; when that piece is the chunk's only content, it is
+        cut so that part of it can come."""
+        group = self.group
+        moved = [tail]
+        while group.pieces[-1].tail:
+            moved.insert(0, self._pop())
+        last = self._pop()
+        if group.has_content:
+            self.queue.extendleft(reversed([last, *moved]))
+            self.close()
+            return
+        parts = self.seams(last, self._limit() - group.used)
+        if parts:
+            self.queue.extendleft(reversed([*parts, *moved]))
+            return
+        self.add(last)  # nothing left to cut: the budget wins over company
+        self.queue.extendleft(reversed([replace(p, tail=False) for p in moved]))
+        self.close()
+
+    def _pop(self) -> _Piece:
+        piece = self.group.pieces.pop()
+        self.group.tokens -= self.tokens(piece)
+        return piece
 
     def add(self, piece: _Piece) -> None:
         self.group.pieces.append(piece)
@@ -512,15 +560,16 @@ class PiecePacker:
         if end not in {b for _, b in sentences}:
             return  # the previous chunk stopped mid-sentence: no whole sentence to repeat
         chosen: int | None = None
-        for start, _ in reversed(sentences):
-            if start < floor or start >= end:
+        chosen_tokens = 0
+        for start, _ in reversed([s for s in sentences if s[0] < end]):
+            if start < floor:
                 break
             tokens = self.d.counter.count(self.d.source[start:end])
             if tokens > budget:
                 break
-            chosen = start
+            chosen, chosen_tokens = start, tokens
         if chosen is not None and chosen < group.pieces[0].start:
-            group.overlap_start = chosen
+            group.overlap_start, group.overlap_tokens = chosen, chosen_tokens
 
     def close(self) -> None:
         group = self.group
@@ -531,7 +580,7 @@ class PiecePacker:
         draft = self._draft(group)
         while not self.d.fits(draft) and not draft.oversized:
             if group.overlap_start is not None:  # first give up the overlap
-                group.overlap_start = None
+                group.overlap_start, group.overlap_tokens = None, 0
             elif len(group.pieces) > 1:  # then move the last piece on to the next chunk
                 self.queue.appendleft(group.pieces.pop())
                 while group.pieces[-1].glue and len(group.pieces) > 1:

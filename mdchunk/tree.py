@@ -41,7 +41,12 @@ class Section:
 
     @property
     def is_empty(self) -> bool:
-        return not self.blocks and not self.children
+        """Nothing under the heading but, at most, other empty sections' headings."""
+        return not self.children and all(b.kind == "heading" for b in self.blocks)
+
+    def heading_blocks(self) -> list[Block]:
+        """This section's heading followed by the headings folded into it."""
+        return [*([self.heading] if self.heading else []), *self.blocks]
 
     def titles(self) -> tuple[str, ...]:
         return tuple(h.title for h in self.path)
@@ -66,4 +71,20 @@ def build_sections(blocks: Sequence[Block]) -> Section:
             stack.append(section)
         else:
             stack[-1].blocks.append(block)
+    _fold_empty_tails(root)
     return root
+
+
+def _fold_empty_tails(section: Section) -> None:
+    """An empty last sub-section (``## TODO`` at the end) has no content to travel with, so its
+    heading becomes a trailing block of the section just before it in the document."""
+    for child in section.children:
+        _fold_empty_tails(child)
+    while section.children and section.children[-1].is_empty:
+        headings = section.children.pop().heading_blocks()
+        before = section
+        if section.children:
+            before = section.children[-1]
+            while before.children:
+                before = before.children[-1]
+        before.blocks.extend(headings)

@@ -1,0 +1,145 @@
+"""Chunk many files, optionally in parallel processes, streaming results in input order.
+
+This is I/O at the edge (it reads files), built on the pure core: each worker process builds
+one :class:`~mdchunk.chunker.Chunker` in its initializer and is sent *paths*, never texts, so the
+parent neither reads nor pickles documents. Files are grouped into tasks of about
+``_TASK_BYTES`` so that inter-process overhead stays small for tiny files while a large file
+still travels alone. At most ``workers * _WINDOW`` tasks are in flight, and results are
+yielded (and can be dropped) as soon as every earlier file is done, so memory grows with the
+largest files in the window, not with the corpus.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (folder / "a.md").write_text("# A\\n\\nHello.\\n")
+>>> [(p.name, [c.doc_id for c in chunks]) for p, chunks in chunk_paths([folder / "a.md"], root=folder)]
+[('a.md', ['a.md'])]
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import deque
+from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+
+from .chunker import Chunker
+from .errors import InputError, MdchunkError
+from .model import Chunk, ChunkerConfig
+
+__all__ = ["chunk_paths"]
+
+log = logging.getLogger(__name__)
+
+#: Bytes of input per task sent to a worker: large enough to amortise pickling and queueing,
+#: small enough to balance two workers on a small corpus.
+_TASK_BYTES = 256 * 1024
+#: Most files per task (many tiny files still make several tasks).
+_TASK_FILES = 64
+#: Tasks in flight per worker: keeps every worker busy while bounding memory.
+_WINDOW = 3
+
+_worker_chunker: Chunker | None = None
+
+
+def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
+                workers: int = 1, root: Path | None = None) -> Iterator[tuple[Path, list[Chunk]]]:
+    """Chunk each file in ``paths``; yield ``(path, chunks)`` in input order.
+
+    ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``).
+    ``doc_id`` is the path relative to ``root`` when given, else the path as given. A file
+    that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every earlier
+    file has been yielded; pending work is cancelled. A tokenizer given as a callable must be
+    picklable (a module-level function) for ``workers > 1``.
+    """
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers={workers!r} must be a positive integer")
+    config = config or ChunkerConfig()
+    items = ((Path(p), _doc_id(Path(p), root)) for p in paths)
+    if workers == 1:
+        chunker = Chunker(config)
+        for path, doc_id in items:
+            yield path, _chunk_one(chunker, path, doc_id)
+        return
+    yield from _parallel(items, config, workers)
+
+
+def _doc_id(path: Path, root: Path | None) -> str:
+    if root is None:
+        return path.as_posix()
+    try:
+        return path.relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _chunk_one(chunker: Chunker, path: Path, doc_id: str) -> list[Chunk]:
+    """Chunk one file; any mdchunk error comes back as an InputError that names the file."""
+    try:
+        return chunker.chunk_file(path, doc_id=doc_id)
+    except MdchunkError as exc:
+        message = str(exc)
+        if str(path) in message or doc_id in message.split(":", 1)[0]:
+            raise InputError(message) from exc
+        raise InputError(f"{path}: {message}") from exc
+
+
+def _init_worker(config: ChunkerConfig) -> None:
+    global _worker_chunker
+    _worker_chunker = Chunker(config)
+
+
+def _work(task: list[tuple[str, str]]) -> list[tuple[str, list[Chunk] | InputError]]:
+    """Chunk a task's files in a worker; errors are returned per file, not raised."""
+    assert _worker_chunker is not None, "worker not initialised"
+    out: list[tuple[str, list[Chunk] | InputError]] = []
+    for path, doc_id in task:
+        try:
+            out.append((path, _chunk_one(_worker_chunker, Path(path), doc_id)))
+        except InputError as exc:
+            out.append((path, InputError(str(exc))))  # a plain copy pickles without a chain
+        except Exception as exc:  # an unexpected bug: report it with the file, keep its type
+            out.append((path, InputError(f"{path}: {type(exc).__name__}: {exc}")))
+    return out
+
+
+def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]:
+    """Group files into tasks of about ``_TASK_BYTES`` (sizes from ``stat``, nothing is read)."""
+    task: list[tuple[str, str]] = []
+    size = 0
+    for path, doc_id in items:
+        try:
+            size += path.stat().st_size
+        except OSError:
+            pass  # the worker reports the unreadable file by name
+        task.append((str(path), doc_id))
+        if size >= _TASK_BYTES or len(task) >= _TASK_FILES:
+            yield task
+            task, size = [], 0
+    if task:
+        yield task
+
+
+def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers: int
+              ) -> Iterator[tuple[Path, list[Chunk]]]:
+    tasks = _tasks(items)
+    pending: deque[Future] = deque()
+    with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
+                             initargs=(config,)) as pool:
+        try:
+            for task in tasks:
+                pending.append(pool.submit(_work, task))
+                if len(pending) >= workers * _WINDOW:
+                    yield from _results(pending.popleft())
+            while pending:
+                yield from _results(pending.popleft())
+        finally:
+            for future in pending:
+                future.cancel()
+
+
+def _results(future: Future) -> Iterator[tuple[Path, list[Chunk]]]:
+    for path, result in future.result():
+        if isinstance(result, InputError):
+            raise result
+        yield Path(path), result

