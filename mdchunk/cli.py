@@ -1,0 +1,228 @@
+"""The ``mdchunk`` command: chunk, inspect, index, search.
+
+Exit status (CONTRACT.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
+failed dependency — always with one line that names the file or service, never a traceback.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from .chunker import Chunker
+from .errors import MdchunkError
+from .model import Chunk, ChunkerConfig
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Chunk Markdown and text knowledge bases, embed them, search them.")
+err = Console(stderr=True)
+out = Console()
+
+MaxTokens = Annotated[int, typer.Option("--max-tokens", help="Token budget of a chunk's embed_text.")]
+Overlap = Annotated[int, typer.Option("--overlap", help="Overlap between neighbours, in tokens.")]
+Tokenizer = Annotated[str, typer.Option("--tokenizer", help="tiktoken encoding, or HF tokenizer name/path.")]
+Db = Annotated[str, typer.Option("--db", help="Milvus Lite file, or http(s)://host:port of a server.")]
+Collection = Annotated[str, typer.Option("--collection", help="Collection name.")]
+Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
+Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN", help="Milvus token.")]
+
+
+@contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Turn mdchunk's errors into one line on stderr and exit status 1."""
+    try:
+        yield
+    except MdchunkError as exc:
+        err.print(f"mdchunk: error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err.print("mdchunk: interrupted", markup=False)
+        raise typer.Exit(130) from None
+
+
+def _files(paths: list[Path]) -> list[tuple[str, Path]]:
+    from .index import discover  # light: embed and store import their extras lazily
+
+    return [(s.doc_id, s.file) for s in discover(paths)]
+
+
+@app.command()
+def chunk(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.md, .markdown, .txt …).")],
+    max_tokens: MaxTokens = 512,
+    overlap: Overlap = 64,
+    tokenizer: Tokenizer = "cl100k_base",
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
+    workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+) -> None:
+    """Write chunks as JSON Lines, one chunk a line."""
+    with _one_line_errors():
+        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
+        files = _files(paths)
+        sink = output.open("w", encoding="utf-8") if output else sys.stdout
+        try:
+            for chunks in _chunk_all(files, config, workers):
+                for c in chunks:
+                    sink.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
+        finally:
+            if output:
+                sink.close()
+
+
+def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int
+               ) -> Iterator[list[Chunk]]:
+    if workers > 1:
+        from .batch import chunk_paths
+
+        by_path = {path: doc_id for doc_id, path in files}
+        for path, chunks in chunk_paths(list(by_path), config, workers=workers):
+            yield [_with_doc_id(c, by_path[Path(path)]) for c in chunks]
+        return
+    chunker = Chunker(config)
+    for doc_id, path in files:
+        yield chunker.chunk_file(path, doc_id=doc_id)
+
+
+def _with_doc_id(chunk: Chunk, doc_id: str) -> Chunk:
+    from dataclasses import replace
+
+    return chunk if chunk.doc_id == doc_id else replace(chunk, doc_id=doc_id)
+
+
+@app.command()
+def inspect(
+    file: Annotated[Path, typer.Argument(help="One Markdown or text file.")],
+    max_tokens: MaxTokens = 512,
+    overlap: Overlap = 64,
+    tokenizer: Tokenizer = "cl100k_base",
+    html_out: Annotated[Optional[Path], typer.Option("--html", help="Write an HTML view here.")] = None,
+) -> None:
+    """Show where the chunk boundaries fall."""
+    with _one_line_errors():
+        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
+        chunks = Chunker(config).chunk_file(file)
+        table = Table(title=f"{file} — {len(chunks)} chunks, budget {max_tokens}")
+        for name in ("#", "lines", "tokens", "kinds", "section", "starts with"):
+            table.add_column(name, overflow="fold")
+        for c in chunks:
+            first = c.text.strip().splitlines()[0][:60] if c.text.strip() else ""
+            table.add_row(str(c.index), f"{c.line_start}-{c.line_end}", str(c.token_count),
+                          ",".join(c.kinds), c.section_path, first)
+        out.print(table)
+        if html_out:
+            source = file.read_text(encoding="utf-8-sig")
+            html_out.write_text(render_html(source, chunks, str(file)), encoding="utf-8")
+            err.print(f"wrote {html_out}")
+
+
+def render_html(source: str, chunks: list[Chunk], title: str) -> str:
+    """The source with each chunk shaded in turn; overlaps striped; hover shows the chunk."""
+    cuts = sorted({0, len(source), *(p for c in chunks for p in (c.start, c.end))})
+    parts = []
+    for a, b in zip(cuts, cuts[1:]):
+        inside = [c for c in chunks if c.start <= a and b <= c.end]
+        text = html.escape(source[a:b])
+        if not inside:
+            parts.append(text)
+            continue
+        css = "overlap" if len(inside) > 1 else f"c{inside[0].index % 2}"
+        tip = html.escape(" | ".join(f"#{c.index} {c.token_count} tok {c.section_path}" for c in inside))
+        parts.append(f'<span class="{css}" title="{tip}">{text}</span>')
+    style = (".c0{background:#e8f0fe}.c1{background:#fef7e0}"
+             ".overlap{background:repeating-linear-gradient(45deg,#e8f0fe,#e8f0fe 4px,#fef7e0 4px,#fef7e0 8px)}"
+             "pre{white-space:pre-wrap;font:13px/1.5 monospace}")
+    return (f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
+            f"<style>{style}</style><h1>{html.escape(title)}</h1><pre>{''.join(parts)}</pre>")
+
+
+@app.command()
+def index(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
+    db: Db = "./mdchunk.db",
+    collection: Collection = "mdchunk",
+    model: Model = None,
+    max_tokens: MaxTokens = 512,
+    overlap: Overlap = 64,
+    analyzer: Annotated[str, typer.Option("--analyzer", help="auto, standard or jieba.")] = "auto",
+    token: Token = None,
+) -> None:
+    """Chunk, embed and write to Milvus; only what changed is re-embedded."""
+    with _one_line_errors():
+        from .index import index_paths
+
+        with _progress("indexing") as progress:
+            report = index_paths(paths, db=db, collection=collection, model=model,
+                                 max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
+                                 token=token, progress=progress)
+        out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
+                  f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
+                  f"chunks in {report.seconds:.1f}s" + (" (rebuilt)" if report.rebuilt else ""))
+
+
+@contextmanager
+def _progress(label: str) -> Iterator[object]:
+    """A progress bar on a terminal; nothing at all when output is piped or in CI."""
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int, doc_id: str) -> None:
+            bar.update(task, completed=done, total=total, description=f"{label} {doc_id}")
+
+        yield update
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    db: Db = "./mdchunk.db",
+    collection: Collection = "mdchunk",
+    k: Annotated[int, typer.Option("-k", help="How many hits.")] = 5,
+    mode: Annotated[str, typer.Option("--mode", help="hybrid, dense or bm25.")] = "hybrid",
+    path_prefix: Annotated[Optional[str], typer.Option("--path-prefix", help="Only paths under this.")] = None,
+    model: Model = None,
+    token: Token = None,
+    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
+) -> None:
+    """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise typer.BadParameter(f"{mode!r} is not one of hybrid, dense, bm25", param_hint="--mode")
+    with _one_line_errors():
+        from .index import search as run_search
+
+        hits = run_search(query, db=db, collection=collection, k=k, mode=mode,  # type: ignore[arg-type]
+                          path_prefix=path_prefix, model=model, token=token)
+        for rank, hit in enumerate(hits, 1):
+            if as_json:
+                out.print_json(json.dumps(hit.__dict__ if hasattr(hit, "__dict__") else
+                                          {f: getattr(hit, f) for f in hit.__slots__}, ensure_ascii=False))
+                continue
+            out.print(f"[bold]{rank}. {hit.path}:{hit.line_start}-{hit.line_end}[/]  "
+                      f"[dim]{hit.score:.4f}[/]  {hit.section_path}", highlight=False)
+            preview = " ".join(hit.text.split())[:200]
+            out.print(f"   {preview}", markup=False, highlight=False)
+        if not hits:
+            out.print("no hits")
+
+
+def main() -> None:
+    logging.basicConfig(level=logging.WARNING, format="mdchunk: %(message)s")
+    app()
+
+
+if __name__ == "__main__":
+    main()
