@@ -1,0 +1,62 @@
+"""The command line: JSON Lines out, one-line errors, the contract's exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from mdchunk.cli import app
+
+from .conftest import FIXTURES
+
+runner = CliRunner()
+
+
+def test_chunk_writes_json_lines_with_every_field(tmp_path: Path) -> None:
+    out = tmp_path / "chunks.jsonl"
+    result = runner.invoke(app, ["chunk", str(FIXTURES / "long-code.md"), "--max-tokens", "128",
+                                 "--overlap", "16", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(rows) > 3 and all(r["token_count"] <= 128 for r in rows)
+    assert rows[0]["doc_id"] == "long-code.md" and rows[0]["level"] == 3
+
+
+def test_chunk_a_folder_gives_relative_doc_ids() -> None:
+    result = runner.invoke(app, ["chunk", str(FIXTURES)])
+    assert result.exit_code == 0
+    doc_ids = {json.loads(line)["doc_id"] for line in result.stdout.splitlines()}
+    assert "cpu-high-load-runbook.zh.md" in doc_ids and "faq.qa.txt" in doc_ids
+
+
+def test_bad_input_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    missing = runner.invoke(app, ["chunk", str(tmp_path / "nope.md")])
+    assert missing.exit_code == 1
+    assert missing.stderr.strip().splitlines() == [f"mdchunk: error: {tmp_path / 'nope.md'}: no such file or directory"]
+    bad = runner.invoke(app, ["chunk", str(FIXTURES), "--max-tokens", "8"])
+    assert bad.exit_code == 1 and "max_tokens=8 is too small" in bad.stderr
+    assert "Traceback" not in bad.output
+
+
+def test_usage_error_is_exit_2() -> None:
+    assert runner.invoke(app, ["chunk"]).exit_code == 2
+    assert runner.invoke(app, ["search", "q", "--mode", "fuzzy"]).exit_code == 2
+
+
+def test_inspect_shows_boundaries_and_writes_html(tmp_path: Path) -> None:
+    page = tmp_path / "view.html"
+    result = runner.invoke(app, ["inspect", str(FIXTURES / "api-reference.md"), "--max-tokens",
+                                 "256", "--html", str(page)])
+    assert result.exit_code == 0
+    assert "chunks, budget 256" in result.stdout
+    assert page.read_text().count('class="c') > 5
+
+
+def test_console_script_runs() -> None:
+    done = subprocess.run([sys.executable, "-m", "mdchunk.cli", "--help"], capture_output=True,
+                          text=True, check=False)
+    assert done.returncode == 0 and "chunk" in done.stdout
