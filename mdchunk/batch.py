@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
@@ -43,11 +43,14 @@ _worker_chunker: Chunker | None = None
 
 
 def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
-                workers: int = 1, root: Path | None = None) -> Iterator[tuple[Path, list[Chunk]]]:
+                workers: int = 1, root: Path | None = None,
+                doc_id: Callable[[Path], str] | None = None) -> Iterator[tuple[Path, list[Chunk]]]:
     """Chunk each file in ``paths``; yield ``(path, chunks)`` in input order.
 
     ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``).
-    ``doc_id`` is the path relative to ``root`` when given, else the path as given. A file
+    Each file's ``doc_id`` is ``doc_id(path)`` when that function is given (it runs in this
+    process), else the path relative to ``root`` when given, else the path as given. Chunk ids
+    hash the doc_id, so set it here rather than on the chunks afterwards. A file
     that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every earlier
     file has been yielded; pending work is cancelled. A tokenizer given as a callable must be
     picklable (a module-level function) for ``workers > 1``.
@@ -55,11 +58,12 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} must be a positive integer")
     config = config or ChunkerConfig()
-    items = ((Path(p), _doc_id(Path(p), root)) for p in paths)
+    naming = doc_id or (lambda path: _doc_id(path, root))
+    items = ((Path(p), naming(Path(p))) for p in paths)
     if workers == 1:
         chunker = Chunker(config)
-        for path, doc_id in items:
-            yield path, _chunk_one(chunker, path, doc_id)
+        for path, name in items:
+            yield path, _chunk_one(chunker, path, name)
         return
     yield from _parallel(items, config, workers)
 
@@ -93,9 +97,9 @@ def _work(task: list[tuple[str, str]]) -> list[tuple[str, list[Chunk] | InputErr
     """Chunk a task's files in a worker; errors are returned per file, not raised."""
     assert _worker_chunker is not None, "worker not initialised"
     out: list[tuple[str, list[Chunk] | InputError]] = []
-    for path, doc_id in task:
+    for path, name in task:
         try:
-            out.append((path, _chunk_one(_worker_chunker, Path(path), doc_id)))
+            out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
         except InputError as exc:
             out.append((path, InputError(str(exc))))  # a plain copy pickles without a chain
         except Exception as exc:  # an unexpected bug: report it with the file, keep its type
@@ -107,12 +111,12 @@ def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]
     """Group files into tasks of about ``_TASK_BYTES`` (sizes from ``stat``, nothing is read)."""
     task: list[tuple[str, str]] = []
     size = 0
-    for path, doc_id in items:
+    for path, name in items:
         try:
             size += path.stat().st_size
         except OSError:
             pass  # the worker reports the unreadable file by name
-        task.append((str(path), doc_id))
+        task.append((str(path), name))
         if size >= _TASK_BYTES or len(task) >= _TASK_FILES:
             yield task
             task, size = [], 0
@@ -122,6 +126,7 @@ def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]
 
 def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers: int
               ) -> Iterator[tuple[Path, list[Chunk]]]:
+    Chunker(config)  # fail fast on a bad config, and load the tokenizer before workers fork
     tasks = _tasks(items)
     pending: deque[Future] = deque()
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,

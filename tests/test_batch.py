@@ -53,6 +53,14 @@ def test_matches_chunker_and_doc_id_is_relative_to_root(corpus: list[Path]) -> N
     assert {c.doc_id for c in chunks} == {f"fixtures/{fixture.name}"}
 
 
+def test_doc_id_function_sets_ids_as_one_worker_would(corpus: list[Path]) -> None:
+    names = {p: f"kb/{i}-{p.name}" for i, p in enumerate(corpus[:6])}
+    two = list(chunk_paths(corpus[:6], CONFIG, workers=2, doc_id=names.__getitem__))
+    chunker = Chunker(CONFIG)
+    for path, chunks in two:
+        assert chunks == chunker.chunk_file(path, doc_id=names[path])
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_invalid_file_reports_its_name_after_earlier_files(corpus: list[Path], tmp_path: Path,
                                                            workers: int) -> None:
