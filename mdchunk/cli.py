@@ -85,18 +85,13 @@ def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: in
         from .batch import chunk_paths
 
         by_path = {path: doc_id for doc_id, path in files}
-        for path, chunks in chunk_paths(list(by_path), config, workers=workers):
-            yield [_with_doc_id(c, by_path[Path(path)]) for c in chunks]
+        for _, chunks in chunk_paths(list(by_path), config, workers=workers,
+                                     doc_id=by_path.__getitem__):
+            yield chunks
         return
     chunker = Chunker(config)
     for doc_id, path in files:
         yield chunker.chunk_file(path, doc_id=doc_id)
-
-
-def _with_doc_id(chunk: Chunk, doc_id: str) -> Chunk:
-    from dataclasses import replace
-
-    return chunk if chunk.doc_id == doc_id else replace(chunk, doc_id=doc_id)
 
 
 @app.command()

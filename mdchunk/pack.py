@@ -16,6 +16,7 @@ pushed over the budget is re-packed, so the guarantee is exact.
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -114,6 +115,10 @@ class _Drafter:
         self.config = config
         self.max_tokens = config.max_tokens
         self._estimates: dict[tuple[int, int], int] = {}
+        self._crumbs: dict[tuple[str, ...], str] = {}
+        self._head_tokens: dict[str, int] = {}
+        self._sentences: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        self._sentence_index: dict[tuple[int, int], tuple[list[int], frozenset[int]]] = {}
 
     def estimate(self, start: int, end: int) -> int:
         """Tokens of ``source[start:end]`` plus one for the blank that joins it to a neighbour."""
@@ -124,10 +129,39 @@ class _Drafter:
             self._estimates[key] = tokens
         return tokens
 
+    def sentences(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
+        """Starts and ends of the sentences of the paragraph ``[start, end)``, found once: a long
+        paragraph cut into many chunks would otherwise be re-scanned for each (quadratic)."""
+        key = (start, end)
+        found = self._sentence_index.get(key)
+        if found is None:
+            spans = self.sentence_spans(start, end)
+            found = ([a for a, _ in spans], frozenset(b for _, b in spans))
+            self._sentence_index[key] = found
+        return found
+
+    def sentence_spans(self, start: int, end: int) -> list[tuple[int, int]]:
+        """:func:`~mdchunk.sentences.sentence_spans` of ``[start, end)``, scanned once."""
+        key = (start, end)
+        spans = self._sentences.get(key)
+        if spans is None:
+            spans = self._sentences[key] = sentence_spans(self.source, start, end)
+        return spans
+
     def crumb(self, path: Sequence[Block], start: int) -> str:
         """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
-        titles = [h.title for h in path if h.start < start]
-        return breadcrumb(titles, self.counter, self.max_tokens // 4)
+        titles = tuple(h.title for h in path if h.start < start)
+        text = self._crumbs.get(titles)
+        if text is None:
+            text = self._crumbs[titles] = breadcrumb(titles, self.counter, self.max_tokens // 4)
+        return text
+
+    def count_head(self, text: str) -> int:
+        """Tokens of a breadcrumb or prefix; the few distinct ones are counted once."""
+        tokens = self._head_tokens.get(text)
+        if tokens is None:
+            tokens = self._head_tokens[text] = self.counter.count(text)
+        return tokens
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               prefix: str = "", oversized: bool = False) -> Draft:
@@ -186,7 +220,7 @@ class SectionPacker(_Drafter):
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               content_tokens: int) -> _Unit | None:
         """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly."""
-        crumb_tokens = self.counter.count(self.crumb(path, start)) if path else 0
+        crumb_tokens = self.count_head(self.crumb(path, start)) if path else 0
         if content_tokens + crumb_tokens > self.max_tokens:
             return None
         draft = self.draft(start, end, path, kinds)
@@ -411,7 +445,7 @@ class PiecePacker:
                     lines[-2:] = [(lines[-2][0], lines[-1][1])]
             return lines
         if piece.seam == "sentences":
-            return sentence_spans(source, piece.start, piece.end)
+            return self.d.sentence_spans(piece.start, piece.end)
         if piece.seam == "words":
             return word_spans(source, piece.start, piece.end)
         return self._token_spans(piece, room)
@@ -449,7 +483,7 @@ class PiecePacker:
     # -- packing ------------------------------------------------------------------------------
 
     def _prefix_tokens(self, prefix: str) -> int:
-        return self.d.counter.count(prefix + "\n") if prefix else 0
+        return self.d.count_head(prefix + "\n") if prefix else 0
 
     def _limit(self) -> int:
         return self.room - self.squeeze
@@ -556,15 +590,15 @@ class PiecePacker:
             return
         end = prev.pieces[-1].end
         floor = prev.pieces[0].start if prev.overlap_start is None else prev.overlap_start
-        sentences = sentence_spans(self.d.source, *prev.pieces[-1].paragraph)
-        if end not in {b for _, b in sentences}:
+        starts, ends = self.d.sentences(*prev.pieces[-1].paragraph)
+        if end not in ends:
             return  # the previous chunk stopped mid-sentence: no whole sentence to repeat
         chosen: int | None = None
         chosen_tokens = 0
-        for start, _ in reversed([s for s in sentences if s[0] < end]):
+        for start in reversed(starts[:bisect_left(starts, end)]):
             if start < floor:
                 break
-            tokens = self.d.counter.count(self.d.source[start:end])
+            tokens = self.d.estimate(start, end) - 1  # estimate() is the exact count + 1
             if tokens > budget:
                 break
             chosen, chosen_tokens = start, tokens

@@ -60,3 +60,10 @@ def test_console_script_runs() -> None:
     done = subprocess.run([sys.executable, "-m", "mdchunk.cli", "--help"], capture_output=True,
                           text=True, check=False)
     assert done.returncode == 0 and "chunk" in done.stdout
+
+
+def test_workers_give_the_same_chunks_and_ids() -> None:
+    one = runner.invoke(app, ["chunk", str(FIXTURES), "--max-tokens", "128"])
+    two = runner.invoke(app, ["chunk", str(FIXTURES), "--max-tokens", "128", "--workers", "2"])
+    assert one.exit_code == two.exit_code == 0, two.output
+    assert one.stdout == two.stdout
