@@ -119,17 +119,42 @@ def uncovered(source: str, spans: Sequence[Span], body_start: int = 0) -> list[S
     return gaps
 
 
+def _empty_headings(blocks: Sequence[Block]) -> set[int]:
+    """Starts of headings whose section (up to the next heading of the same or a higher
+    level) holds nothing but headings: sections with no content to travel with."""
+    empty = set()
+    for i, block in enumerate(blocks):
+        if block.kind != "heading":
+            continue
+        for later in blocks[i + 1:]:
+            if later.kind == "heading" and later.level <= block.level:
+                empty.add(block.start)
+                break
+            if later.kind != "heading":
+                break
+        else:
+            empty.add(block.start)
+    return empty
+
+
 def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
-    """Indices of chunks whose every block is a heading (guarantee 3)."""
+    """Indices of chunks whose every block is a heading (guarantee 3).
+
+    Headings of empty sections have no content to travel with; they join a neighbour when one
+    has room, and may stand alone when none does (the budget comes first), so a chunk made only
+    of them is not counted.
+    """
     if all(b.kind == "heading" for b in blocks):
         return []  # a document of nothing but headings has no body to join
     starts = [b.start for b in blocks]
+    empty = _empty_headings(blocks)
     out = []
     for index, (start, end) in enumerate(spans):
         i = max(0, bisect.bisect_right(starts, start) - 1)
         inside = [b for b in blocks[i:] if b.start < end and b.end > start]
         if inside and all(b.kind == "heading" for b in inside):
-            out.append(index)
+            if not all(b.start in empty for b in inside):
+                out.append(index)
     return out
 
 

@@ -16,7 +16,7 @@ pushed over the budget is re-packed, so the guarantee is exact.
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -94,6 +94,17 @@ def _kinds_of(block: Block) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def _top_level_blocks(root: Section) -> list[Block]:
+    """Every block of the tree in document order (headings included)."""
+    blocks: list[Block] = []
+    stack = [root]
+    while stack:
+        section = stack.pop()
+        blocks += [*([section.heading] if section.heading else []), *section.blocks]
+        stack.extend(reversed(section.children))
+    return sorted(blocks, key=lambda b: b.start)
+
+
 def _innermost_path(section: Section) -> tuple[Block, ...]:
     """The deepest heading path that still holds all of ``section``: a section with no text
     of its own and a single sub-section is, as a whole, about that sub-section."""
@@ -114,20 +125,54 @@ class _Drafter:
         self.counter = counter
         self.config = config
         self.max_tokens = config.max_tokens
-        self._estimates: dict[tuple[int, int], int] = {}
+        self._segments: dict[tuple[int, int], int] = {}
+        self._next_start: dict[tuple[int, int], int] = {}
+        self._cuts: list[int] = []
         self._crumbs: dict[tuple[str, ...], str] = {}
         self._head_tokens: dict[str, int] = {}
         self._sentences: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self._sentence_index: dict[tuple[int, int], tuple[list[int], frozenset[int]]] = {}
 
+    def use_blocks(self, blocks: Sequence[Block]) -> None:
+        """Register the document's top-level blocks: their starts are where exact counts may be
+        summed (line-additive tokenizers), and each block is planned with the blank after it."""
+        for block, following in zip(blocks, [*blocks[1:], None]):
+            self._next_start[(block.start, block.end)] = following.start if following else block.end
+        if self.counter.line_additive:
+            starts = {b.start for b in blocks if self.is_cut(b.start)}
+            self._cuts = sorted(starts.union(self._cuts))
+
+    def add_cut(self, pos: int) -> None:
+        i = bisect_left(self._cuts, pos)
+        if i == len(self._cuts) or self._cuts[i] != pos:
+            self._cuts.insert(i, pos)
+
+    def is_cut(self, pos: int) -> bool:
+        source = self.source
+        return 0 < pos < len(source) and source[pos - 1] in "\r\n" and not source[pos].isspace()
+
+    def count_span(self, start: int, end: int) -> int:
+        """Exact tokens of ``source[start:end]``; with a line-additive tokenizer, the sum over
+        the pieces between block starts, each encoded once however many chunks contain it."""
+        cuts = self._cuts
+        i, j = bisect_right(cuts, start), bisect_left(cuts, end)
+        total, pos = 0, start
+        for cut in (*cuts[i:j], end):
+            key = (pos, cut)
+            tokens = self._segments.get(key)
+            if tokens is None:
+                tokens = self._segments[key] = self.counter.count(self.source[pos:cut])
+            total += tokens
+            pos = cut
+        return total
+
     def estimate(self, start: int, end: int) -> int:
-        """Tokens of ``source[start:end]`` plus one for the blank that joins it to a neighbour."""
-        key = (start, end)
-        tokens = self._estimates.get(key)
-        if tokens is None:
-            tokens = self.counter.count(self.source[start:end]) + 1
-            self._estimates[key] = tokens
-        return tokens
+        """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank
+        after it (exactly what it adds when another block follows), else the text plus one."""
+        following = self._next_start.get((start, end))
+        if following is not None and following > end:
+            return self.count_span(start, following)
+        return self.count_span(start, end) + 1
 
     def sentences(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
         """Starts and ends of the sentences of the paragraph ``[start, end)``, found once: a long
@@ -168,8 +213,13 @@ class _Drafter:
         """Assemble a draft and count its ``embed_text`` exactly."""
         head = self.crumb(path, start) + (prefix + "\n" if prefix else "")
         embed_text = head + self.source[start:end]
-        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
-                     self.counter.count(embed_text), oversized)
+        if not head:
+            tokens = self.count_span(start, end)
+        elif self.counter.line_additive and not self.source[start].isspace():
+            tokens = self.count_head(head) + self.count_span(start, end)  # head ends with "\n"
+        else:
+            tokens = self.counter.count(embed_text)
+        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)
 
     def fits(self, draft: Draft) -> bool:
         return draft.token_count <= self.max_tokens
@@ -194,8 +244,12 @@ class SectionPacker(_Drafter):
     def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
         super().__init__(source, counter, config)
         self._section_tokens: dict[int, int] = {}
+        #: Starts of empty sections' headings: they lead the next section when there is room
+        #: and may stand alone when there is none (guarantee 1 before guarantee 3).
+        self.spare_headings: set[int] = set()
 
     def pack(self, root: Section) -> list[Draft]:
+        self.use_blocks(_top_level_blocks(root))
         drafts = [d for unit in self.section(root, lead=()) for d in unit.drafts]
         return self.attach_lone_headings(drafts)
 
@@ -245,6 +299,7 @@ class SectionPacker(_Drafter):
         for i, child in enumerate(section.children):
             if child.is_empty and i + 1 < len(section.children):
                 lead = (*lead, *child.heading_blocks())  # an empty section heads the next one
+                self.spare_headings.update(b.start for b in child.heading_blocks())
                 continue
             child_units = self.section(child, lead)
             lead = ()
@@ -343,10 +398,16 @@ class _Piece:
     glue: bool = False
     #: Must not start a chunk: an empty section's heading folded onto the text before it.
     tail: bool = False
+    #: An empty section's heading leading the next section: glue, but it may be shed into a
+    #: chunk of its own when it and the next section's first content cannot fit together.
+    spare: bool = False
     #: The top-level paragraph this piece is (part of): the only text overlap may repeat.
     paragraph: tuple[int, int] | None = None
     #: A whole atomic block: ``oversized="keep"`` keeps it whole when it does not fit.
     atomic: bool = False
+    #: The span whose exact count is the piece's cost: the piece plus the blank that joins it
+    #: to a neighbour, where that blank is a cut at which exact counts add up.
+    cost: tuple[int, int] | None = None
 
 
 def _seam_of(block: Block) -> str:
@@ -392,7 +453,8 @@ class PiecePacker:
     # -- pieces -------------------------------------------------------------------------------
 
     def heading_piece(self, block: Block) -> _Piece:
-        return _Piece(block.start, block.end, (block.kind,), "words", block, glue=True)
+        spare = block.start in getattr(self.d, "spare_headings", ())
+        return _Piece(block.start, block.end, (block.kind,), "words", block, glue=True, spare=spare)
 
     def block_piece(self, block: Block) -> _Piece:
         return _Piece(block.start, block.end, _kinds_of(block), _seam_of(block), block,
@@ -401,7 +463,9 @@ class PiecePacker:
                       atomic=block.kind in ATOMIC_KINDS)
 
     def tokens(self, piece: _Piece) -> int:
-        return self.d.estimate(piece.start, piece.end)
+        if piece.cost is None:
+            return self.d.estimate(piece.start, piece.end)
+        return self.d.count_span(*piece.cost)
 
     def seams(self, piece: _Piece, room: int) -> list[_Piece]:
         """Cut ``piece`` one semantic level down; every cut keeps all non-blank text.
@@ -430,6 +494,7 @@ class PiecePacker:
             return self.seams(replace(piece, seam=deeper), room)
         next_seam = {"lines": "words", "sentences": "words"}.get(piece.seam, "tokens")
         parts = [replace(piece, start=a, end=b, seam=next_seam, block=None, glue=False, prefix=prefix,
+                         cost=None,
                          atomic=False, continues=piece.continues or i > 0)
                  for i, (a, b) in enumerate(spans)]
         return self._stretch(piece, parts)
@@ -478,7 +543,29 @@ class PiecePacker:
                 gap = source[prev.end:part.start]
                 if gap.strip():
                     part.start = prev.end + len(gap) - len(gap.lstrip())
+            self._cut_between(parts)
         return parts
+
+    def _cut_between(self, parts: list[_Piece]) -> None:
+        """Where the blank between two parts is a cut at which exact counts add up, register it
+        and let each part's cost include the blank; chunks then sum parts instead of encoding."""
+        if not self.d.counter.line_additive:
+            return
+        source = self.d.source
+        for prev, part in zip(parts, parts[1:]):
+            gap = source[prev.end:part.start]
+            if gap and not gap.strip(" \t") and not source[prev.end - 1].isspace():
+                cut = prev.end  # "word. Next": the space goes with the word after it
+            elif self.d.is_cut(part.start):
+                cut = part.start  # a line that starts with a non-blank character
+            else:
+                continue
+            self.d.add_cut(cut)
+            prev.cost = ((prev.cost or (prev.start, prev.end))[0], cut)
+            part.cost = (cut, part.end)
+        for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
+            if part.cost == (part.start, part.end):
+                part.cost = None
 
     # -- packing ------------------------------------------------------------------------------
 
@@ -516,13 +603,16 @@ class PiecePacker:
         elif group.used + self.tokens(piece) <= limit:
             self.add(piece)
             return
-        elif piece.tail:
+        elif piece.tail and any(not (p.tail or p.glue) for p in group.pieces):
             self.keep_tail_company(piece)
             return
         elif group.has_content and (self._cost_in_fresh_group(piece) <= limit
                                     or self._keep_whole(piece)):
             self.queue.appendleft(piece)  # it goes first into the next chunk
             self.close()
+            return
+        if group.pieces and group.pieces[0].spare and not group.has_content:
+            self.shed_spare(piece)
             return
         room = (limit - group.used if group.pieces
                 else limit - self._prefix_tokens(self._usable_prefix(piece)))
@@ -553,6 +643,18 @@ class PiecePacker:
             return
         self.add(last)  # nothing left to cut: the budget wins over company
         self.queue.extendleft(reversed([replace(p, tail=False) for p in moved]))
+        self.close()
+
+    def shed_spare(self, piece: _Piece) -> None:
+        """Close the empty sections' headings at the front of the group as a chunk of their own
+        and start again with the rest, so the next section's heading still meets its content."""
+        group = self.group
+        n = next((i for i, p in enumerate(group.pieces) if not p.spare), len(group.pieces))
+        keep = group.pieces[n:]
+        del group.pieces[n:]
+        group.tokens = sum(self.tokens(p) for p in group.pieces)
+        self.queue.appendleft(piece)
+        self.queue.extendleft(reversed(keep))
         self.close()
 
     def _pop(self) -> _Piece:
@@ -598,7 +700,7 @@ class PiecePacker:
         for start in reversed(starts[:bisect_left(starts, end)]):
             if start < floor:
                 break
-            tokens = self.d.estimate(start, end) - 1  # estimate() is the exact count + 1
+            tokens = self.d.count_span(start, end)
             if tokens > budget:
                 break
             chosen, chosen_tokens = start, tokens

