@@ -17,7 +17,8 @@ import yaml
 
 from .errors import InputError
 from .model import Chunk, ChunkerConfig, TokenizerSpec, chunk_id, json_ready
-from .pack import Draft, SectionPacker
+from .budget import Draft
+from .pack import SectionPacker
 from .parse import Document, LineIndex, parse_markdown
 from .readers import looks_like_qa, read_plain_text, read_qa
 from .tokens import get_counter

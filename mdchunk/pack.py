@@ -1,97 +1,26 @@
-"""Packing: a section tree → drafts (spans plus embed text) that fit the token budget.
+"""Section level: a section tree → drafts that fit the token budget.
 
-Two levels, one idea each:
-
-* :class:`SectionPacker` walks the section tree. A section that fits is one unit; one that does
-  not is cut into its intro (heading + blocks) and its sub-sections. Small sibling units under
-  the same parent share a chunk; units of different parents never do.
-* :class:`PiecePacker` packs a run of pieces greedily. A piece that does not fit is cut at its own
-  seams only — a list between items, a table between rows, code between lines, prose between
-  sentences, then words, then tokens — the "semantic levels" of text-splitter.
-
-Budgets are planned with per-block token estimates (each block is encoded once) and verified
-exactly on the final ``embed_text`` of every draft; a draft that a BPE merge across a seam
-pushed over the budget is re-packed, so the guarantee is exact.
+A section that fits is one unit; one that does not is cut into its intro (heading + blocks),
+packed by :class:`~mdchunk.pieces.PiecePacker`, and its sub-sections, walked in turn. Small
+sibling units under the same parent share a chunk; units of different parents never do. A
+heading followed straight by a sub-heading travels into the child's first chunk; an empty
+section heads the next one, or, at the end, folds onto the text before it (:mod:`mdchunk.tree`).
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
 from collections import deque
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import dataclass
 
+from .budget import Draft, Drafter
 from .model import ChunkerConfig
-from .parse import ATOMIC_KINDS, Block
-from .sentences import line_spans, sentence_spans, word_spans
+from .parse import Block
+from .pieces import PiecePacker, kinds_of, merge_kinds
 from .tokens import TokenCounter
 from .tree import Section
 
-__all__ = ["Draft", "SectionPacker", "breadcrumb"]
-
-# Kinds that only exist as seams of a larger block; a chunk reports the larger block's kind.
-_STRUCTURAL = frozenset({"item", "row", "term", "definition"})
-_LEAF_SEAM = {"code": "lines", "html": "lines", "math": "lines", "front_matter": "lines"}
-_ELLIPSIS = "…"
-#: Kinds that head a section: a chunk of these alone would be a heading with no body.
-HEADING_KINDS = frozenset({"heading", "question"})
-
-
-@dataclass(frozen=True, slots=True)
-class Draft:
-    """A planned chunk: a span of the source and everything derived from where it sits."""
-
-    start: int
-    end: int
-    path: tuple[Block, ...]
-    prefix: str
-    kinds: tuple[str, ...]
-    embed_text: str
-    token_count: int
-    oversized: bool = False
-
-    @property
-    def is_headings_only(self) -> bool:
-        return set(self.kinds) <= HEADING_KINDS
-
-
-def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
-    """``"A > B > C\\n\\n"`` in at most ``limit`` tokens, shortened from the outermost heading.
-
-    >>> from mdchunk.tokens import TokenCounter
-    >>> breadcrumb(["Guide", "Install", "Linux"], TokenCounter("chars", len), 16)
-    '… > Linux\\n\\n'
-    """
-    parts = list(titles)
-    if not parts:
-        return ""
-    text = " > ".join(parts) + "\n\n"
-    while counter.count(text) > limit and len(parts) > 1:
-        parts.pop(0)
-        text = f"{_ELLIPSIS} > " + " > ".join(parts) + "\n\n"
-    if counter.count(text) > limit:  # one heading alone is too long: keep its end
-        title = parts[0]
-        keep = len(title)
-        while keep > 0 and counter.count(f"{_ELLIPSIS}{title[-keep:]}\n\n") > limit:
-            keep = keep * 3 // 4 if keep > 8 else keep - 1
-        text = f"{_ELLIPSIS}{title[len(title) - keep:]}\n\n" if keep else ""
-    return text
-
-
-def _kinds_of(block: Block) -> tuple[str, ...]:
-    """The block's kind and the blocks nested in it, in order of first appearance.
-
-    Paragraphs inside a list or quote are how markdown-it spells an item's text, not a
-    paragraph a reader sees, so only the outer kind and nested atomic blocks are reported.
-    """
-    seen: dict[str, None] = {} if block.kind in _STRUCTURAL else {block.kind: None}
-    stack = list(reversed(block.children))
-    while stack:
-        node = stack.pop()
-        if node.kind in ATOMIC_KINDS:
-            seen.setdefault(node.kind, None)
-        stack.extend(reversed(node.children))
-    return tuple(seen)
+__all__ = ["SectionPacker"]
 
 
 def _top_level_blocks(root: Section) -> list[Block]:
@@ -113,122 +42,6 @@ def _innermost_path(section: Section) -> tuple[Block, ...]:
     return section.path
 
 
-def _merge_kinds(groups: Iterable[Sequence[str]]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(kind for group in groups for kind in group))
-
-
-class _Drafter:
-    """What every packer shares: the source, the tokenizer, the budget and draft assembly."""
-
-    def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
-        self.source = source
-        self.counter = counter
-        self.config = config
-        self.max_tokens = config.max_tokens
-        self._segments: dict[tuple[int, int], int] = {}
-        self._next_start: dict[tuple[int, int], int] = {}
-        self._cuts: list[int] = []
-        self._crumbs: dict[tuple[str, ...], str] = {}
-        self._head_tokens: dict[str, int] = {}
-        self._sentences: dict[tuple[int, int], list[tuple[int, int]]] = {}
-        self._sentence_index: dict[tuple[int, int], tuple[list[int], frozenset[int]]] = {}
-
-    def use_blocks(self, blocks: Sequence[Block]) -> None:
-        """Register the document's top-level blocks: their starts are where exact counts may be
-        summed (line-additive tokenizers), and each block is planned with the blank after it."""
-        for block, following in zip(blocks, [*blocks[1:], None]):
-            self._next_start[(block.start, block.end)] = following.start if following else block.end
-        if self.counter.line_additive:
-            starts = {b.start for b in blocks if self.is_cut(b.start)}
-            self._cuts = sorted(starts.union(self._cuts))
-
-    def add_cut(self, pos: int) -> None:
-        i = bisect_left(self._cuts, pos)
-        if i == len(self._cuts) or self._cuts[i] != pos:
-            self._cuts.insert(i, pos)
-
-    def is_cut(self, pos: int) -> bool:
-        source = self.source
-        return 0 < pos < len(source) and source[pos - 1] in "\r\n" and not source[pos].isspace()
-
-    def count_span(self, start: int, end: int) -> int:
-        """Exact tokens of ``source[start:end]``; with a line-additive tokenizer, the sum over
-        the pieces between block starts, each encoded once however many chunks contain it."""
-        cuts = self._cuts
-        i, j = bisect_right(cuts, start), bisect_left(cuts, end)
-        total, pos = 0, start
-        for cut in (*cuts[i:j], end):
-            key = (pos, cut)
-            tokens = self._segments.get(key)
-            if tokens is None:
-                tokens = self._segments[key] = self.counter.count(self.source[pos:cut])
-            total += tokens
-            pos = cut
-        return total
-
-    def estimate(self, start: int, end: int) -> int:
-        """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank
-        after it (exactly what it adds when another block follows), else the text plus one."""
-        following = self._next_start.get((start, end))
-        if following is not None and following > end:
-            return self.count_span(start, following)
-        return self.count_span(start, end) + 1
-
-    def sentences(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
-        """Starts and ends of the sentences of the paragraph ``[start, end)``, found once: a long
-        paragraph cut into many chunks would otherwise be re-scanned for each (quadratic)."""
-        key = (start, end)
-        found = self._sentence_index.get(key)
-        if found is None:
-            spans = self.sentence_spans(start, end)
-            found = ([a for a, _ in spans], frozenset(b for _, b in spans))
-            self._sentence_index[key] = found
-        return found
-
-    def sentence_spans(self, start: int, end: int) -> list[tuple[int, int]]:
-        """:func:`~mdchunk.sentences.sentence_spans` of ``[start, end)``, scanned once."""
-        key = (start, end)
-        spans = self._sentences.get(key)
-        if spans is None:
-            spans = self._sentences[key] = sentence_spans(self.source, start, end)
-        return spans
-
-    def crumb(self, path: Sequence[Block], start: int) -> str:
-        """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
-        titles = tuple(h.title for h in path if h.start < start)
-        text = self._crumbs.get(titles)
-        if text is None:
-            text = self._crumbs[titles] = breadcrumb(titles, self.counter, self.max_tokens // 4)
-        return text
-
-    def count_head(self, text: str) -> int:
-        """Tokens of a breadcrumb or prefix; the few distinct ones are counted once."""
-        tokens = self._head_tokens.get(text)
-        if tokens is None:
-            tokens = self._head_tokens[text] = self.counter.count(text)
-        return tokens
-
-    def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
-              prefix: str = "", oversized: bool = False) -> Draft:
-        """Assemble a draft and count its ``embed_text`` exactly."""
-        head = self.crumb(path, start) + (prefix + "\n" if prefix else "")
-        embed_text = head + self.source[start:end]
-        if not head:
-            tokens = self.count_span(start, end)
-        elif self.counter.line_additive and not self.source[start].isspace():
-            tokens = self.count_head(head) + self.count_span(start, end)  # head ends with "\n"
-        else:
-            tokens = self.counter.count(embed_text)
-        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)
-
-    def fits(self, draft: Draft) -> bool:
-        return draft.token_count <= self.max_tokens
-
-
-# --------------------------------------------------------------------------------------------
-# Section level
-
-
 @dataclass(slots=True)
 class _Unit:
     """Drafts of one sibling; ``mergeable`` when the sibling fit whole (one draft)."""
@@ -238,7 +51,7 @@ class _Unit:
     content_tokens: int = 0
 
 
-class SectionPacker(_Drafter):
+class SectionPacker(Drafter):
     """Walks the section tree; see the module docstring."""
 
     def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
@@ -267,9 +80,9 @@ class SectionPacker(_Drafter):
 
     def section_kinds(self, section: Section) -> tuple[str, ...]:
         blocks = [section.heading] if section.heading else []
-        groups = [_kinds_of(b) for b in [*blocks, *section.blocks]]
+        groups = [kinds_of(b) for b in [*blocks, *section.blocks]]
         groups += [self.section_kinds(c) for c in section.children]
-        return _merge_kinds(groups)
+        return merge_kinds(groups)
 
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               content_tokens: int) -> _Unit | None:
@@ -285,7 +98,7 @@ class SectionPacker(_Drafter):
         lead_tokens = sum(self.block_tokens(h) for h in lead)
         start = lead[0].start if lead else section.start
         whole = self.whole(start, section.end, _innermost_path(section),
-                           _merge_kinds([("heading",) if lead else (), self.section_kinds(section)]),
+                           merge_kinds([("heading",) if lead else (), self.section_kinds(section)]),
                            lead_tokens + self.section_tokens(section))
         if whole:
             return [whole]
@@ -316,7 +129,7 @@ class SectionPacker(_Drafter):
         """The heading(s) and the blocks before the first sub-section."""
         blocks = section.blocks
         tokens = sum(self.block_tokens(b) for b in (*headings, *blocks))
-        kinds = _merge_kinds([_kinds_of(b) for b in (*headings, *blocks)])
+        kinds = merge_kinds([kinds_of(b) for b in (*headings, *blocks)])
         start = headings[0].start if headings else blocks[0].start
         whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens)
         if whole:
@@ -334,7 +147,7 @@ class SectionPacker(_Drafter):
             if (prev and prev.mergeable and unit.mergeable
                     and min(prev.content_tokens, unit.content_tokens) < min_tokens):
                 a, b = prev.drafts[0], unit.drafts[0]
-                merged = self.whole(a.start, b.end, path, _merge_kinds([a.kinds, b.kinds]),
+                merged = self.whole(a.start, b.end, path, merge_kinds([a.kinds, b.kinds]),
                                     prev.content_tokens + unit.content_tokens)
                 if merged:
                     out[-1] = merged
@@ -368,374 +181,10 @@ class SectionPacker(_Drafter):
         options: list[tuple[bool, Draft]] = []
         if nxt is not None and not nxt.prefix and nxt.start >= lone.end:
             options.append((True, self.draft(lone.start, nxt.end, nxt.path,
-                                             _merge_kinds([lone.kinds, nxt.kinds]))))
+                                             merge_kinds([lone.kinds, nxt.kinds]))))
         if prev is not None:
             options.append((False, self.draft(prev.start, lone.end, prev.path,
-                                              _merge_kinds([prev.kinds, lone.kinds]), prev.prefix)))
+                                              merge_kinds([prev.kinds, lone.kinds]), prev.prefix)))
         if nxt is None or not set(lone.path) <= set(nxt.path):
             options.reverse()  # the next draft is not the content under this heading
         return next((option for option in options if self.fits(option[1])), None)
-
-
-# --------------------------------------------------------------------------------------------
-# Piece level
-
-
-@dataclass(slots=True)
-class _Piece:
-    """A span that is packed whole or cut further at ``seam``."""
-
-    start: int
-    end: int
-    kinds: tuple[str, ...]
-    #: How to cut it: "children" (of ``block``), "lines", "sentences", "words" or "tokens".
-    seam: str
-    block: Block | None = None
-    #: Repeated in ``embed_text`` when a chunk starts at a continuation of the cut block.
-    prefix: str = ""
-    continues: bool = False
-    #: Must not end a chunk: headings, a table's header row.
-    glue: bool = False
-    #: Must not start a chunk: an empty section's heading folded onto the text before it.
-    tail: bool = False
-    #: An empty section's heading leading the next section: glue, but it may be shed into a
-    #: chunk of its own when it and the next section's first content cannot fit together.
-    spare: bool = False
-    #: The top-level paragraph this piece is (part of): the only text overlap may repeat.
-    paragraph: tuple[int, int] | None = None
-    #: A whole atomic block: ``oversized="keep"`` keeps it whole when it does not fit.
-    atomic: bool = False
-    #: The span whose exact count is the piece's cost: the piece plus the blank that joins it
-    #: to a neighbour, where that blank is a cut at which exact counts add up.
-    cost: tuple[int, int] | None = None
-
-
-def _seam_of(block: Block) -> str:
-    if block.children:
-        return "children"
-    return _LEAF_SEAM.get(block.kind, "sentences")
-
-
-@dataclass(slots=True)
-class _Group:
-    pieces: list[_Piece] = field(default_factory=list)
-    tokens: int = 0
-    prefix: str = ""
-    prefix_tokens: int = 0
-    overlap_start: int | None = None
-    overlap_tokens: int = 0
-
-    @property
-    def used(self) -> int:
-        return self.tokens + self.prefix_tokens + self.overlap_tokens
-
-    @property
-    def has_content(self) -> bool:
-        return any(not p.glue for p in self.pieces)
-
-
-class PiecePacker:
-    """Greedy packing of a section's pieces with overlap; see the module docstring."""
-
-    def __init__(self, drafter: _Drafter, path: tuple[Block, ...]) -> None:
-        self.d = drafter
-        self.path = path
-        self.config = drafter.config
-        # Plan with the longest breadcrumb this section can have; drafts recount exactly.
-        self.room = drafter.max_tokens - drafter.counter.count(
-            breadcrumb([h.title for h in path], drafter.counter, drafter.max_tokens // 4))
-        self.squeeze = 0  # tokens held back after an exact count proved an estimate short
-        self.queue: deque[_Piece] = deque()
-        self.group = _Group()
-        self.drafts: list[Draft] = []
-        self.last_closed: _Group | None = None
-
-    # -- pieces -------------------------------------------------------------------------------
-
-    def heading_piece(self, block: Block) -> _Piece:
-        spare = block.start in getattr(self.d, "spare_headings", ())
-        return _Piece(block.start, block.end, (block.kind,), "words", block, glue=True, spare=spare)
-
-    def block_piece(self, block: Block) -> _Piece:
-        return _Piece(block.start, block.end, _kinds_of(block), _seam_of(block), block,
-                      tail=block.kind in HEADING_KINDS,
-                      paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
-                      atomic=block.kind in ATOMIC_KINDS)
-
-    def tokens(self, piece: _Piece) -> int:
-        if piece.cost is None:
-            return self.d.estimate(piece.start, piece.end)
-        return self.d.count_span(*piece.cost)
-
-    def seams(self, piece: _Piece, room: int) -> list[_Piece]:
-        """Cut ``piece`` one semantic level down; every cut keeps all non-blank text.
-
-        ``room`` is what is left in the chunk being filled: a last-resort cut by tokens makes
-        its first part that size, so a heading before it is never left alone.
-        """
-        kind = piece.kinds[:1]
-        # What a chunk starting inside this piece repeats: its own header or fence, else its
-        # ancestors'. A whole block never repeats its own prefix: it starts with it.
-        prefix = piece.block.prefix if piece.block is not None and piece.block.prefix else piece.prefix
-        if piece.seam == "children" and piece.block is not None:
-            block = piece.block
-            parts = []
-            for i, child in enumerate(block.children):
-                parts.append(_Piece(child.start, child.end, _merge_kinds([kind, _kinds_of(child)]),
-                                    _seam_of(child), child, prefix=prefix,
-                                    continues=piece.continues or i > 0,
-                                    glue=block.kind == "table" and i == 0 and len(block.children) > 1))
-            return self._stretch(piece, parts)
-        spans = self._spans(piece, room)
-        if len(spans) <= 1:  # nothing to cut at this level: go one level down
-            deeper = {"lines": "sentences", "sentences": "words", "words": "tokens"}.get(piece.seam)
-            if deeper is None:
-                return []
-            return self.seams(replace(piece, seam=deeper), room)
-        next_seam = {"lines": "words", "sentences": "words"}.get(piece.seam, "tokens")
-        parts = [replace(piece, start=a, end=b, seam=next_seam, block=None, glue=False, prefix=prefix,
-                         cost=None,
-                         atomic=False, continues=piece.continues or i > 0)
-                 for i, (a, b) in enumerate(spans)]
-        return self._stretch(piece, parts)
-
-    def _spans(self, piece: _Piece, room: int) -> list[tuple[int, int]]:
-        source = self.d.source
-        if piece.seam == "lines":
-            lines = line_spans(source, piece.start, piece.end)
-            fenced = piece.block is not None and piece.block.kind == "code" and piece.block.prefix
-            if fenced and len(lines) >= 2:  # keep each fence on its neighbour line
-                lines = [(lines[0][0], lines[1][1]), *lines[2:]]
-                if len(lines) >= 3:
-                    lines[-2:] = [(lines[-2][0], lines[-1][1])]
-            return lines
-        if piece.seam == "sentences":
-            return self.d.sentence_spans(piece.start, piece.end)
-        if piece.seam == "words":
-            return word_spans(source, piece.start, piece.end)
-        return self._token_spans(piece, room)
-
-    def _token_spans(self, piece: _Piece, room: int) -> list[tuple[int, int]]:
-        """The last resort: cuts at token counts; the first part fills ``room``, the rest fill
-        fresh chunks."""
-        limit = max(1, self._limit() - self._prefix_tokens(piece.prefix) - 2)
-        spans, pos = [], piece.start
-        text = self.d.source
-        size_limit = max(1, min(room - 2, limit))
-        while pos < piece.end:
-            size = self.d.counter.prefix_within(text[pos:piece.end], size_limit)
-            if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
-                size_limit = limit
-                continue
-            size = max(1, size)
-            spans.append((pos, pos + size))
-            pos += size
-            size_limit = limit
-        return spans
-
-    def _stretch(self, piece: _Piece, parts: list[_Piece]) -> list[_Piece]:
-        """Parts tile their piece, blanks aside, so no cut between them drops text (guarantee 4)."""
-        if parts:
-            parts[0].start = min(parts[0].start, piece.start)
-            parts[-1].end = max(parts[-1].end, piece.end)
-            source = self.d.source
-            for prev, part in zip(parts, parts[1:]):
-                gap = source[prev.end:part.start]
-                if gap.strip():
-                    part.start = prev.end + len(gap) - len(gap.lstrip())
-            self._cut_between(parts)
-        return parts
-
-    def _cut_between(self, parts: list[_Piece]) -> None:
-        """Where the blank between two parts is a cut at which exact counts add up, register it
-        and let each part's cost include the blank; chunks then sum parts instead of encoding."""
-        if not self.d.counter.line_additive:
-            return
-        source = self.d.source
-        for prev, part in zip(parts, parts[1:]):
-            gap = source[prev.end:part.start]
-            if gap and not gap.strip(" \t") and not source[prev.end - 1].isspace():
-                cut = prev.end  # "word. Next": the space goes with the word after it
-            elif self.d.is_cut(part.start):
-                cut = part.start  # a line that starts with a non-blank character
-            else:
-                continue
-            self.d.add_cut(cut)
-            prev.cost = ((prev.cost or (prev.start, prev.end))[0], cut)
-            part.cost = (cut, part.end)
-        for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
-            if part.cost == (part.start, part.end):
-                part.cost = None
-
-    # -- packing ------------------------------------------------------------------------------
-
-    def _prefix_tokens(self, prefix: str) -> int:
-        return self.d.count_head(prefix + "\n") if prefix else 0
-
-    def _limit(self) -> int:
-        return self.room - self.squeeze
-
-    def _cost_in_fresh_group(self, piece: _Piece) -> int:
-        prefix = self._usable_prefix(piece)
-        return self.tokens(piece) + self._prefix_tokens(prefix)
-
-    def _usable_prefix(self, piece: _Piece) -> str:
-        """A continuation repeats its block's header or fence, unless that would eat half the room."""
-        if not piece.continues or not piece.prefix:
-            return ""
-        return piece.prefix if self._prefix_tokens(piece.prefix) * 2 <= self._limit() else ""
-
-    def pack(self, pieces: Iterable[_Piece]) -> list[Draft]:
-        self.queue.extend(pieces)
-        while self.queue:
-            self.step(self.queue.popleft())
-            if not self.queue:
-                self.close()
-        return self.drafts
-
-    def step(self, piece: _Piece) -> None:
-        group = self.group
-        limit = self._limit()
-        if not group.pieces:
-            if self._cost_in_fresh_group(piece) <= limit:
-                self.open(piece)
-                return
-        elif group.used + self.tokens(piece) <= limit:
-            self.add(piece)
-            return
-        elif piece.tail and any(not (p.tail or p.glue) for p in group.pieces):
-            self.keep_tail_company(piece)
-            return
-        elif group.has_content and (self._cost_in_fresh_group(piece) <= limit
-                                    or self._keep_whole(piece)):
-            self.queue.appendleft(piece)  # it goes first into the next chunk
-            self.close()
-            return
-        if group.pieces and group.pieces[0].spare and not group.has_content:
-            self.shed_spare(piece)
-            return
-        room = (limit - group.used if group.pieces
-                else limit - self._prefix_tokens(self._usable_prefix(piece)))
-        parts = [] if self._keep_whole(piece) else self.seams(piece, room)
-        if parts:
-            self.queue.extendleft(reversed(parts))
-        elif group.pieces:  # kept whole (oversized="keep"), or one character over: nothing smaller
-            self.add(piece)
-        else:
-            self.open(piece)
-
-    def keep_tail_company(self, tail: _Piece) -> None:
-        """A trailing heading that does not fit takes the last content piece (and any headings
-        after it) along into a new chunk; when that piece is the chunk's only content, it is
-        cut so that part of it can come."""
-        group = self.group
-        moved = [tail]
-        while group.pieces[-1].tail:
-            moved.insert(0, self._pop())
-        last = self._pop()
-        if group.has_content:
-            self.queue.extendleft(reversed([last, *moved]))
-            self.close()
-            return
-        parts = self.seams(last, self._limit() - group.used)
-        if parts:
-            self.queue.extendleft(reversed([*parts, *moved]))
-            return
-        self.add(last)  # nothing left to cut: the budget wins over company
-        self.queue.extendleft(reversed([replace(p, tail=False) for p in moved]))
-        self.close()
-
-    def shed_spare(self, piece: _Piece) -> None:
-        """Close the empty sections' headings at the front of the group as a chunk of their own
-        and start again with the rest, so the next section's heading still meets its content."""
-        group = self.group
-        n = next((i for i, p in enumerate(group.pieces) if not p.spare), len(group.pieces))
-        keep = group.pieces[n:]
-        del group.pieces[n:]
-        group.tokens = sum(self.tokens(p) for p in group.pieces)
-        self.queue.appendleft(piece)
-        self.queue.extendleft(reversed(keep))
-        self.close()
-
-    def _pop(self) -> _Piece:
-        piece = self.group.pieces.pop()
-        self.group.tokens -= self.tokens(piece)
-        return piece
-
-    def add(self, piece: _Piece) -> None:
-        self.group.pieces.append(piece)
-        self.group.tokens += self.tokens(piece)
-
-    def _keep_whole(self, piece: _Piece) -> bool:
-        return self.config.oversized == "keep" and piece.atomic
-
-    def open(self, piece: _Piece) -> None:
-        """Start a group with ``piece``, led by overlap sentences of the previous group."""
-        prefix = self._usable_prefix(piece)
-        group = _Group([piece], self.tokens(piece), prefix, self._prefix_tokens(prefix))
-        self.group = group
-        if not piece.glue and not prefix:
-            self._add_overlap(group)
-
-    def _add_overlap(self, group: _Group) -> None:
-        """Guarantee 5: whole trailing sentences of the previous chunk's prose, within budget.
-
-        The previous chunk must end at a sentence end of a top-level paragraph; the overlap is
-        the longest run of its last sentences that stays inside that chunk and the budget.
-        """
-        prev = self.last_closed
-        if prev is None or not prev.pieces or prev.pieces[-1].paragraph is None:
-            return
-        budget = min(self.config.overlap_tokens,
-                     self._limit() - group.tokens - group.prefix_tokens)
-        if budget <= 0:
-            return
-        end = prev.pieces[-1].end
-        floor = prev.pieces[0].start if prev.overlap_start is None else prev.overlap_start
-        starts, ends = self.d.sentences(*prev.pieces[-1].paragraph)
-        if end not in ends:
-            return  # the previous chunk stopped mid-sentence: no whole sentence to repeat
-        chosen: int | None = None
-        chosen_tokens = 0
-        for start in reversed(starts[:bisect_left(starts, end)]):
-            if start < floor:
-                break
-            tokens = self.d.count_span(start, end)
-            if tokens > budget:
-                break
-            chosen, chosen_tokens = start, tokens
-        if chosen is not None and chosen < group.pieces[0].start:
-            group.overlap_start, group.overlap_tokens = chosen, chosen_tokens
-
-    def close(self) -> None:
-        group = self.group
-        if not group.pieces:
-            return
-        while group.pieces[-1].glue and group.has_content:  # glue never ends a chunk
-            self.queue.appendleft(group.pieces.pop())
-        draft = self._draft(group)
-        while not self.d.fits(draft) and not draft.oversized:
-            if group.overlap_start is not None:  # first give up the overlap
-                group.overlap_start, group.overlap_tokens = None, 0
-            elif len(group.pieces) > 1:  # then move the last piece on to the next chunk
-                self.queue.appendleft(group.pieces.pop())
-                while group.pieces[-1].glue and len(group.pieces) > 1:
-                    self.queue.appendleft(group.pieces.pop())
-            else:  # an estimate was short: hold the overshoot back and cut this piece smaller
-                self.squeeze += draft.token_count - self.d.max_tokens
-                self.queue.appendleft(group.pieces.pop())
-                self.group = _Group()
-                return
-            draft = self._draft(group)
-        self.drafts.append(draft)
-        self.last_closed = group
-        self.group = _Group()
-
-    def _draft(self, group: _Group) -> Draft:
-        start = group.pieces[0].start if group.overlap_start is None else group.overlap_start
-        kinds = _merge_kinds([("paragraph",) if group.overlap_start is not None else (),
-                              *(p.kinds for p in group.pieces)])
-        draft = self.d.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix)
-        kept = any(self._keep_whole(p) for p in group.pieces)
-        return replace(draft, oversized=kept and not self.d.fits(draft))
-

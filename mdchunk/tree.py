@@ -56,7 +56,7 @@ def build_sections(blocks: Sequence[Block]) -> Section:
     """Nest ``blocks`` under their headings and return the root section.
 
     >>> from mdchunk.parse import parse_markdown
-    >>> root = build_sections(parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n").blocks)
+    >>> root = build_sections(parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n\\nmore\\n").blocks)
     >>> [(c.titles(), [g.titles() for g in c.children]) for c in root.children]
     [(('A',), [('A', 'B')]), (('C',), [])]
     """
