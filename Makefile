@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	rm -f demo.db
+	rm -rf demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "how do I split a large table" --db ./demo.db -k 3

@@ -550,7 +550,8 @@ def chart(report: dict, path: Path) -> None:
     ax.set_yticks([j + height * (len(corpora) - 1) / 2 for j in range(len(names))])
     ax.set_yticklabels([LABELS[n] for n in names])
     ax.invert_yaxis()
-    ax.set_xlabel("throughput, MB/s (higher is better)")
+    ax.set_xscale("log")
+    ax.set_xlabel("throughput, MB/s, log scale (higher is better)")
     m = report["machine"]
     ax.set_title(f"Markdown chunking at {MAX_TOKENS} tokens / overlap {OVERLAP}, cl100k_base — "
                  f"{m['cores']} cores, median of interleaved runs", fontsize=10)

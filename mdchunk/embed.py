@@ -21,7 +21,7 @@ from .errors import DependencyError
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Embedder", "SentenceTransformerEmbedder", "DEFAULT_MODEL"]
+__all__ = ["DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder"]
 
 log = logging.getLogger(__name__)
 
@@ -109,8 +109,8 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model = _load(source, self.device)
         # sentence-transformers renamed the method in v5; accept both spellings.
-        get_dim = getattr(self._model, "get_embedding_dimension", None) or getattr(
-            self._model, "get_sentence_embedding_dimension")
+        get_dim = (getattr(self._model, "get_embedding_dimension", None)
+                   or self._model.get_sentence_embedding_dimension)
         dim = get_dim()
         if not dim:
             raise DependencyError(f"embedding model {self.name!r} does not report its dimension")

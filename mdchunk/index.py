@@ -22,7 +22,7 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
@@ -31,14 +31,34 @@ from .chunker import MARKDOWN_SUFFIXES, TEXT_SUFFIXES, Chunker
 from .embed import Embedder, SentenceTransformerEmbedder
 from .errors import ConfigError, InputError
 from .model import Chunk, ChunkerConfig, TokenizerSpec
-from .store import (ANALYZERS, IndexMeta, ManifestEntry, MilvusStore, SearchHit, SearchMode,
-                    chunk_row, embed_hash, path_prefix_filter)
+from .store import (
+    ANALYZERS,
+    SCALAR_FIELDS,
+    IndexMeta,
+    ManifestEntry,
+    MilvusStore,
+    SearchHit,
+    SearchMode,
+    chunk_row,
+    embed_hash,
+    path_prefix_filter,
+)
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["index_paths", "search", "IndexReport", "SearchHit", "Source", "discover",
-           "chunker_config", "config_fingerprint", "detect_analyzer", "SUFFIXES"]
+__all__ = [
+    "SUFFIXES",
+    "IndexReport",
+    "SearchHit",
+    "Source",
+    "chunker_config",
+    "config_fingerprint",
+    "detect_analyzer",
+    "discover",
+    "index_paths",
+    "search",
+]
 
 log = logging.getLogger(__name__)
 
@@ -65,9 +85,22 @@ class Source:
     file: Path
 
 
+@dataclass(frozen=True, slots=True)
+class _Doc:
+    """A document about to be written: its chunks and their embed-text hashes."""
+
+    source: Source
+    digest: str
+    known: bool  # has a manifest entry, so it may have stored chunks
+    chunks: list[Chunk]
+    keys: list[str]
+
+
 @dataclass(slots=True)
 class IndexReport:
-    """What a run did. Document counts first, then chunk counts."""
+    """What a run did: documents added, updated, deleted and unchanged; then chunks embedded
+    (new embed texts), reused (vector taken from the stored chunk with the same embed text),
+    written (rows upserted), kept (stored row already identical) and removed."""
 
     added: int = 0
     updated: int = 0
@@ -76,6 +109,7 @@ class IndexReport:
     embedded_chunks: int = 0
     reused_chunks: int = 0
     written_chunks: int = 0
+    kept_chunks: int = 0
     removed_chunks: int = 0
     rebuilt: bool = False
     max_tokens: int = 0
@@ -94,23 +128,26 @@ def discover(paths: Iterable[str | Path]) -> list[Source]:
     for given in paths:
         root = Path(given)
         if root.is_file():
-            candidates = [(root.name, root)]
+            candidates = [Source(root.name, root.as_posix(), root)]
         elif root.is_dir():
-            candidates = [
-                (f.relative_to(root).as_posix(), f) for f in sorted(root.rglob("*"))
-                if f.suffix.lower() in SUFFIXES and f.is_file()
-                and not any(part.startswith(".") for part in f.relative_to(root).parts)
-            ]
+            candidates = list(_walk(root))
         else:
             raise InputError(f"{given}: no such file or directory")
-        for doc_id, file in candidates:
-            path = (PurePosixPath(root.as_posix()) / doc_id).as_posix() if root.is_dir() \
-                else root.as_posix()
-            if doc_id in found and found[doc_id].file.resolve() != file.resolve():
-                raise InputError(f"{file}: same document id {doc_id!r} as {found[doc_id].file}; "
-                                 "index the two folders into separate collections")
-            found[doc_id] = Source(doc_id, path, file)
+        for source in candidates:
+            seen = found.get(source.doc_id)
+            if seen is not None and seen.file.resolve() != source.file.resolve():
+                raise InputError(f"{source.file}: same document id {source.doc_id!r} as "
+                                 f"{seen.file}; index the two folders into separate collections")
+            found[source.doc_id] = source
     return [found[d] for d in sorted(found)]
+
+
+def _walk(root: Path) -> Iterator[Source]:
+    for file in sorted(root.rglob("*")):
+        rel = file.relative_to(root)
+        if file.suffix.lower() in SUFFIXES and not any(p.startswith(".") for p in rel.parts) \
+                and file.is_file():
+            yield Source(rel.as_posix(), (PurePosixPath(root.as_posix()) / rel).as_posix(), file)
 
 
 def detect_analyzer(sources: Sequence[Source]) -> str:
@@ -222,39 +259,46 @@ class _Run:
             _check_window(chunks, source, self.embedder)
         return chunks
 
-    def write(self, group: list[tuple[Source, str, list[Chunk], bool]]) -> None:
+    def write(self, group: list[_Doc]) -> None:
         """Embed what is new in ``group`` in one call, then write and commit each document."""
-        reusable: dict[str, Any] = {}
-        stored_ids: dict[str, list[str]] = {}
-        for source, _, _, known in group:
-            if known:  # only a document with a manifest entry can have stored chunks
-                rows = self.store.doc_chunks(source.doc_id, vectors=True)
-                stored_ids[source.doc_id] = [r["id"] for r in rows]
+        reusable: dict[str, Any] = {}  # embed hash -> vector
+        stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
+        for doc in group:
+            if doc.known:  # only a document with a manifest entry can have stored chunks
+                rows = self.store.doc_chunks(doc.source.doc_id)
+                stored[doc.source.doc_id] = {r["id"]: r for r in rows}
                 reusable.update((r["content_hash"], r["dense"]) for r in rows)
         todo: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
-        for _, _, chunks, _ in group:
-            for chunk in chunks:
-                key = embed_hash(chunk.embed_text)
+        for doc in group:
+            for key, chunk in zip(doc.keys, doc.chunks):
                 if key not in reusable:
                     todo.setdefault(key, chunk.embed_text)
         vectors: np.ndarray | list[Any] = self.embedder.embed(list(todo.values())) if todo else []
         reusable.update(zip(todo, vectors))
         self.report.embedded_chunks += len(todo)
-        for source, digest, chunks, known in group:
-            title = _title(chunks, source)
-            file_type = source.file.suffix.lstrip(".").lower()
-            rows = [chunk_row(c, path=source.path, file_type=file_type, title=title,
-                              vector=reusable[embed_hash(c.embed_text)]) for c in chunks]
-            self.store.upsert_chunks(rows)
-            new_ids = {c.id for c in chunks}
-            stale = [i for i in stored_ids.get(source.doc_id, []) if i not in new_ids]
+        for doc in group:
+            title = _title(doc.chunks, doc.source)
+            file_type = doc.source.file.suffix.lstrip(".").lower()
+            old = stored.get(doc.source.doc_id, {})
+            rows = [chunk_row(c, path=doc.source.path, file_type=file_type, title=title,
+                              vector=reusable[key]) for key, c in zip(doc.keys, doc.chunks)]
+            # A row stored with the same fields (vector aside) is left alone, not rewritten.
+            changed = [r for r in rows if _scalars(old.get(r["id"])) != _scalars(r)]
+            self.store.upsert_chunks(changed)
+            new_ids = {c.id for c in doc.chunks}
+            stale = [i for i in old if i not in new_ids]
             self.store.delete_chunks(stale)
-            self.store.put_manifest([ManifestEntry(source.doc_id, digest, self.fingerprint,
-                                                   len(chunks), source.path)])
-            self.report.written_chunks += len(rows)
+            self.store.put_manifest([ManifestEntry(doc.source.doc_id, doc.digest,
+                                                   self.fingerprint, len(rows), doc.source.path)])
+            self.report.written_chunks += len(changed)
+            self.report.kept_chunks += len(rows) - len(changed)
             self.report.removed_chunks += len(stale)
-            self.report.reused_chunks += sum(1 for c in chunks if embed_hash(c.embed_text) not in todo)
-            self.tick(source.doc_id)
+            self.report.reused_chunks += sum(1 for key in doc.keys if key not in todo)
+            self.tick(doc.source.doc_id)
+
+
+def _scalars(row: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if row is None else {f: row[f] for f in SCALAR_FIELDS}
 
 
 def index_paths(
@@ -288,14 +332,14 @@ def index_paths(
     if batch_chunks < 1:
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     sources = discover(paths)
-    embedder = _embedder(model)
-    config = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                            tokenizer=tokenizer)
-    fingerprint = config_fingerprint(config, embedder)
-    report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer))
-
+    # Connect before loading the model: an unreachable server should fail in milliseconds.
     with MilvusStore(db, collection, token=token) as store:
         recorded = store.meta()
+        embedder = _embedder(model)
+        config = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                                tokenizer=tokenizer)
+        fingerprint = config_fingerprint(config, embedder)
+        report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer))
         if analyzer == "auto":
             analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
         report.analyzer = analyzer
@@ -328,15 +372,13 @@ def index_paths(
         report.deleted = len(gone)
 
         # Mark every document about to be written as pending before any of its chunks is.
-        store.put_manifest(
-            ManifestEntry(s.doc_id, "", fingerprint, manifest[s.doc_id].chunk_count, s.path)
-            if known else ManifestEntry(s.doc_id, "", fingerprint, 0, s.path)
-            for s, _, known in todo)
-        group: list[tuple[Source, str, list[Chunk], bool]] = []
+        store.put_manifest(ManifestEntry(s.doc_id, "", fingerprint, 0, s.path) for s, _, _ in todo)
+        group: list[_Doc] = []
         pending_chunks = 0
         for source, digest, known in todo:
             chunks = run.chunk(source)
-            group.append((source, digest, chunks, known))
+            group.append(_Doc(source, digest, known, chunks,
+                              [embed_hash(c.embed_text) for c in chunks]))
             pending_chunks += len(chunks)
             report.changed_docs.append(source.doc_id)
             if known:
@@ -348,6 +390,8 @@ def index_paths(
                 group, pending_chunks = [], 0
         if group:
             run.write(group)
+        if todo or gone or report.rebuilt:
+            store.flush()
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "

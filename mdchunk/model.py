@@ -68,7 +68,9 @@ class ChunkerConfig:
     @property
     def fingerprint(self) -> str:
         """A short hash of every field that shapes chunks, used in chunk ids and index manifests."""
-        tokenizer = self.tokenizer if isinstance(self.tokenizer, str) else _callable_name(self.tokenizer)
+        from .tokens import tokenizer_identity  # tokens imports this module
+
+        tokenizer = tokenizer_identity(self.tokenizer)
         shape = {
             "max_tokens": self.max_tokens,
             "overlap_tokens": self.overlap_tokens,
@@ -82,10 +84,6 @@ class ChunkerConfig:
 def _check_int(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name}={value!r} must be an integer")
-
-
-def _callable_name(func: Callable[[str], int]) -> str:
-    return f"{getattr(func, '__module__', '?')}.{getattr(func, '__qualname__', type(func).__name__)}"
 
 
 @dataclass(frozen=True, slots=True)

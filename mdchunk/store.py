@@ -16,7 +16,7 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from .errors import DependencyError, StoreError
 from .model import Chunk
@@ -25,8 +25,16 @@ if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
-    "MilvusStore", "IndexMeta", "ManifestEntry", "SearchHit", "SearchMode",
-    "chunk_row", "embed_hash", "path_prefix_filter", "ANALYZERS",
+    "ANALYZERS",
+    "SCALAR_FIELDS",
+    "IndexMeta",
+    "ManifestEntry",
+    "MilvusStore",
+    "SearchHit",
+    "SearchMode",
+    "chunk_row",
+    "embed_hash",
+    "path_prefix_filter",
 ]
 
 log = logging.getLogger(__name__)
@@ -46,8 +54,16 @@ _DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection, t
 # VARCHAR limits are in bytes. Display fields are clipped to them; identifiers and text never are.
 _MAX = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
         "section_path": 8192, "text": 65535, "content_hash": 64}
+#: Every stored field of a chunk row except the vectors.
+SCALAR_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
+                 "start", "end", "line_start", "line_end", "token_count", "text", "content_hash")
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text"]
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
+# A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
+# channel per address for the whole process and pings it every 10 s even with no call under way;
+# a gRPC server with default settings (the ``milvus-lite server``) answers a quiet client's
+# pings with GOAWAY "too_many_pings", and the next call on the shared channel then fails.
+_GRPC_OPTIONS = {"grpc.keepalive_permit_without_calls": False, "grpc.keepalive_time_ms": 60_000}
 _QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
 
 
@@ -200,7 +216,8 @@ class MilvusStore:
                 raise DependencyError(f"{uri}: a local Milvus Lite file needs milvus-lite: "
                                       f"{_EXTRA_HINT}") from exc
         with self._errors("cannot connect"):
-            self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout)
+            self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
+                                                 dedicated=True, grpc_options=_GRPC_OPTIONS)
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -220,7 +237,7 @@ class MilvusStore:
         with self._errors("close"):
             self._client.close()
 
-    def __enter__(self) -> MilvusStore:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -250,7 +267,7 @@ class MilvusStore:
             raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} holds "
                              f"{meta.model} vectors (dim {meta.dim}), not {model} (dim {dim}); "
                              "search with the model it was indexed with or re-index")
-        self._load()
+        self._load(self.collection)
         return meta
 
     def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
@@ -279,6 +296,7 @@ class MilvusStore:
                 created = True
             if not self._client.has_collection(self.manifest_collection):
                 self._create_manifest()
+            self._ensure_indexes()
         self._load()
         return created
 
@@ -289,12 +307,23 @@ class MilvusStore:
                 if self._client.has_collection(name):
                     self._client.drop_collection(name)
 
-    def _load(self) -> None:
+    def _load(self, *names: str) -> None:
         # Milvus Lite reopens collections released; search, query and get need them loaded.
         with self._errors(f"load collection {self.collection!r}"):
-            for name in (self.collection, self.manifest_collection):
+            for name in names or (self.collection, self.manifest_collection):
                 if self._client.has_collection(name):
                     self._client.load_collection(name)
+
+    def flush(self) -> None:
+        """Seal what was written into indexed segments, once at the end of a run.
+
+        Milvus Lite searches unsealed rows by brute force in Python (about 200 ms for a
+        thousand chunks against 10 ms sealed); a server seals by itself, and one flush per
+        run is well within its rate limit.
+        """
+        with self._errors(f"flush collection {self.collection!r}"):
+            for name in (self.collection, self.manifest_collection):
+                self._client.flush(name)
 
     def _create_chunks(self, meta: IndexMeta) -> None:
         from pymilvus import DataType, Function, FunctionType
@@ -316,20 +345,40 @@ class MilvusStore:
                                      input_field_names=["text"], output_field_names=["sparse"]))
         self._client.create_collection(self.collection, schema=schema,
                                        properties=meta.properties())
-        sparse = self._client.prepare_index_params()
-        sparse.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
-        sparse.add_index("doc_id", index_type="INVERTED")
-        # sync=False: on an empty collection there is nothing to wait for, and Milvus Lite does
-        # not implement the timestamp call that waiting makes.
-        self._client.create_index(self.collection, sparse, sync=False)
-        self._create_dense_index()
+
+    def _ensure_indexes(self) -> None:
+        """Create whichever index is missing.
+
+        Creating a collection and its indexes are separate calls, so an interrupted creation
+        leaves a collection without some; the next open finishes the job. ``sync=False``: on
+        an empty collection there is nothing to wait for, and Milvus Lite does not implement
+        the timestamp call that waiting makes.
+        """
+        wanted = {
+            self.collection: [("sparse", {"index_type": "SPARSE_INVERTED_INDEX",
+                                          "metric_type": "BM25"}),
+                              ("doc_id", {"index_type": "INVERTED"}),
+                              ("dense", None)],
+            self.manifest_collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
+        }
+        for collection, indexes in wanted.items():
+            have = set(self._client.list_indexes(collection))
+            for field, params in indexes:
+                if field in have:
+                    continue
+                if params is None:
+                    self._create_dense_index()
+                    continue
+                index = self._client.prepare_index_params()
+                index.add_index(field, index_name=field, **params)
+                self._client.create_index(collection, index, sync=False)
 
     def _create_dense_index(self) -> None:
         """HNSW on a server; Milvus Lite (and a Lite server without faiss) gets AUTOINDEX."""
         kinds = ["AUTOINDEX"] if is_local(self.uri) else ["HNSW", "AUTOINDEX"]
         for kind in kinds:
             params = self._client.prepare_index_params()
-            params.add_index("dense", index_type=kind, metric_type="COSINE")
+            params.add_index("dense", index_name="dense", index_type=kind, metric_type="COSINE")
             try:
                 self._client.create_index(self.collection, params, sync=False)
                 return
@@ -349,10 +398,7 @@ class MilvusStore:
         schema.add_field("chunk_count", DataType.INT64)
         schema.add_field("path", DataType.VARCHAR, max_length=_MAX["path"])
         schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
-        params = self._client.prepare_index_params()
-        params.add_index("dummy", index_type="AUTOINDEX", metric_type="L2")
         self._client.create_collection(self.manifest_collection, schema=schema)
-        self._client.create_index(self.manifest_collection, params, sync=False)
 
     # -- manifest ---------------------------------------------------------------------------
 
@@ -380,9 +426,9 @@ class MilvusStore:
 
     # -- chunks -----------------------------------------------------------------------------
 
-    def doc_chunks(self, doc_id: str, *, vectors: bool = False) -> list[dict[str, Any]]:
-        """``id`` and ``content_hash`` (and ``dense`` if asked) of every stored chunk of a doc."""
-        fields = ["id", "content_hash"] + (["dense"] if vectors else [])
+    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
+        """Every stored chunk row of a document: all scalar fields, and ``dense`` if asked."""
+        fields = list(SCALAR_FIELDS) + (["dense"] if vectors else [])
         with self._errors(f"read chunks of {doc_id}"):
             return self._select(self.collection, f"doc_id == {quote(doc_id)}", fields)
 

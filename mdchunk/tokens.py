@@ -19,7 +19,7 @@ from pathlib import Path
 from .errors import ConfigError, DependencyError
 from .model import TokenizerSpec
 
-__all__ = ["TokenCounter", "get_counter", "available_encodings"]
+__all__ = ["TokenCounter", "get_counter", "available_encodings", "tokenizer_identity"]
 
 log = logging.getLogger(__name__)
 
@@ -199,3 +199,32 @@ def get_counter(spec: TokenizerSpec) -> TokenCounter:
     if callable(spec):
         return TokenCounter(getattr(spec, "__name__", "callable"), spec)
     raise ConfigError(f"tokenizer={spec!r} must be a name, a path or a callable str -> int")
+
+
+_TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "vocab.json", "merges.txt", "spiece.model",
+                    "sentencepiece.bpe.model", "tokenizer_config.json", "special_tokens_map.json")
+
+
+@functools.lru_cache(maxsize=32)
+def _local_tokenizer_identity(path: str) -> str:
+    digest = hashlib.sha256()
+    folder = Path(path)
+    for name in _TOKENIZER_FILES:
+        file = folder / name
+        if file.is_file():
+            digest.update(name.encode() + b"\0" + file.read_bytes())
+    return f"hf-files:{digest.hexdigest()[:16]}"
+
+
+def tokenizer_identity(spec: TokenizerSpec) -> str:
+    """A name for ``spec`` that is the same on every machine: a local tokenizer folder is
+    named by a hash of its files, not by where a venv happens to keep it.
+
+    >>> tokenizer_identity("cl100k_base")
+    'cl100k_base'
+    """
+    if not isinstance(spec, str):
+        return f"callable:{getattr(spec, '__module__', '?')}.{getattr(spec, '__qualname__', type(spec).__name__)}"
+    if Path(spec).is_dir():
+        return _local_tokenizer_identity(str(Path(spec).resolve()))
+    return spec

@@ -24,3 +24,7 @@ def corpus_files() -> list[Path]:
 @pytest.fixture(scope="session")
 def counter():
     return get_counter("cl100k_base")
+
+
+# Fixtures that need the embedding model or Milvus live beside their helpers.
+from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,F401

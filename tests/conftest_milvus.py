@@ -22,11 +22,17 @@ import pytest
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-# Each document has several sections, so that editing one changes only some of its chunks.
+# Each document has several sections of about 180 model tokens, more than half the model's
+# window, so every section is a chunk of its own whatever the packing policy, and editing one
+# section changes only its chunk.
 _SECTION = (
     "{topic} matters to the on-call engineer. {body} Check the dashboards first, then read the "
     "recent deploy log, and only then change anything in production. Write down every command "
-    "you run in the incident channel so that the next person can follow what happened.\n"
+    "you run in the incident channel so that the next person can follow what happened.\n\n"
+    "Before you close the incident, confirm that the alert has cleared for at least fifteen "
+    "minutes, link the graphs that show the recovery, and open a follow-up issue for anything "
+    "that was fixed by hand. If the same alert fired twice this week, page the owning team "
+    "during working hours and ask for a review of the runbook.\n"
 )
 CORPUS: dict[str, str] = {
     "docs/postgres_replication.md": (
@@ -149,7 +155,7 @@ def _answers(uri: str) -> bool:
     from pymilvus import MilvusClient
 
     try:
-        client = MilvusClient(uri=uri, timeout=2)
+        client = MilvusClient(uri=uri, timeout=2, dedicated=True)
         client.list_collections()
         client.close()
         return True

@@ -9,10 +9,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from .conftest_milvus import HashEmbedder, model  # noqa: F401  (fixture)
 from mdchunk import Chunker, ChunkerConfig
 from mdchunk.embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from mdchunk.errors import DependencyError
+
+from .conftest_milvus import HashEmbedder
+
 
 pytestmark = pytest.mark.slow
 

