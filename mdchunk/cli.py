@@ -9,6 +9,7 @@ from __future__ import annotations
 import html
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -215,7 +216,18 @@ def search(
 
 
 def main() -> None:
-    logging.basicConfig(level=logging.WARNING, format="mdchunk: %(message)s")
+    # Our own warnings as "mdchunk: …" lines; the model libraries' chatter (progress bars,
+    # revision notes, jieba's dictionary messages) only when it is an error.
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter("mdchunk: %(message)s"))
+    logging.getLogger("mdchunk").addHandler(handler)
+    logging.getLogger("mdchunk").setLevel(logging.WARNING)
+    logging.getLogger("mdchunk").propagate = False
+    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "jieba"):
+        logging.getLogger(noisy).setLevel(logging.ERROR)
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     app()
 
 

@@ -10,6 +10,7 @@ offline implementation used by default.
 from __future__ import annotations
 
 import functools
+import json
 import logging
 import os
 from collections.abc import Sequence
@@ -87,6 +88,56 @@ def _load(source: str, device: str) -> Any:  # -> SentenceTransformer
         ) from exc
 
 
+def _model_folder(source: str) -> Path | None:
+    """The local folder of a model path, or of a hub name already in the local cache."""
+    if Path(source).is_dir():
+        return Path(source)
+    try:
+        from huggingface_hub import snapshot_download
+
+        return Path(snapshot_download(source, local_files_only=True))
+    except Exception:  # not cached, or no huggingface_hub: the loader will say so
+        return None
+
+
+def _describe(source: str) -> tuple[int, int] | None:
+    """``(dim, max_tokens)`` read from a sentence-transformers folder's config files, without
+    loading torch or weights; None when the layout is not the plain one understood here."""
+    folder = _model_folder(source)
+    try:
+        modules = json.loads((folder / "modules.json").read_text())  # type: ignore[operator]
+        dim = None
+        for module in modules:
+            kind = module["type"].rsplit(".", 1)[-1]
+            config_file = folder / module["path"] / "config.json"  # type: ignore[operator]
+            if kind == "Pooling":
+                config = json.loads(config_file.read_text())
+                modes = sum(bool(v) for k, v in config.items() if k.startswith("pooling_mode_"))
+                dim = config["word_embedding_dimension"] * max(modes, 1)
+            elif kind == "Dense":
+                dim = json.loads(config_file.read_text())["out_features"]
+            elif kind not in ("Transformer", "Normalize"):
+                return None
+        window = json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]  # type: ignore[operator]
+        from tokenizers import Tokenizer  # light: no torch, no transformers
+
+        processor = Tokenizer.from_file(str(folder / "tokenizer.json")).post_processor  # type: ignore[operator]
+        special = processor.num_special_tokens_to_add(False) if processor else 0
+    except Exception:  # missing or unexpected files: fall back to loading the model
+        return None
+    return (int(dim), int(window) - special) if dim else None
+
+
+def _ask_model(model: Any, name: str) -> tuple[int, int]:
+    # sentence-transformers renamed the method in v5; accept both spellings.
+    get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = get_dim()
+    if not dim:
+        raise DependencyError(f"embedding model {name!r} does not report its dimension")
+    special = model.tokenizer.num_special_tokens_to_add(pair=False)
+    return int(dim), int(model.max_seq_length) - special
+
+
 def _auto_device() -> str:
     import torch
 
@@ -104,20 +155,25 @@ class SentenceTransformerEmbedder:
                  batch_size: int = 32) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size} must be at least 1")
-        self.name, source = _resolve(model)
-        self.device = device or _auto_device()
+        self.name, self._source = _resolve(model)
+        self._device = device
         self.batch_size = batch_size
-        self._model = _load(source, self.device)
-        # sentence-transformers renamed the method in v5; accept both spellings.
-        get_dim = (getattr(self._model, "get_embedding_dimension", None)
-                   or self._model.get_sentence_embedding_dimension)
-        dim = get_dim()
-        if not dim:
-            raise DependencyError(f"embedding model {self.name!r} does not report its dimension")
-        self.dim: int = int(dim)
-        special = self._model.tokenizer.num_special_tokens_to_add(pair=False)
-        self.max_tokens: int = int(self._model.max_seq_length) - special
-        self.tokenizer: str = source
+        self.tokenizer: str = self._source
+        described = _describe(self._source)
+        if described is None:  # an unusual layout: ask the loaded model itself
+            described = _ask_model(self._load(), self.name)
+        self.dim, self.max_tokens = described
+
+    @property
+    def device(self) -> str:
+        if self._device is None:
+            self._device = _auto_device()
+        return self._device
+
+    def _load(self) -> Any:
+        """The model, loaded on first use: an index run with nothing new to embed never pays
+        the seconds torch and the weights take to load."""
+        return _load(self._source, self.device)
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalized float32 vectors, ``batch_size`` texts per forward pass."""
@@ -125,7 +181,7 @@ class SentenceTransformerEmbedder:
 
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._model.encode(
+        vectors = self._load().encode(
             list(texts),
             batch_size=self.batch_size,
             normalize_embeddings=True,
@@ -135,4 +191,4 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32)
 
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({self.name!r}, device={self.device!r}, dim={self.dim})"
+        return f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim})"

@@ -149,7 +149,35 @@ def _tiktoken_counter(name: str) -> TokenCounter:
     return TokenCounter(name, lambda text: len(encode(text)), line_additive=name in _LINE_ADDITIVE)
 
 
+def _tokenizer_json(spec: str) -> Path | None:
+    """``tokenizer.json`` of a local folder or of a hub name already in the local cache."""
+    folder = Path(spec)
+    if not folder.is_dir():
+        try:
+            from huggingface_hub import try_to_load_from_cache
+        except ImportError:
+            return None
+        cached = try_to_load_from_cache(spec, "tokenizer.json")
+        return Path(cached) if isinstance(cached, str) else None
+    file = folder / "tokenizer.json"
+    return file if file.is_file() else None
+
+
 def _huggingface_counter(spec: str) -> TokenCounter:
+    """A Hugging Face tokenizer: its ``tokenizer.json`` through the light ``tokenizers``
+    package when there is one (no torch to import), else transformers' AutoTokenizer."""
+    file = _tokenizer_json(spec)
+    if file is not None:
+        try:
+            from tokenizers import Tokenizer
+        except ImportError:
+            pass
+        else:
+            tokenizer = Tokenizer.from_file(str(file))
+            tokenizer.no_truncation()  # we count, we never cut
+            tokenizer.no_padding()
+            encode = tokenizer.encode
+            return TokenCounter(spec, lambda text: len(encode(text, add_special_tokens=False).ids))
     try:
         from transformers import AutoTokenizer
     except ImportError as exc:

@@ -58,7 +58,7 @@ def test_chunks_sized_with_model_tokenizer_fit_its_window(model) -> None:
                                     tokenizer=model.tokenizer))
     chunks = chunker.chunk(text, doc_id="guide.md")
     assert len(chunks) >= 6
-    tokenizer = model._model.tokenizer
+    tokenizer = model._load().tokenizer  # the loaded model's own tokenizer
     for chunk in chunks:
         assert len(tokenizer(chunk.embed_text)["input_ids"]) <= 256  # specials included
 

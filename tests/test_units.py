@@ -193,6 +193,11 @@ def test_huggingface_tokenizer_by_local_path() -> None:
                             tokenizer=str(model))
     counter = get_counter(str(model))
     assert len(chunks) > 1 and all(counter.count(c.embed_text) == c.token_count <= 64 for c in chunks)
+    # the light tokenizers path counts exactly what transformers' own tokenizer counts
+    auto = pytest.importorskip("transformers").AutoTokenizer.from_pretrained(str(model))
+    auto.model_max_length = 1 << 30
+    for text in ("Restart the service. 重启服务。 Ünïcödé " * 50, chunks[0].embed_text):
+        assert counter.count(text) == len(auto.encode(text, add_special_tokens=False))
 
 
 def test_unknown_encoding_lists_what_is_available() -> None:
