@@ -19,7 +19,7 @@ demo: $(STAMP)
 	rm -rf demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
-	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "how do I split a large table" --db ./demo.db -k 3
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "why do I get 429 rate limit errors" --db ./demo.db -k 3
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q

@@ -223,8 +223,14 @@ def main() -> None:
     logging.getLogger("mdchunk").addHandler(handler)
     logging.getLogger("mdchunk").setLevel(logging.WARNING)
     logging.getLogger("mdchunk").propagate = False
-    for noisy in ("sentence_transformers", "transformers", "huggingface_hub", "jieba"):
+    for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
+    try:  # jieba (Milvus Lite's Chinese analyzer) sets its own DEBUG level when imported
+        import jieba
+
+        jieba.setLogLevel(logging.ERROR)
+    except ImportError:
+        pass
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
