@@ -67,3 +67,27 @@ def test_workers_give_the_same_chunks_and_ids() -> None:
     two = runner.invoke(app, ["chunk", str(FIXTURES), "--max-tokens", "128", "--workers", "2"])
     assert one.exit_code == two.exit_code == 0, two.output
     assert one.stdout == two.stdout
+
+
+def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "redis.md").write_text("# Redis\n\n## Memory\n\nEvictions start when maxmemory is reached.\n")
+    (docs / "pg.md").write_text("# Postgres\n\n## Replication\n\nReplication lag grows when WAL piles up.\n")
+    db = str(tmp_path / "kb.db")
+    first = runner.invoke(app, ["index", str(docs), "--db", db])
+    assert first.exit_code == 0, first.output
+    assert "added 2, updated 0, deleted 0, unchanged 0 documents" in first.stdout
+    again = runner.invoke(app, ["index", str(docs), "--db", db])
+    assert "unchanged 2 documents; embedded 0 chunks" in again.stdout
+    found = runner.invoke(app, ["search", "replication lag WAL", "--db", db, "-k", "1"])
+    assert found.exit_code == 0 and "pg.md:" in found.stdout and "Postgres > Replication" in found.stdout
+    bm25 = runner.invoke(app, ["search", "maxmemory", "--db", db, "-k", "1", "--mode", "bm25"])
+    assert bm25.exit_code == 0 and "redis.md:" in bm25.stdout
+
+
+def test_unreachable_server_is_one_line_and_exit_1() -> None:
+    result = runner.invoke(app, ["search", "anything", "--db", "http://127.0.0.1:9"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().startswith("mdchunk: error: Milvus at http://127.0.0.1:9")
+    assert len(result.stderr.strip().splitlines()) == 1
