@@ -176,8 +176,9 @@ def _progress(label: str) -> Iterator[object]:
     with Progress(console=err, transient=True) as bar:
         task = bar.add_task(label, total=None)
 
-        def update(done: int, total: int, doc_id: str) -> None:
-            bar.update(task, completed=done, total=total, description=f"{label} {doc_id}")
+        def update(done: int, total: int, doc_id: str, embedded: int) -> None:
+            bar.update(task, completed=done, total=total,
+                       description=f"{label} {doc_id} · {embedded} chunks embedded")
 
         yield update
 

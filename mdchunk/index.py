@@ -65,8 +65,9 @@ log = logging.getLogger(__name__)
 #: Files an index picks up when it walks a directory: what the chunker reads.
 SUFFIXES = MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 
-#: ``progress(done, total, doc_id)`` after each document is committed (or found unchanged).
-ProgressCallback = Callable[[int, int, str], None]
+#: ``progress(done, total, doc_id, embedded)`` after each document is committed (or found
+#: unchanged): documents done of total, and chunks embedded so far.
+ProgressCallback = Callable[[int, int, str, int], None]
 
 #: Share of CJK characters (among non-blank ones) from which BM25 uses the jieba analyzer. Low on
 #: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
@@ -251,7 +252,7 @@ class _Run:
     def tick(self, doc_id: str) -> None:
         self.done += 1
         if self.progress is not None:
-            self.progress(self.done, self.total, doc_id)
+            self.progress(self.done, self.total, doc_id, self.report.embedded_chunks)
 
     def chunk(self, source: Source) -> list[Chunk]:
         chunks = self.chunker.chunk_file(source.file, doc_id=source.doc_id)

@@ -313,3 +313,15 @@ def test_db_file_is_portable_between_folders(corpus: Path, tmp_path: Path, model
     shutil.copytree(db, tmp_path / "b.db") if db.is_dir() else shutil.copy(db, tmp_path / "b.db")
     again = index_paths([corpus], db=str(tmp_path / "b.db"), model=model)
     assert again.embedded_chunks == 0 and again.unchanged == len(CORPUS)
+
+
+def test_progress_reports_documents_and_embedded_chunks(tmp_path: Path, model) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for i in range(3):
+        (docs / f"d{i}.md").write_text(f"# Doc {i}\n\nSome text about topic {i}.\n")
+    seen: list[tuple[int, int, str, int]] = []
+    index_paths([docs], db=str(tmp_path / "p.db"), model=model,
+                progress=lambda *args: seen.append(args))
+    assert [s[:2] for s in seen] == [(1, 3), (2, 3), (3, 3)]
+    assert seen[-1][3] == 3 and {s[2] for s in seen} == {"d0.md", "d1.md", "d2.md"}
