@@ -52,7 +52,7 @@ def _one_line_errors() -> Iterator[None]:
 
 
 def _files(paths: list[Path]) -> list[tuple[str, Path]]:
-    from .index import discover  # light: embed and store import their extras lazily
+    from .files import discover
 
     return [(s.doc_id, s.file) for s in discover(paths)]
 

@@ -22,14 +22,15 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .chunker import MARKDOWN_SUFFIXES, TEXT_SUFFIXES, Chunker
+from .chunker import MARKDOWN_SUFFIXES, Chunker
 from .embed import Embedder, SentenceTransformerEmbedder
-from .errors import ConfigError, InputError
+from .errors import ConfigError
+from .files import SUFFIXES, Source, discover
 from .model import Chunk, ChunkerConfig, TokenizerSpec
 from .store import (
     ANALYZERS,
@@ -63,7 +64,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 #: Files an index picks up when it walks a directory: what the chunker reads.
-SUFFIXES = MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 
 #: ``progress(done, total, doc_id, embedded)`` after each document is committed (or found
 #: unchanged): documents done of total, and chunks embedded so far.
@@ -75,15 +75,6 @@ ProgressCallback = Callable[[int, int, str, int], None]
 CJK_SHARE_FOR_JIEBA = 0.02
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _SAMPLE_BYTES = 64 * 1024
-
-
-@dataclass(frozen=True, slots=True)
-class Source:
-    """A file to index: its id (relative to the root it was found under) and display path."""
-
-    doc_id: str
-    path: str
-    file: Path
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,37 +109,6 @@ class IndexReport:
     analyzer: str = ""
     seconds: float = 0.0
     changed_docs: list[str] = field(default_factory=list)
-
-
-def discover(paths: Iterable[str | Path]) -> list[Source]:
-    """Every indexable file under ``paths``, sorted; hidden files and folders are skipped.
-
-    A directory's files get ids relative to it; a file named directly gets its own name.
-    """
-    found: dict[str, Source] = {}
-    for given in paths:
-        root = Path(given)
-        if root.is_file():
-            candidates = [Source(root.name, root.as_posix(), root)]
-        elif root.is_dir():
-            candidates = list(_walk(root))
-        else:
-            raise InputError(f"{given}: no such file or directory")
-        for source in candidates:
-            seen = found.get(source.doc_id)
-            if seen is not None and seen.file.resolve() != source.file.resolve():
-                raise InputError(f"{source.file}: same document id {source.doc_id!r} as "
-                                 f"{seen.file}; index the two folders into separate collections")
-            found[source.doc_id] = source
-    return [found[d] for d in sorted(found)]
-
-
-def _walk(root: Path) -> Iterator[Source]:
-    for file in sorted(root.rglob("*")):
-        rel = file.relative_to(root)
-        if file.suffix.lower() in SUFFIXES and not any(p.startswith(".") for p in rel.parts) \
-                and file.is_file():
-            yield Source(rel.as_posix(), (PurePosixPath(root.as_posix()) / rel).as_posix(), file)
 
 
 def detect_analyzer(sources: Sequence[Source]) -> str:
