@@ -390,6 +390,8 @@ class PiecePacker:
                 self.queue.appendleft(group.pieces.pop())
                 while group.pieces[-1].glue and len(group.pieces) > 1:
                     self.queue.appendleft(group.pieces.pop())
+            elif group.pieces[0].end - group.pieces[0].start <= 1:
+                break  # one character over an absurdly small budget: nothing smaller exists
             else:  # an estimate was short: hold the overshoot back and cut this piece smaller
                 self.squeeze += draft.token_count - self.d.max_tokens
                 self.queue.appendleft(group.pieces.pop())
