@@ -165,7 +165,13 @@ def _byte_lengths(encoding) -> Callable[[str], list[int]]:  # encoding: tiktoken
 
     def token_bytes(text: str) -> list[int]:
         if not table:
-            table.extend(map(length, range(encoding.n_vocab)))
+            ranks = getattr(encoding, "_mergeable_ranks", None)  # fast path: one dict walk
+            if isinstance(ranks, dict) and ranks:
+                table.extend([0] * encoding.n_vocab)
+                for piece, rank in ranks.items():
+                    table[rank] = len(piece)
+            else:
+                table.extend(map(length, range(encoding.n_vocab)))
         return [table[t] for t in encoding.encode_ordinary(text)]
 
     return token_bytes

@@ -342,3 +342,10 @@ def test_fingerprint_names_a_local_tokenizer_by_its_files_not_its_path(tmp_path:
     from mdchunk import tokens
     tokens._local_tokenizer_identity.cache_clear()
     assert ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(copy)).fingerprint != here.fingerprint
+
+
+def test_token_byte_lengths_cover_the_text_exactly() -> None:
+    counter = get_counter("cl100k_base")
+    for text in ("héllo 世界 ok", "```bash\necho 🙂\n```", "\r\n\t  x"):
+        lengths = counter.token_bytes(text)
+        assert len(lengths) == counter.count(text) and sum(lengths) == len(text.encode())
