@@ -8,8 +8,9 @@ the text between two such cuts is encoded once and every chunk containing it sum
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from dataclasses import dataclass
 
@@ -21,6 +22,11 @@ from .tokens import TokenCounter
 __all__ = ["Draft", "Drafter", "breadcrumb", "HEADING_KINDS"]
 
 _ELLIPSIS = "…"
+#: How far from a cut a span may start and still be counted from it (a space, a quote).
+_NEAR = 8
+_SPACE = re.compile(r"\s")
+#: Blanks, then text, on the same line.
+_TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
 #: Kinds that head a section: a chunk of these alone would be a heading with no body.
 HEADING_KINDS = frozenset({"heading", "question"})
 
@@ -66,6 +72,20 @@ def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
     return text
 
 
+def _first_shared(a: Iterator[int], b: Iterator[int], source: str) -> int | None:
+    """The first value two ascending iterators of piece ends share that follows text, not a
+    blank: a text ending in blanks is cut differently alone (``\\s++$``) than inside another."""
+    x, y = next(a, None), next(b, None)
+    while x is not None and y is not None:
+        if x == y and not source[x - 1].isspace():
+            return x
+        if x <= y:
+            x = next(a, None)
+        else:
+            y = next(b, None)
+    return None
+
+
 class Drafter:
     """What every packer shares: the source, the tokenizer, the budget and draft assembly."""
 
@@ -78,7 +98,9 @@ class Drafter:
         self._next_start: dict[tuple[int, int], int] = {}
         self._cuts: list[int] = []
         self._crumbs: dict[tuple[str, ...], str] = {}
-        self._head_tokens: dict[str, int] = {}
+        self._small: dict[str, int] = {}
+        self._token_ends: dict[tuple[int, int], list[int]] = {}
+        self._piece_ends = counter.piece_ends if counter.line_additive else None
         self._sentences: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self._sentence_index: dict[tuple[int, int], tuple[list[int], frozenset[int]]] = {}
 
@@ -97,12 +119,31 @@ class Drafter:
             self._cuts.insert(i, pos)
 
     def is_cut(self, pos: int) -> bool:
+        """A line start with text on its line: where a line-additive tokenizer's counts add up."""
         source = self.source
-        return 0 < pos < len(source) and source[pos - 1] in "\r\n" and not source[pos].isspace()
+        return 0 < pos < len(source) and source[pos - 1] in "\r\n" and bool(_TEXT_AHEAD.match(source, pos))
 
     def count_span(self, start: int, end: int) -> int:
-        """Exact tokens of ``source[start:end]``; with a line-additive tokenizer, the sum over
-        the pieces between block starts, each encoded once however many chunks contain it."""
+        """Exact tokens of ``source[start:end]``.
+
+        With a line-additive tokenizer, the sum over the stretches between registered cuts, each
+        encoded once however many chunks contain it. A span that starts a word after a cut (a
+        sentence after the space that ends the one before) or stops at the blank before one (a
+        block without the blank line after it) is counted from those cuts and corrected by the
+        tokenizer's pieces around that word: two tiny counts instead of the stretch again.
+        """
+        fix = 0
+        if self._piece_ends is not None and start < end:
+            head = self._start_fix(start, end)
+            if head is not None:
+                start, fix = head
+            tail = self._end_fix(start, end)
+            if tail is not None:
+                end, delta = tail
+                fix += delta
+        return self._sum_stretches(start, end) + fix
+
+    def _sum_stretches(self, start: int, end: int) -> int:
         cuts = self._cuts
         i, j = bisect_right(cuts, start), bisect_left(cuts, end)
         total, pos = 0, start
@@ -110,21 +151,92 @@ class Drafter:
             key = (pos, cut)
             tokens = self._segments.get(key)
             if tokens is None:
-                tokens = self._segments[key] = self.counter.count(self.source[pos:cut])
+                tokens = self._segments[key] = self._encode_stretch(pos, cut)
             total += tokens
             pos = cut
         return total
 
+    def _encode_stretch(self, start: int, end: int) -> int:
+        """Count a stretch never counted before. One long enough to be cut later keeps where its
+        tokens end, so that :meth:`prime` counts its parts without encoding it again."""
+        text = self.source[start:end]
+        token_bytes = self.counter.token_bytes
+        if token_bytes is None or len(text) < 3 * self.max_tokens:
+            return self.counter.count(text)
+        ends = self._token_ends[(start, end)] = list(accumulate(token_bytes(text)))
+        return len(ends)
+
+    def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
+        """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the cut just before
+        ``x``: both texts are cut into the same pieces from the first piece end they share."""
+        cuts = self._cuts
+        i = bisect_right(cuts, x) - 1
+        if i < 0 or cuts[i] == x or x - cuts[i] > _NEAR or not self._ends_on_text(y):
+            return None
+        c = cuts[i]
+        c1 = cuts[i + 1] if i + 1 < len(cuts) else len(self.source)
+        if (x, min(c1, y)) in self._segments:
+            return None  # counted as it is already
+        shared = _first_shared(self._piece_ends(self.source, c, c1),
+                               self._piece_ends(self.source, x, c1), self.source)
+        if shared is None or shared > y:
+            return None
+        return c, self.count_small(self.source[x:shared]) - self.count_small(self.source[c:shared])
+
+    def _end_fix(self, lo: int, y: int) -> tuple[int, int] | None:
+        """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
+        between ``y`` and the cut ``c1`` after it: the last word's pieces are counted twice,
+        with and without those blanks."""
+        source, cuts = self.source, self._cuts
+        k = bisect_left(cuts, y)
+        if k == len(cuts) or cuts[k] == y or k == 0 or cuts[k - 1] < lo:
+            return None
+        c1, stretch = cuts[k], cuts[k - 1]  # ``stretch``: the cut that starts y's stretch
+        if (max(lo, stretch), y) in self._segments:
+            return None  # counted as it is already
+        if source[y:c1].strip() or not self._ends_on_text(y):
+            return None
+        word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
+                   source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
+        if word < 0:
+            word = stretch
+        elif source[word] in "\r\n":
+            word += 1  # a line with text on it starts a piece
+        # else: the last blank before a word starts a piece (cl100k: " word", "\tword", " (")
+        if _SPACE.search(source, word + 1, y):
+            return None  # other kinds of blank inside: no rule to lean on
+        piece = word
+        for piece_end in self._piece_ends(source, word, c1):
+            if piece_end > y:
+                break
+            piece = piece_end
+        return c1, self.count_small(source[piece:y]) - self.count_small(source[piece:c1])
+
+    def _ends_on_text(self, y: int) -> bool:
+        """A span ending on a non-blank character (or at the end) is cut into the same pieces as
+        any longer text it starts: no trailing blank can be read as the end of the text."""
+        return y == len(self.source) or not self.source[y - 1].isspace()
+
+    def count_small(self, text: str) -> int:
+        """Tokens of a short text met again and again (a word, a breadcrumb, a fence)."""
+        tokens = self._small.get(text)
+        if tokens is None:
+            tokens = self._small[text] = self.counter.count(text)
+        return tokens
+
     def prime(self, cuts: Sequence[int], start: int, end: int) -> None:
-        """Encode ``[start, end)`` once and record the count of each stretch between ``cuts``
-        (all inside it, all registered): a paragraph cut into sentences is then counted with
-        one pass, not one per sentence."""
+        """Record the count of each stretch between ``cuts`` (all inside ``[start, end)``, all
+        registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
+        else a new one. A paragraph cut into sentences is never encoded per sentence."""
         token_bytes = self.counter.token_bytes
         if token_bytes is None or not cuts:
             return
-        ends = list(accumulate(token_bytes(self.source[start:end])))
+        following = self._next_start.get((start, end), end)
+        ends = self._token_ends.pop((start, following), None)
+        if ends is None:
+            ends, following = list(accumulate(token_bytes(self.source[start:end]))), end
         taken, pos, offset = 0, start, 0
-        for cut in (*cuts, end):
+        for cut in (*cuts, following):
             offset += len(self.source[pos:cut].encode("utf-8", "surrogatepass"))
             upto = bisect_right(ends, offset)
             if upto == 0 or ends[upto - 1] != offset:
@@ -161,18 +273,17 @@ class Drafter:
 
     def crumb(self, path: Sequence[Block], start: int) -> str:
         """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
-        titles = tuple(h.title for h in path if h.start < start)
+        return self._crumb(tuple(h.title for h in path if h.start < start))
+
+    def longest_crumb_tokens(self, path: Sequence[Block]) -> int:
+        """Tokens of the breadcrumb of all of ``path``: what any chunk under it may carry."""
+        return self.count_small(self._crumb(tuple(h.title for h in path)))
+
+    def _crumb(self, titles: tuple[str, ...]) -> str:
         text = self._crumbs.get(titles)
         if text is None:
             text = self._crumbs[titles] = breadcrumb(titles, self.counter, self.max_tokens // 4)
         return text
-
-    def count_head(self, text: str) -> int:
-        """Tokens of a breadcrumb or prefix; the few distinct ones are counted once."""
-        tokens = self._head_tokens.get(text)
-        if tokens is None:
-            tokens = self._head_tokens[text] = self.counter.count(text)
-        return tokens
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               prefix: str = "", oversized: bool = False) -> Draft:
@@ -181,8 +292,8 @@ class Drafter:
         embed_text = head + self.source[start:end]
         if not head:
             tokens = self.count_span(start, end)
-        elif self.counter.line_additive and not self.source[start].isspace():
-            tokens = self.count_head(head) + self.count_span(start, end)  # head ends with "\n"
+        elif self.counter.line_additive and _TEXT_AHEAD.match(self.source, start, end):
+            tokens = self.count_small(head) + self.count_span(start, end)  # head ends with "\n"
         else:
             tokens = self.counter.count(embed_text)
         return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)

@@ -87,7 +87,7 @@ class SectionPacker(Drafter):
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               content_tokens: int) -> _Unit | None:
         """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly."""
-        crumb_tokens = self.count_head(self.crumb(path, start)) if path else 0
+        crumb_tokens = self.count_small(self.crumb(path, start)) if path else 0
         if content_tokens + crumb_tokens > self.max_tokens:
             return None
         draft = self.draft(start, end, path, kinds)

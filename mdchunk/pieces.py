@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from .budget import HEADING_KINDS, Draft, Drafter, breadcrumb
+from .budget import HEADING_KINDS, Draft, Drafter
 from .parse import ATOMIC_KINDS, Block
 from .sentences import line_spans, word_spans
 
@@ -105,8 +105,7 @@ class PiecePacker:
         self.path = path
         self.config = drafter.config
         # Plan with the longest breadcrumb this section can have; drafts recount exactly.
-        self.room = drafter.max_tokens - drafter.counter.count(
-            breadcrumb([h.title for h in path], drafter.counter, drafter.max_tokens // 4))
+        self.room = drafter.max_tokens - drafter.longest_crumb_tokens(path)
         self.squeeze = 0  # tokens held back after an exact count proved an estimate short
         self.queue: deque[_Piece] = deque()
         self.group = _Group()
@@ -223,7 +222,7 @@ class PiecePacker:
             if gap and not gap.strip(" \t") and not source[prev.end - 1].isspace():
                 cut = prev.end  # "word. Next": the space goes with the word after it
             elif self.d.is_cut(part.start):
-                cut = part.start  # a line that starts with a non-blank character
+                cut = part.start  # a line with text on it
             else:
                 continue
             self.d.add_cut(cut)
@@ -233,13 +232,12 @@ class PiecePacker:
         for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
             if part.cost == (part.start, part.end):
                 part.cost = None
-        if len(cuts) == len(parts) - 1:  # every stretch between the parts is additive
-            self.d.prime(cuts, parts[0].start, parts[-1].end)
+        self.d.prime(cuts, parts[0].start, parts[-1].end)
 
     # -- packing ------------------------------------------------------------------------------
 
     def _prefix_tokens(self, prefix: str) -> int:
-        return self.d.count_head(prefix + "\n") if prefix else 0
+        return self.d.count_small(prefix + "\n") if prefix else 0
 
     def _limit(self) -> int:
         return self.room - self.squeeze

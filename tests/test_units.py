@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -308,25 +309,60 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 _pieces = st.lists(st.sampled_from(
-    ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", ".", ",", "。", "，", "服务", "重启", "3.14",
-     "42", "/", "-", "|", "`", "```", "#", "'s", "“", "”", "(", ")", "é", "🙂", "x" * 30]),
+    ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", ",", "。", "，", "服务", "重启",
+     "3.14", "42", "/", "-", "|", "`", "```", "#", "'s", "“", "”", "(", ")", "é", "🙂", "x" * 30,
+     "\u3000", "\xa0", "\f", "\u200b", "\x1c", "e\u0301", ".\n", " .", "-->", "    "]),
     min_size=1, max_size=60).map("".join)
 
 
-@settings(max_examples=300, deadline=None, derandomize=True)
+def _line_has_text(text: str, p: int) -> bool:
+    line = re.split(r"\r|\n", text[p:], maxsplit=1)[0]
+    return bool(line.strip())
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
 @given(text=_pieces, data=st.data())
 def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> None:
     counter = get_counter("cl100k_base")
     assert counter.line_additive
     cuts = [p for p in range(1, len(text))
-            if (text[p - 1] in "\r\n" and not text[p].isspace())
+            if (text[p - 1] in "\r\n" and _line_has_text(text, p))
             or (text[p] in " \t" and not text[p - 1].isspace())]
     if cuts:
         p = data.draw(st.sampled_from(cuts))
         assert counter.count(text) == counter.count(text[:p]) + counter.count(text[p:])
     head = data.draw(st.sampled_from(["A > B\n\n", "… > 服务\n\n| a | b |\n|---|---|\n", "```bash\n"]))
-    if text[:1] and not text[0].isspace():
+    if _line_has_text(text, 0):
         assert counter.count(head + text) == counter.count(head) + counter.count(text)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(text=_pieces, data=st.data())
+def test_spans_near_cuts_are_counted_exactly(text: str, data) -> None:
+    """Spans that start a word after a cut or end before the blank that leads to one are
+    counted from the cuts plus a correction (Drafter.count_span): always the exact count."""
+    from mdchunk.budget import Drafter
+
+    counter = get_counter("cl100k_base")
+    drafter = Drafter(text, counter, ChunkerConfig(max_tokens=64, overlap_tokens=0))
+    lines = [p for p in range(1, len(text)) if drafter.is_cut(p)]
+    words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
+    for cut in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
+        drafter.add_cut(cut)
+    ends = [y for y in range(1, len(text) + 1) if not text[y - 1].isspace()] or [len(text)]
+    before = [y for y in ends for c in drafter._cuts if c > y and not text[y:c].strip()]
+    for _ in range(6):
+        y = data.draw(st.sampled_from(before) if before and data.draw(st.booleans())
+                      else st.sampled_from(ends))
+        near = [c + d for c in drafter._cuts for d in (1, 2, 3) if c + d < y]
+        x = data.draw(st.sampled_from(near) if near and data.draw(st.booleans())
+                      else st.integers(0, y - 1))
+        assert drafter.count_span(x, y) == counter.count(text[x:y]), (x, y)
+    drafter.prime(drafter._cuts, 0, len(text))  # counts taken from one encoding agree too
+    for _ in range(4):
+        y = data.draw(st.sampled_from(ends))
+        x = data.draw(st.sampled_from([0, *[c for c in drafter._cuts if c < y]]))
+        assert drafter.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
 def test_fingerprint_names_a_local_tokenizer_by_its_files_not_its_path(tmp_path: Path) -> None:
