@@ -132,6 +132,9 @@ class Drafter:
         block without the blank line after it) is counted from those cuts and corrected by the
         tokenizer's pieces around that word: two tiny counts instead of the stretch again.
         """
+        known = self._segments.get((start, end))
+        if known is not None:
+            return known
         fix = 0
         if self._piece_ends is not None and start < end:
             head = self._start_fix(start, end)
