@@ -118,6 +118,26 @@ class Drafter:
         if i == len(self._cuts) or self._cuts[i] != pos:
             self._cuts.insert(i, pos)
 
+    def cut_before(self, start: int, after: int = 0) -> int | None:
+        """Register and return the cut in the blank before ``start`` (text ends at ``after`` or
+        later), if that blank holds one: before the spaces of "word. Next" (they go with the word
+        after them), or at a line start with text on it."""
+        if not self.counter.line_additive:
+            return None
+        source = self.source
+        while start > after and source[start - 1] in " \t":
+            start -= 1  # back over the blank before the text
+        if start == 0:
+            return None
+        if source[start] in " \t" and not source[start - 1].isspace():
+            cut = start  # "word. Next": the space goes with the word after it
+        elif self.is_cut(start):
+            cut = start
+        else:
+            return None
+        self.add_cut(cut)
+        return cut
+
     def is_cut(self, pos: int) -> bool:
         """A line start with text on its line: where a line-additive tokenizer's counts add up."""
         source = self.source

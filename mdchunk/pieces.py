@@ -215,17 +215,11 @@ class PiecePacker:
         and let each part's cost include the blank; chunks then sum parts instead of encoding."""
         if not self.d.counter.line_additive:
             return
-        source = self.d.source
         cuts = []
         for prev, part in zip(parts, parts[1:]):
-            gap = source[prev.end:part.start]
-            if gap and not gap.strip(" \t") and not source[prev.end - 1].isspace():
-                cut = prev.end  # "word. Next": the space goes with the word after it
-            elif self.d.is_cut(part.start):
-                cut = part.start  # a line with text on it
-            else:
+            cut = self.d.cut_before(part.start, after=prev.end)
+            if cut is None:
                 continue
-            self.d.add_cut(cut)
             cuts.append(cut)
             prev.cost = ((prev.cost or (prev.start, prev.end))[0], cut)
             part.cost = (cut, part.end)
@@ -367,6 +361,7 @@ class PiecePacker:
         for start in reversed(starts[:bisect_left(starts, end)]):
             if start < floor:
                 break
+            self.d.cut_before(start)  # the blank before the sentence: its stretch is counted once
             tokens = self.d.count_span(start, end)
             if tokens > budget:
                 break
