@@ -57,6 +57,7 @@ class SectionPacker(Drafter):
     def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
         super().__init__(source, counter, config)
         self._section_tokens: dict[int, int] = {}
+        self._section_kinds: dict[int, tuple[str, ...]] = {}
         #: Starts of empty sections' headings: they lead the next section when there is room
         #: and may stand alone when there is none (guarantee 1 before guarantee 3).
         self.spare_headings: set[int] = set()
@@ -79,10 +80,13 @@ class SectionPacker(Drafter):
         return self._section_tokens[key]
 
     def section_kinds(self, section: Section) -> tuple[str, ...]:
-        blocks = [section.heading] if section.heading else []
-        groups = [kinds_of(b) for b in [*blocks, *section.blocks]]
-        groups += [self.section_kinds(c) for c in section.children]
-        return merge_kinds(groups)
+        key = id(section)
+        if key not in self._section_kinds:
+            blocks = [section.heading] if section.heading else []
+            groups = [kinds_of(b) for b in [*blocks, *section.blocks]]
+            groups += [self.section_kinds(c) for c in section.children]
+            self._section_kinds[key] = merge_kinds(groups)
+        return self._section_kinds[key]
 
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               content_tokens: int) -> _Unit | None:

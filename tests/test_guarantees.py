@@ -116,3 +116,33 @@ def test_guarantees_on_generated_documents(source: str, max_tokens: int, newline
     assert headings_only(parse_markdown(source).blocks, spans) == []
     assert overlap_problems(source, parse_markdown(source).blocks, spans, counter, overlap) == []
     assert all(c.text == source[c.start:c.end] for c in chunks)
+
+
+def _block_tokens(md, source: str) -> list[tuple]:
+    return [(t.type, t.map, t.markup, t.info) for t in md.parse(source, {})]
+
+
+@pytest.mark.parametrize("path", [*MARKDOWN, *fixture_files(".md")],
+                         ids=_ids([*MARKDOWN, *fixture_files(".md")]))
+def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
+    from mdchunk.parse import _block_parser, _unused_rules
+
+    source = read_document(path)
+    assert _block_tokens(_block_parser(_unused_rules(source)), source) == _block_tokens(
+        _block_parser(), source)
+
+
+_plugin_block = st.sampled_from([
+    "$$\na^2\n$$", "!!! note\n    body", "??? tip Title\n    body", "::: warning\ntext\n:::",
+    "text[^1]\n\n[^1]: note", "Term\n: definition", "Term\n~ definition", "> Term\n> : def",
+    "- Term\n\n  : def", "a: b\n:c", "~~~\ncode\n~~~", "::: :: :"])
+
+
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(blocks=st.lists(st.one_of(_block, _plugin_block), min_size=1, max_size=8))
+def test_parsing_without_unused_rules_on_generated_documents(blocks: list[str]) -> None:
+    from mdchunk.parse import _block_parser, _unused_rules
+
+    source = "\n\n".join(blocks)
+    assert _block_tokens(_block_parser(_unused_rules(source)), source) == _block_tokens(
+        _block_parser(), source)
