@@ -11,7 +11,7 @@ from __future__ import annotations
 import bisect
 import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from markdown_it import MarkdownIt
@@ -142,21 +142,31 @@ def _block_parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
     return _configured().disable(["inline", "text_join", "github-tasklists", *sorted(unused)])
 
 
-#: Plugin block rules, each with a text that any document using the rule contains. Every block
+def _may_hold_deflist(source: str) -> bool:
+    """A definition's ``:`` or ``~`` starts its line, after indentation and quote markers.
+    (Searched after a literal line break: a multi-line ``^`` search is five times slower.)"""
+    return bool(_DEFINITION_AT_START.match(source) or _DEFINITION_AFTER_LF.search(source)
+                or ("\r" in source and _DEFINITION_AFTER_CR.search(source)))
+
+
+_DEFINITION_AT_START = re.compile(r"[ \t>]*[:~]")
+_DEFINITION_AFTER_LF = re.compile(r"\n[ \t>]*[:~]")
+_DEFINITION_AFTER_CR = re.compile(r"\r[ \t>]*[:~]")
+
+#: Plugin block rules, each with a test that any document using the rule passes. Every block
 #: rule is tried at every block start, so leaving out the rules a document cannot use parses it
 #: to the same tokens about 15% faster.
-_RULE_TRIGGERS: dict[str, re.Pattern[str]] = {
-    "math_block": re.compile(r"\$\$"),
-    "admonition": re.compile(r"!!!|\?\?\?"),
-    "container_container": re.compile(r":::"),
-    "footnote_def": re.compile(r"\[\^"),
-    # a definition's ``:`` or ``~`` starts its line, after indentation and quote markers
-    "deflist": re.compile(r"^[ \t>]*[:~]", re.MULTILINE),
+_RULE_TRIGGERS: dict[str, Callable[[str], bool]] = {
+    "math_block": lambda source: "$$" in source,
+    "admonition": lambda source: "!!!" in source or "???" in source,
+    "container_container": lambda source: ":::" in source,
+    "footnote_def": lambda source: "[^" in source,
+    "deflist": _may_hold_deflist,
 }
 
 
 def _unused_rules(source: str) -> frozenset[str]:
-    return frozenset(rule for rule, trigger in _RULE_TRIGGERS.items() if not trigger.search(source))
+    return frozenset(rule for rule, may_use in _RULE_TRIGGERS.items() if not may_use(source))
 
 
 def parse_markdown(source: str) -> Document:

@@ -135,7 +135,7 @@ def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
 _plugin_block = st.sampled_from([
     "$$\na^2\n$$", "!!! note\n    body", "??? tip Title\n    body", "::: warning\ntext\n:::",
     "text[^1]\n\n[^1]: note", "Term\n: definition", "Term\n~ definition", "> Term\n> : def",
-    "- Term\n\n  : def", "a: b\n:c", "~~~\ncode\n~~~", "::: :: :"])
+    "- Term\n\n  : def", "a: b\n:c", "~~~\ncode\n~~~", "::: :: :", "Term\r: def", "Term\r\n  ~ def"])
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
