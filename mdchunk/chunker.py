@@ -44,6 +44,7 @@ class Chunker:
     def __init__(self, config: ChunkerConfig | None = None) -> None:
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
+        self.fingerprint = self.config.fingerprint  # hashed once, not per document
 
     # -- formats ------------------------------------------------------------------------------
 
@@ -109,7 +110,7 @@ class Chunker:
 
     def _to_chunks(self, doc: Document, drafts: Sequence[Draft], doc_id: str,
                    metadata: dict[str, Any]) -> list[Chunk]:
-        fingerprint = self.config.fingerprint
+        fingerprint = self.fingerprint
         meta = json_ready(metadata)
         chunks = []
         for index, draft in enumerate(drafts):

@@ -129,4 +129,4 @@ def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_tex
 
 def json_ready(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Metadata with values JSON can carry (dates from YAML front matter become ISO strings)."""
-    return json.loads(json.dumps(dict(metadata), default=str))
+    return json.loads(json.dumps(dict(metadata), default=str)) if metadata else {}

@@ -321,11 +321,18 @@ def _rstrip_end(source: str, start: int, end: int) -> int:
     return end
 
 
+#: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a
+#: soft line break; a heading without any is its own plain text.
+_INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>&!~$\r\n]")
+
+
 def _plain(inline: Token, env: dict | None = None) -> str:
     """Heading text as a reader sees it: code spans, emphasis and links reduced to their text."""
     if inline.type != "inline":
         return ""
     children = inline.children
+    if not children and not _INLINE_MARKUP.search(inline.content):
+        return " ".join(inline.content.split())  # nothing for the inline parser to reduce
     if not children and inline.content:  # block-only parse: parse this heading's inline now
         md = _parser()
         children = md.inline.parse(inline.content, md, {} if env is None else env, [])
