@@ -194,7 +194,7 @@ def _byte_lengths(encoding) -> Callable[[str], list[int]]:  # encoding: tiktoken
                     table[rank] = len(piece)
             else:
                 table.extend(map(length, range(encoding.n_vocab)))
-        return [table[t] for t in encoding.encode_ordinary(text)]
+        return list(map(table.__getitem__, encoding.encode_ordinary(text)))
 
     return token_bytes
 

@@ -315,6 +315,17 @@ _pieces = st.lists(st.sampled_from(
     min_size=1, max_size=60).map("".join)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(text=_pieces)
+def test_line_index_finds_every_line_start(text: str) -> None:
+    from mdchunk.parse import LineIndex
+
+    expected = [0, *[m.end() for m in re.finditer(r"\r\n?|\n", text)]]
+    assert list(LineIndex.of(text).starts) == expected
+    assert list(LineIndex.of(text.replace("\r", "")).starts) == [
+        0, *[m.end() for m in re.finditer(r"\n", text.replace("\r", ""))]]
+
+
 def _line_has_text(text: str, p: int) -> bool:
     line = re.split(r"\r|\n", text[p:], maxsplit=1)[0]
     return bool(line.strip())
