@@ -71,6 +71,8 @@ class _Piece:
     #: The span whose exact count is the piece's cost: the piece plus the blank that joins it
     #: to a neighbour, where that blank is a cut at which exact counts add up.
     cost: tuple[int, int] | None = None
+    #: That count, once known (-1 before): a piece is weighed at every step that meets it.
+    tokens: int = -1
 
 
 def _seam_of(block: Block) -> str:
@@ -125,9 +127,10 @@ class PiecePacker:
                       atomic=block.kind in ATOMIC_KINDS)
 
     def tokens(self, piece: _Piece) -> int:
-        if piece.cost is None:
-            return self.d.estimate(piece.start, piece.end)
-        return self.d.count_span(*piece.cost)
+        if piece.tokens < 0:
+            piece.tokens = (self.d.estimate(piece.start, piece.end) if piece.cost is None
+                            else self.d.count_span(*piece.cost))
+        return piece.tokens
 
     def seams(self, piece: _Piece, room: int) -> list[_Piece]:
         """Cut ``piece`` one semantic level down; every cut keeps all non-blank text.
