@@ -100,6 +100,10 @@ class Drafter:
         self._crumbs: dict[tuple[str, ...], str] = {}
         self._small: dict[str, int] = {}
         self._token_ends: dict[tuple[int, int], list[int]] = {}
+        #: Corrections found for a span start or end, by position: ``(cut, shared piece end,
+        #: delta)`` and ``(cut after, cut before, delta)`` (see :meth:`count_span`).
+        self._start_fixes: dict[int, tuple[int, int, int]] = {}
+        self._end_fixes: dict[int, tuple[int, int, int]] = {}
         self._piece_ends = counter.piece_ends if counter.line_additive else None
         self._sentences: dict[tuple[int, int], list[tuple[int, int]]] = {}
         self._sentence_index: dict[tuple[int, int], tuple[list[int], frozenset[int]]] = {}
@@ -192,9 +196,15 @@ class Drafter:
     def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
         """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the cut just before
         ``x``: both texts are cut into the same pieces from the first piece end they share."""
+        if not self._ends_on_text(y):
+            return None
+        known = self._start_fixes.get(x)  # exact whatever cuts come later: kept
+        if known is not None:
+            c, shared, delta = known
+            return (c, delta) if shared <= y else None
         cuts = self._cuts
         i = bisect_right(cuts, x) - 1
-        if i < 0 or cuts[i] == x or x - cuts[i] > _NEAR or not self._ends_on_text(y):
+        if i < 0 or cuts[i] == x or x - cuts[i] > _NEAR:
             return None
         c = cuts[i]
         c1 = cuts[i + 1] if i + 1 < len(cuts) else len(self.source)
@@ -202,14 +212,20 @@ class Drafter:
             return None  # counted as it is already
         shared = _first_shared(self._piece_ends(self.source, c, c1),
                                self._piece_ends(self.source, x, c1), self.source)
-        if shared is None or shared > y:
+        if shared is None:
             return None
-        return c, self.count_small(self.source[x:shared]) - self.count_small(self.source[c:shared])
+        delta = self.count_small(self.source[x:shared]) - self.count_small(self.source[c:shared])
+        self._start_fixes[x] = (c, shared, delta)
+        return (c, delta) if shared <= y else None
 
     def _end_fix(self, lo: int, y: int) -> tuple[int, int] | None:
         """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
         between ``y`` and the cut ``c1`` after it: the last word's pieces are counted twice,
         with and without those blanks."""
+        known = self._end_fixes.get(y)  # exact whatever cuts come later: kept
+        if known is not None:
+            c1, stretch, delta = known
+            return (c1, delta) if stretch >= lo else None
         source, cuts = self.source, self._cuts
         k = bisect_left(cuts, y)
         if k == len(cuts) or cuts[k] == y or k == 0 or cuts[k - 1] < lo:
@@ -233,7 +249,9 @@ class Drafter:
             if piece_end > y:
                 break
             piece = piece_end
-        return c1, self.count_small(source[piece:y]) - self.count_small(source[piece:c1])
+        delta = self.count_small(source[piece:y]) - self.count_small(source[piece:c1])
+        self._end_fixes[y] = (c1, stretch, delta)
+        return c1, delta
 
     def _ends_on_text(self, y: int) -> bool:
         """A span ending on a non-blank character (or at the end) is cut into the same pieces as
