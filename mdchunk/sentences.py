@@ -16,11 +16,15 @@ Span = tuple[int, int]
 _CLOSERS = re.escape("”’\"')）]】」』》〉*_`~")
 _SENTENCE_END = re.compile(
     rf"""
-    (?=[。！？；｡︒….!?\r\n])                         # skip other characters fast (3× faster)
+    [。！？；｡︒….!?\r\n]      # the first character: a pattern that starts with a character
+                                # class is searched by a fast scan (2.5× the speed of branches)
     (?:
-      (?:[。！？；｡︒]|…+|\.\.\.)[{_CLOSERS}]*       # CJK terminators end a sentence at once
-    | (?P<latin>[.!?]+)[{_CLOSERS}]*(?=\s|$)        # Latin ones need a space (or the end) after
-    | \r\n?|\n                                      # a line break ends whatever it follows
+      (?<=[。！？；｡︒])[{_CLOSERS}]*               # CJK terminators end a sentence at once
+    | (?<=…)…*[{_CLOSERS}]*                       # so do ellipses
+    | (?<=\.)\.\.[{_CLOSERS}]*
+    | (?<=[.!?])(?P<latin>[.!?]*)[{_CLOSERS}]*(?=\s|$)  # Latin ones need a space (or the end)
+    | (?<=\r)\n?                                  # a line break ends whatever it follows
+    | (?<=\n)
     )
     """,
     re.VERBOSE,
@@ -74,9 +78,9 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Sp
     end = len(text) if end is None else end
     cuts = []
     for match in _SENTENCE_END.finditer(text, start, end):
-        latin = match.group("latin")
-        if latin == "." and _is_abbreviation(text, match.start("latin")):
-            continue
+        dot = match.start()
+        if match.group("latin") == "" and text[dot] == "." and _is_abbreviation(text, dot):
+            continue  # a lone period that closes "e.g" or an initial
         cuts.append(match.end())
     return _spans_between(text, cuts, start, end)
 

@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mdchunk
 from mdchunk import ChunkerConfig, ConfigError, InputError, chunk_markdown
@@ -32,6 +34,40 @@ def texts(chunks: list[mdchunk.Chunk]) -> list[str]:
 ])
 def test_sentence_spans(text: str, expected: list[str]) -> None:
     assert [text[a:b] for a, b in sentence_spans(text)] == expected
+
+
+def _reference_sentence_spans(text: str) -> list[tuple[int, int]]:
+    """The sentence rules written plainly: the fast scanner in mdchunk.sentences must agree."""
+    from mdchunk.sentences import _ABBREVIATIONS, _CLOSERS
+
+    ends = re.compile(rf"(?:[。！？；｡︒]|…+|\.\.\.)[{_CLOSERS}]*"
+                      rf"|(?P<latin>[.!?]+)[{_CLOSERS}]*(?=\s|$)|\r\n?|\n")
+    cuts = []
+    for match in ends.finditer(text):
+        if match.group("latin") == ".":
+            begin = match.start()
+            while begin > 0 and not text[begin - 1].isspace() and text[begin - 1] not in "([{“‘\"'":
+                begin -= 1
+            word = text[begin:match.start()].lower()
+            if word in _ABBREVIATIONS or (len(word) == 1 and word.isalpha()):
+                continue
+        cuts.append(match.end())
+    spans = []
+    for a, b in zip([0, *cuts], [*cuts, len(text)]):
+        piece = text[a:b]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            spans.append((a + lead, a + lead + len(piece.strip())))
+    return spans
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(text=st.lists(st.sampled_from(
+    ["a", "Word", " ", "\t", ".", "..", "...", "!", "?", "?!", "。", "！", "；", "…", "……", "\n", "\r",
+     "\r\n", "”", "」", ")", "*", "`", "e.g", "i.e", "Dr", "J", "(", "3.14", "approx", "verylongword"]),
+    max_size=30).map("".join))
+def test_sentence_scanner_agrees_with_the_plain_rules(text: str) -> None:
+    assert sentence_spans(text) == _reference_sentence_spans(text)
 
 
 # -- parsing and sections ------------------------------------------------------------------
@@ -305,8 +341,6 @@ def test_qa_file_without_pairs_is_an_input_error() -> None:
 
 # -- the additivity the packer's exact counts rely on -------------------------------------------
 
-from hypothesis import given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _pieces = st.lists(st.sampled_from(
     ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", ",", "。", "，", "服务", "重启",
