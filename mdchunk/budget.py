@@ -9,7 +9,7 @@ the text between two such cuts is encoded once and every chunk containing it sum
 from __future__ import annotations
 
 import re
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from dataclasses import dataclass
@@ -97,6 +97,7 @@ class Drafter:
         self._segments: dict[tuple[int, int], int] = {}
         self._next_start: dict[tuple[int, int], int] = {}
         self._cuts: list[int] = []
+        self._cut_set: set[int] = set()
         self._crumbs: dict[tuple[str, ...], str] = {}
         self._small: dict[str, int] = {}
         self._token_ends: dict[tuple[int, int], list[int]] = {}
@@ -114,13 +115,13 @@ class Drafter:
         for block, following in zip(blocks, [*blocks[1:], None]):
             self._next_start[(block.start, block.end)] = following.start if following else block.end
         if self.counter.line_additive:
-            starts = {b.start for b in blocks if self.is_cut(b.start)}
-            self._cuts = sorted(starts.union(self._cuts))
+            self._cut_set.update(b.start for b in blocks if self.is_cut(b.start))
+            self._cuts = sorted(self._cut_set)
 
     def add_cut(self, pos: int) -> None:
-        i = bisect_left(self._cuts, pos)
-        if i == len(self._cuts) or self._cuts[i] != pos:
-            self._cuts.insert(i, pos)
+        if pos not in self._cut_set:
+            self._cut_set.add(pos)
+            insort(self._cuts, pos)
 
     def cut_before(self, start: int, after: int = 0) -> int | None:
         """Register and return the cut in the blank before ``start`` (text ends at ``after`` or
@@ -161,13 +162,15 @@ class Drafter:
             return known
         fix = 0
         if self._piece_ends is not None and start < end:
-            head = self._start_fix(start, end)
-            if head is not None:
-                start, fix = head
-            tail = self._end_fix(start, end)
-            if tail is not None:
-                end, delta = tail
-                fix += delta
+            if start not in self._cut_set:
+                head = self._start_fix(start, end)
+                if head is not None:
+                    start, fix = head
+            if end not in self._cut_set:
+                tail = self._end_fix(start, end)
+                if tail is not None:
+                    end, delta = tail
+                    fix += delta
         return self._sum_stretches(start, end) + fix
 
     def _sum_stretches(self, start: int, end: int) -> int:
