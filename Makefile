@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.mdchunk-installed
 TORCH  := torch==2.13.0
 
-.PHONY: demo test bench clean
+.PHONY: demo test bench bench-instructions clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
+	$(PY) bench/bench_instructions.py
 
 clean:
 	rm -rf $(VENV) demo.db *.egg-info .pytest_cache

@@ -9,10 +9,11 @@ the text between two such cuts is encoded once and every chunk containing it sum
 from __future__ import annotations
 
 import re
+from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
 from dataclasses import dataclass
+from itertools import accumulate
 
 from .model import ChunkerConfig
 from .parse import Block
@@ -100,7 +101,9 @@ class Drafter:
         self._cut_set: set[int] = set()
         self._crumbs: dict[tuple[str, ...], str] = {}
         self._small: dict[str, int] = {}
-        self._token_ends: dict[tuple[int, int], list[int]] = {}
+        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut; kept
+        #: as 8-byte machine integers: a Python list of them would weigh 4× more.
+        self._token_ends: dict[tuple[int, int], Sequence[int]] = {}
         #: Corrections found for a span start or end, by position: ``(cut, shared piece end,
         #: delta)`` and ``(cut after, cut before, delta)`` (see :meth:`count_span`).
         self._start_fixes: dict[int, tuple[int, int, int]] = {}
@@ -193,7 +196,7 @@ class Drafter:
         token_bytes = self.counter.token_bytes
         if token_bytes is None or len(text) < 3 * self.max_tokens:
             return self.counter.count(text)
-        ends = self._token_ends[(start, end)] = list(accumulate(token_bytes(text)))
+        ends = self._token_ends[(start, end)] = array("q", accumulate(token_bytes(text)))
         return len(ends)
 
     def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
@@ -278,7 +281,7 @@ class Drafter:
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
         if ends is None:
-            ends, following = list(accumulate(token_bytes(self.source[start:end]))), end
+            ends, following = array("q", accumulate(token_bytes(self.source[start:end]))), end
         taken, pos, offset = 0, start, 0
         for cut in (*cuts, following):
             offset += len(self.source[pos:cut].encode("utf-8", "surrogatepass"))
