@@ -187,7 +187,7 @@ def parse_markdown(source: str) -> Document:
     if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
         env = {}
         tokens = _parser().parse(source, env)
-    builder = _BlockBuilder(source, LineIndex.of(source), env)
+    builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
     front = [b for b in blocks if b.kind == "front_matter"]
     body = sorted((b for b in blocks if b.kind != "front_matter"), key=lambda b: b.start)
@@ -224,10 +224,11 @@ def _with_span(block: Block, start: int, end: int) -> Block:
 class _BlockBuilder:
     """Turns a token range into blocks; one method per idea, no state but the source."""
 
-    def __init__(self, source: str, lines: LineIndex, env: dict | None = None) -> None:
+    def __init__(self, source: str, lines: LineIndex, env: dict, closes: dict[int, int]) -> None:
         self.source = source
         self.lines = lines
-        self.env = {} if env is None else env  # link reference definitions, for heading titles
+        self.env = env  # link reference definitions, for heading titles
+        self.closes = closes  # index of each opening token -> index of its closing token
 
     def blocks(self, tokens: Sequence[Token], i: int, j: int) -> list[Block]:
         """Blocks for the tokens in ``[i, j)`` that sit at the shallowest nesting depth."""
@@ -235,7 +236,7 @@ class _BlockBuilder:
         while i < j:
             token = tokens[i]
             if token.nesting == 1:
-                close = _matching_close(tokens, i, j)
+                close = self.closes.get(i, j - 1)
                 base = token.type[: -len("_open")]
                 if base in _TRANSPARENT:
                     out.extend(self.blocks(tokens, i + 1, close))
@@ -298,13 +299,16 @@ class _BlockBuilder:
         return self.source[start: line_end.start() if line_end else len(self.source)].strip()
 
 
-def _matching_close(tokens: Sequence[Token], i: int, j: int) -> int:
-    depth = 0
-    for k in range(i, j):
-        depth += tokens[k].nesting
-        if depth == 0:
-            return k
-    return j - 1
+def _closing_indices(tokens: Sequence[Token]) -> dict[int, int]:
+    """Each opening token's index -> its closing token's index, in one pass."""
+    closes: dict[int, int] = {}
+    opened: list[int] = []
+    for k, token in enumerate(tokens):
+        if token.nesting == 1:
+            opened.append(k)
+        elif token.nesting == -1 and opened:
+            closes[opened.pop()] = k
+    return closes
 
 
 def _union_map(tokens: Sequence[Token], i: int, close: int) -> tuple[int, int] | None:
