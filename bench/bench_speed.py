@@ -604,7 +604,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
     quick = args.quick
-    reps = args.reps or (2 if quick else 5)
+    reps = args.reps or (2 if quick else 9)  # this VM's noise needs many
     large_mb = args.large_mb or (6 if quick else 50)
     large_reps = args.large_reps or (1 if quick else 2)
     cap = args.peer_cap or (8 if quick else 30)
