@@ -137,17 +137,29 @@ def _empty_headings(blocks: Sequence[Block]) -> set[int]:
     return empty
 
 
+def _leading_headings(blocks: Sequence[Block]) -> set[int]:
+    """Starts of headings followed straight by a deeper heading of an empty section, or of a
+    section that leads to one: ``# Ops`` before ``## TODO`` travels with it."""
+    empty = _empty_headings(blocks)
+    leading: set[int] = set()
+    for block, after in reversed(list(zip(blocks, blocks[1:]))):
+        if (block.kind == "heading" and after.kind == "heading" and after.level > block.level
+                and (after.start in empty or after.start in leading)):
+            leading.add(block.start)
+    return leading
+
+
 def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
     """Indices of chunks whose every block is a heading (guarantee 3).
 
     Headings of empty sections have no content to travel with; they join a neighbour when one
     has room, and may stand alone when none does (the budget comes first), so a chunk made only
-    of them is not counted.
+    of them is not counted; nor is one of the headings that lead straight into them.
     """
     if all(b.kind == "heading" for b in blocks):
         return []  # a document of nothing but headings has no body to join
     starts = [b.start for b in blocks]
-    empty = _empty_headings(blocks)
+    empty = _empty_headings(blocks) | _leading_headings(blocks)
     out = []
     for index, (start, end) in enumerate(spans):
         i = max(0, bisect.bisect_right(starts, start) - 1)

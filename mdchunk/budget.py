@@ -322,6 +322,9 @@ class Drafter:
         """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
         return self._crumb(tuple(h.title for h in path if h.start < start))
 
+    def crumb_tokens(self, path: Sequence[Block], start: int) -> int:
+        return self.count_small(self.crumb(path, start))
+
     def longest_crumb_tokens(self, path: Sequence[Block]) -> int:
         """Tokens of the breadcrumb of all of ``path``: what any chunk under it may carry."""
         return self.count_small(self._crumb(tuple(h.title for h in path)))

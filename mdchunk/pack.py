@@ -116,7 +116,8 @@ class SectionPacker(Drafter):
         for i, child in enumerate(section.children):
             if child.is_empty and i + 1 < len(section.children):
                 lead = (*lead, *child.heading_blocks())  # an empty section heads the next one
-                self.spare_headings.update(b.start for b in child.heading_blocks())
+                # its headings, and those leading straight into it, may stand alone
+                self.spare_headings.update(b.start for b in lead)
                 continue
             child_units = self.section(child, lead)
             lead = ()

@@ -106,7 +106,8 @@ class PiecePacker:
         self.d = drafter
         self.path = path
         self.config = drafter.config
-        # Plan with the longest breadcrumb this section can have; drafts recount exactly.
+        # Room in a chunk that starts after all of the section's headings (the longest
+        # breadcrumb): what the last-resort token cuts plan with; drafts recount exactly.
         self.room = drafter.max_tokens - drafter.longest_crumb_tokens(path)
         self.squeeze = 0  # tokens held back after an exact count proved an estimate short
         self.queue: deque[_Piece] = deque()
@@ -185,7 +186,7 @@ class PiecePacker:
     def _token_spans(self, piece: _Piece, room: int) -> list[tuple[int, int]]:
         """The last resort: cuts at token counts; the first part fills ``room``, the rest fill
         fresh chunks."""
-        limit = max(1, self._limit() - self._prefix_tokens(piece.prefix) - 2)
+        limit = max(1, self.room - self.squeeze - self._prefix_tokens(piece.prefix) - 2)
         spans, pos = [], piece.start
         text = self.d.source
         size_limit = max(1, min(room - 2, limit))
@@ -236,8 +237,13 @@ class PiecePacker:
     def _prefix_tokens(self, prefix: str) -> int:
         return self.d.count_small(prefix + "\n") if prefix else 0
 
-    def _limit(self) -> int:
-        return self.room - self.squeeze
+    def _limit(self, start: int) -> int:
+        """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the
+        section's headings before ``start``) and any overshoot held back leave of the budget."""
+        return self.d.max_tokens - self.d.crumb_tokens(self.path, start) - self.squeeze
+
+    def _group_limit(self) -> int:
+        return self._limit(self.group.pieces[0].start)
 
     def _cost_in_fresh_group(self, piece: _Piece) -> int:
         prefix = self._usable_prefix(piece)
@@ -247,7 +253,7 @@ class PiecePacker:
         """A continuation repeats its block's header or fence, unless that would eat half the room."""
         if not piece.continues or not piece.prefix:
             return ""
-        return piece.prefix if self._prefix_tokens(piece.prefix) * 2 <= self._limit() else ""
+        return piece.prefix if self._prefix_tokens(piece.prefix) * 2 <= self._limit(piece.start) else ""
 
     def pack(self, pieces: Iterable[_Piece]) -> list[Draft]:
         self.queue.extend(pieces)
@@ -259,18 +265,18 @@ class PiecePacker:
 
     def step(self, piece: _Piece) -> None:
         group = self.group
-        limit = self._limit()
+        fresh_limit = self._limit(piece.start)  # for a chunk that would start with this piece
         if not group.pieces:
-            if self._cost_in_fresh_group(piece) <= limit:
+            if self._cost_in_fresh_group(piece) <= fresh_limit:
                 self.open(piece)
                 return
-        elif group.used + self.tokens(piece) <= limit:
+        elif group.used + self.tokens(piece) <= self._group_limit():
             self.add(piece)
             return
         elif piece.tail and any(not (p.tail or p.glue) for p in group.pieces):
             self.keep_tail_company(piece)
             return
-        elif group.has_content and (self._cost_in_fresh_group(piece) <= limit
+        elif group.has_content and (self._cost_in_fresh_group(piece) <= fresh_limit
                                     or self._keep_whole(piece)):
             self.queue.appendleft(piece)  # it goes first into the next chunk
             self.close()
@@ -278,8 +284,14 @@ class PiecePacker:
         if group.pieces and group.pieces[0].spare and not group.has_content:
             self.shed_spare(piece)
             return
-        room = (limit - group.used if group.pieces
-                else limit - self._prefix_tokens(self._usable_prefix(piece)))
+        if group.pieces and not group.has_content and piece.glue and piece.kinds[0] in HEADING_KINDS:
+            # A heading is never cut to sit after headings with no content: those (a heading
+            # that leads only empty sections, and theirs) stand alone; it starts afresh.
+            self.queue.appendleft(piece)
+            self.close()
+            return
+        room = (self._group_limit() - group.used if group.pieces
+                else fresh_limit - self._prefix_tokens(self._usable_prefix(piece)))
         parts = [] if self._keep_whole(piece) else self.seams(piece, room)
         if parts:
             self.queue.extendleft(reversed(parts))
@@ -293,6 +305,7 @@ class PiecePacker:
         after it) along into a new chunk; when that piece is the chunk's only content, it is
         cut so that part of it can come."""
         group = self.group
+        limit = self._group_limit()  # of the chunk as it starts now, before any piece leaves
         moved = [tail]
         while group.pieces[-1].tail:
             moved.insert(0, self._pop())
@@ -301,7 +314,7 @@ class PiecePacker:
             self.queue.extendleft(reversed([last, *moved]))
             self.close()
             return
-        parts = self.seams(last, self._limit() - group.used)
+        parts = self.seams(last, limit - group.used)
         if parts:
             self.queue.extendleft(reversed([*parts, *moved]))
             return
@@ -351,7 +364,7 @@ class PiecePacker:
         if prev is None or not prev.pieces or prev.pieces[-1].paragraph is None:
             return
         budget = min(self.config.overlap_tokens,
-                     self._limit() - group.tokens - group.prefix_tokens)
+                     self._group_limit() - group.tokens - group.prefix_tokens)
         if budget <= 0:
             return
         end = prev.pieces[-1].end

@@ -178,6 +178,22 @@ def test_oversized_keep_leaves_the_block_whole_and_marks_it() -> None:
     assert all(c.token_count <= 64 for c in chunks if not c.oversized)
 
 
+def test_headings_leading_empty_sections_stand_alone_rather_than_cut_what_follows() -> None:
+    """At a tiny budget, ``# P`` and three empty sections cannot fit with ``## S`` and its table:
+    they stand alone (as empty sections' headings may), and ``## S`` keeps its whole table."""
+    source = ("# alpha\n\n## alpha\n\n## alpha\n\n## alpha alpha alpha alpha\n\n"
+              "## alpha alpha 重启 重启\n\n| a | b |\n|---|---|\n| alpha | alpha |")
+    chunks = chunk_markdown(source, max_tokens=32, overlap_tokens=4)
+    assert [c.text for c in chunks] == [
+        "# alpha\n\n## alpha\n\n## alpha\n\n## alpha alpha alpha alpha",
+        "## alpha alpha 重启 重启\n\n| a | b |\n|---|---|\n| alpha | alpha |",
+    ]
+    from mdchunk.audit import headings_only
+    from mdchunk.parse import parse_markdown
+
+    assert headings_only(parse_markdown(source).blocks, [(c.start, c.end) for c in chunks]) == []
+
+
 def test_long_paragraph_splits_by_sentences_with_overlap() -> None:
     sentences = [f"Sentence number {i} explains one more detail of the procedure." for i in range(30)]
     chunks = chunk_markdown("# P\n\n" + " ".join(sentences) + "\n", max_tokens=80, overlap_tokens=20)
