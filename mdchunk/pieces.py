@@ -110,6 +110,8 @@ class PiecePacker:
         # breadcrumb): what the last-resort token cuts plan with; drafts recount exactly.
         self.room = drafter.max_tokens - drafter.longest_crumb_tokens(path)
         self.squeeze = 0  # tokens held back after an exact count proved an estimate short
+        self._heading_starts = [h.start for h in path]
+        self._crumb_tokens: dict[int, int] = {}
         self.queue: deque[_Piece] = deque()
         self.group = _Group()
         self.drafts: list[Draft] = []
@@ -240,7 +242,11 @@ class PiecePacker:
     def _limit(self, start: int) -> int:
         """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the
         section's headings before ``start``) and any overshoot held back leave of the budget."""
-        return self.d.max_tokens - self.d.crumb_tokens(self.path, start) - self.squeeze
+        depth = bisect_left(self._heading_starts, start)  # how many headings lie before it
+        crumb = self._crumb_tokens.get(depth)
+        if crumb is None:
+            crumb = self._crumb_tokens[depth] = self.d.crumb_tokens(self.path, start)
+        return self.d.max_tokens - crumb - self.squeeze
 
     def _group_limit(self) -> int:
         return self._limit(self.group.pieces[0].start)
