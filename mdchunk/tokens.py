@@ -37,12 +37,12 @@ class TokenCounter:
     #: word. The packer then counts each block once and sums, instead of re-encoding chunks.
     line_additive: bool = False
     #: UTF-8 byte length of each token of a text, where the tokenizer can tell: lets a text
-    #: encoded once be counted piecewise (see :meth:`mdchunk.budget.Drafter.prime`).
+    #: encoded once be counted piecewise (see :meth:`mdchunk.counts.SpanCounts.prime`).
     token_bytes: Callable[[str], list[int]] | None = None
     #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's pieces of ``text[pos:endpos]``
     #: end, scanned from ``pos``. Tokens never cross a piece, so counts add up at every piece
     #: boundary; the packer uses this to count a span that starts or ends a word away from a
-    #: cut it has already counted (see :meth:`mdchunk.budget.Drafter.count_span`).
+    #: cut it has already counted (see :meth:`mdchunk.counts.SpanCounts.count_span`).
     piece_ends: Callable[[str, int, int], Iterator[int]] | None = None
 
     def prefix_within(self, text: str, max_tokens: int) -> int:

@@ -401,11 +401,11 @@ def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> No
 @given(text=_pieces, data=st.data())
 def test_spans_near_cuts_are_counted_exactly(text: str, data) -> None:
     """Spans that start a word after a cut or end before the blank that leads to one are
-    counted from the cuts plus a correction (Drafter.count_span): always the exact count."""
-    from mdchunk.budget import Drafter
+    counted from the cuts plus a correction (SpanCounts.count_span): always the exact count."""
+    from mdchunk.counts import SpanCounts
 
     counter = get_counter("cl100k_base")
-    drafter = Drafter(text, counter, ChunkerConfig(max_tokens=64, overlap_tokens=0))
+    drafter = SpanCounts(text, counter, long_text=16)  # long stretches keep their token ends
     lines = [p for p in range(1, len(text)) if drafter.is_cut(p)]
     words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
     for cut in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
