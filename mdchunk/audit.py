@@ -137,10 +137,9 @@ def _empty_headings(blocks: Sequence[Block]) -> set[int]:
     return empty
 
 
-def _leading_headings(blocks: Sequence[Block]) -> set[int]:
-    """Starts of headings followed straight by a deeper heading of an empty section, or of a
-    section that leads to one: ``# Ops`` before ``## TODO`` travels with it."""
-    empty = _empty_headings(blocks)
+def _leading_headings(blocks: Sequence[Block], empty: set[int]) -> set[int]:
+    """Starts of headings followed straight by a deeper heading of an ``empty`` section, or of
+    a section that leads to one: ``# Ops`` before ``## TODO`` travels with it."""
     leading: set[int] = set()
     for block, after in reversed(list(zip(blocks, blocks[1:]))):
         if (block.kind == "heading" and after.kind == "heading" and after.level > block.level
@@ -159,7 +158,8 @@ def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
     if all(b.kind == "heading" for b in blocks):
         return []  # a document of nothing but headings has no body to join
     starts = [b.start for b in blocks]
-    empty = _empty_headings(blocks) | _leading_headings(blocks)
+    empty = _empty_headings(blocks)
+    empty |= _leading_headings(blocks, empty)
     out = []
     for index, (start, end) in enumerate(spans):
         i = max(0, bisect.bisect_right(starts, start) - 1)
