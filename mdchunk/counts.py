@@ -144,12 +144,15 @@ class SpanCounts:
     def _encode_stretch(self, start: int, end: int) -> int:
         """Count a stretch never counted before. One long enough to be cut later keeps where its
         tokens end, so that :meth:`prime` counts its parts without encoding it again."""
-        text = self.source[start:end]
-        token_bytes = self.counter.token_bytes
-        if token_bytes is None or len(text) < self.long_text:
-            return self.counter.count(text)
-        ends = self._token_ends[(start, end)] = array("q", accumulate(token_bytes(text)))
+        if self.counter.token_bytes is None or end - start < self.long_text:
+            return self.counter.count(self.source[start:end])
+        ends = self._token_ends[(start, end)] = self._ends_of_tokens(start, end)
         return len(ends)
+
+    def _ends_of_tokens(self, start: int, end: int) -> Sequence[int]:
+        """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends."""
+        assert self.counter.token_bytes is not None
+        return array("q", accumulate(self.counter.token_bytes(self.source[start:end])))
 
     def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
         """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the cut just before
@@ -227,13 +230,12 @@ class SpanCounts:
         """Record the count of each stretch between ``cuts`` (all inside ``[start, end)``, all
         registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
         else a new one. A paragraph cut into sentences is never encoded per sentence."""
-        token_bytes = self.counter.token_bytes
-        if token_bytes is None or not cuts:
+        if self.counter.token_bytes is None or not cuts:
             return
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
         if ends is None:
-            ends, following = array("q", accumulate(token_bytes(self.source[start:end]))), end
+            ends, following = self._ends_of_tokens(start, end), end
         taken, pos, offset = 0, start, 0
         for cut in (*cuts, following):
             offset += len(self.source[pos:cut].encode("utf-8", "surrogatepass"))
