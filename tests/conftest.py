@@ -1,7 +1,15 @@
-"""Shared test inputs: the project's fixtures and the real runbook corpora beside the repo."""
+"""Shared test inputs: the project's fixtures, and the real corpora when they are present.
+
+The runbook corpora (``MDCHUNK_CORPORA``, default ``../shared/corpora``) and Chroma's benchmark
+(``MDCHUNK_CHROMA``, default ``../shared/chroma``) live beside the repository here and in CI,
+not in a user's clone: tests over them skip when they are absent, and the run ends with one
+line saying how many were skipped and how to enable them. CI sets
+``MDCHUNK_REQUIRE_CORPORA=1`` so that they can never be skipped silently there.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -10,7 +18,11 @@ from mdchunk.tokens import get_counter
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
-CORPORA = ROOT.parent / "shared" / "corpora"
+CORPORA = Path(os.environ.get("MDCHUNK_CORPORA") or ROOT.parent / "shared" / "corpora")
+CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chroma") / "corpora"
+REQUIRE_CORPORA = bool(os.environ.get("MDCHUNK_REQUIRE_CORPORA"))
+#: The skip reason of every test that needs a corpus; the summary line counts them by it.
+CORPUS_ABSENT = "corpus not present"
 
 
 def fixture_files(*suffixes: str) -> list[Path]:
@@ -21,9 +33,25 @@ def corpus_files() -> list[Path]:
     return sorted(CORPORA.rglob("*.md")) if CORPORA.is_dir() else []
 
 
+def with_corpus(files: list[Path], corpus: Path) -> list[object]:
+    """Parameters for a test over ``files``; one skipped placeholder when ``corpus`` is absent."""
+    if corpus.is_dir():
+        return list(files)
+    return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CORPUS_ABSENT}: {corpus}"))]
+
+
 @pytest.fixture(scope="session")
 def counter():
     return get_counter("cl100k_base")
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+    skipped = [r for r in terminalreporter.stats.get("skipped", [])
+               if CORPUS_ABSENT in str(getattr(r, "longrepr", ""))]
+    if skipped:
+        terminalreporter.write_line(
+            f"mdchunk: {len(skipped)} corpus tests skipped: corpora not found at {CORPORA} or "
+            f"{CHROMA}; set MDCHUNK_CORPORA / MDCHUNK_CHROMA to run them")
 
 
 # Fixtures that need the embedding model or Milvus live beside their helpers.
