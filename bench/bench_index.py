@@ -28,9 +28,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mdchunk.embed import SentenceTransformerEmbedder
 from mdchunk.index import index_paths, search
-from mdchunk.store import MilvusStore
+from mdchunk.index.embed import SentenceTransformerEmbedder
+from mdchunk.index.milvus import MilvusStore
 
 TARGET_OVERHEAD = 0.15
 

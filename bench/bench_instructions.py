@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
 import mdchunk
-from mdchunk.parse import _parser
+from mdchunk.formats.markdown import _parser
 texts = [p.read_text(encoding="utf-8-sig") for p in sorted(Path({folder!r}).rglob("*.md"))]
 chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=256, overlap_tokens=32))
 parser, counter = _parser(), chunker.counter

@@ -78,7 +78,7 @@ def md_files(root: Path) -> list[Path]:
 
 
 def load_corpora(corpus: Path, extra: list[Path]) -> list[Corpus]:
-    from mdchunk.chunker import read_document
+    from mdchunk.text import read_document
 
     found: list[Corpus] = []
     for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
@@ -144,9 +144,9 @@ def build_bigfile(corpora: list[Corpus], factor: int, where: Path) -> tuple[Path
 def child_main(mode: str, folder: Path) -> None:
     """Run one measurement and print one JSON line (time, peak RSS of self and of workers)."""
     from mdchunk import ChunkerConfig
-    from mdchunk.batch import chunk_paths
-    from mdchunk.chunker import read_document
-    from mdchunk.parse import _parser
+    from mdchunk.formats.markdown import _parser
+    from mdchunk.sources.batch import chunk_paths
+    from mdchunk.text import read_document
     from mdchunk.tokens import get_counter
 
     paths = md_files(folder)
@@ -227,7 +227,7 @@ def time_corpus(run, texts: list[str]) -> float:
 def fit_denominators(texts: list[str], counter) -> list[tuple]:
     """Per document: parsed blocks and how many atomic blocks of each kind fit the budget."""
     from mdchunk.audit import _atomic_blocks, cut_blocks
-    from mdchunk.parse import parse_markdown
+    from mdchunk.formats import parse_markdown
 
     out = []
     for text in texts:
@@ -242,8 +242,9 @@ def fit_denominators(texts: list[str], counter) -> list[tuple]:
 
 def audit_outputs(name: str, adapter, texts: list[str], outputs: list, docs: list[tuple],
                   counter) -> dict:
-    from mdchunk.audit import cut_blocks, headings_only, uncovered
     from peers import locate
+
+    from mdchunk.audit import cut_blocks, headings_only, uncovered
 
     agg: dict = defaultdict(int)
     cut: Counter = Counter()
@@ -302,7 +303,7 @@ def bench_corpora(corpora: list[Corpus], adapters: dict, reps: int, counter) -> 
 
 def bench_peers_large(folder: Path, adapters: dict, cap_s: float) -> dict:
     """Each peer over the large corpus, in file order, until the time cap (one repetition)."""
-    from mdchunk.chunker import read_document
+    from mdchunk.text import read_document
 
     paths = md_files(folder)
     out = {}
@@ -621,8 +622,9 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.is_dir():
         print(f"corpus folder not found: {args.corpus} (use --corpus)", file=sys.stderr)
         return 2
-    from mdchunk.tokens import get_counter
     from peers import load_encoding, make_adapters
+
+    from mdchunk.tokens import get_counter
 
     started = time.time()
     report: dict = {"machine": machine_info(), "config": {

@@ -38,7 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["Adapter", "load_encoding", "make_adapters", "locate", "PEER_NAMES", "Located"]
+__all__ = ["PEER_NAMES", "Adapter", "Located", "load_encoding", "locate", "make_adapters"]
 
 PEER_NAMES = ("langchain", "llamaindex", "semantic", "chonkie")
 
@@ -47,14 +47,14 @@ def load_encoding(name: str = "cl100k_base"):
     """The tiktoken ``Encoding`` mdchunk itself uses, loaded without a network."""
     import tiktoken
 
-    from mdchunk import tokens
+    from mdchunk.tokens import encodings as tokens
 
     getter = getattr(tokens, "get_encoding", None)  # public once tokens.py grows one
     if getter is not None:
         return getter(name)
-    if tokens._is_cached(name):  # noqa: SLF001 - same loader as mdchunk, nothing else to call
+    if tokens._is_cached(name):
         return tiktoken.get_encoding(name)
-    return tokens._load_offline_encoding(name)  # noqa: SLF001
+    return tokens._load_offline_encoding(name)
 
 
 @dataclass(slots=True)
@@ -87,7 +87,7 @@ def _mdchunk(max_tokens: int, overlap: int) -> Adapter:
 def _floor(encoding) -> list[Adapter]:
     from markdown_it import MarkdownIt
 
-    from mdchunk.parse import _parser
+    from mdchunk.formats.markdown import _parser
 
     full = _parser()
     plain = MarkdownIt("commonmark").enable(["table", "strikethrough"])
@@ -196,7 +196,7 @@ def make_adapters(names: list[str], max_tokens: int, overlap: int, encoding=None
             print(f"  skipping {name}: {exc}")
             continue
         for adapter in built if isinstance(built, list) else [built]:
-            if adapter.name in names or adapter.name == "floor_cm" and "floor" in names:
+            if adapter.name in names or (adapter.name == "floor_cm" and "floor" in names):
                 out[adapter.name] = adapter
     return out
 

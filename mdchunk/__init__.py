@@ -2,13 +2,18 @@
 
 It never cuts a code block, table or list that fits, never emits a heading without its body,
 sizes chunks in real tokens, and records exactly where every chunk came from.
+
+The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks)
+→ ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``plan``
+(sections, packing, boundary strategies) → ``chunks`` (the entry points below) → ``index``
+(embeddings, Milvus, search); ``sources`` finds and batches files, ``cli`` sits on top.
 """
 
 from __future__ import annotations
 
-from .chunker import Chunker, chunk_file, chunk_markdown, chunk_qa, chunk_text
+from .chunks import Chunk, Chunker, chunk_file, chunk_markdown, chunk_qa, chunk_text
+from .config import ChunkerConfig
 from .errors import ConfigError, DependencyError, InputError, MdchunkError, StoreError
-from .model import Chunk, ChunkerConfig
 
 __all__ = [
     "Chunk",

@@ -12,12 +12,13 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from .parse import ATOMIC_KINDS, Block, parse_markdown
-from .sentences import sentence_spans
+from .formats import Block, parse_markdown
+from .formats.kinds import ATOMIC_KINDS
+from .plan import Section, build_sections
+from .text import sentence_spans
 from .tokens import TokenCounter
-from .tree import Section, build_sections
 
-__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "uncovered", "headings_only"]
+__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "headings_only", "uncovered"]
 
 Span = tuple[int, int]
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-__all__ = ["MdchunkError", "InputError", "ConfigError", "StoreError", "DependencyError"]
+__all__ = ["ConfigError", "DependencyError", "InputError", "MdchunkError", "StoreError"]
 
 
 class MdchunkError(Exception):

@@ -45,7 +45,7 @@ def counter():
     return get_counter("cl100k_base")
 
 
-def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # noqa: ARG001
+def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
     skipped = [r for r in terminalreporter.stats.get("skipped", [])
                if CORPUS_ABSENT in str(getattr(r, "longrepr", ""))]
     if skipped:

@@ -1,4 +1,4 @@
-"""mdchunk.batch.chunk_paths: same chunks with one or two workers, input order kept, bad files named."""
+"""mdchunk.sources.batch.chunk_paths: same chunks with one or two workers, input order kept, bad files named."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from mdchunk import Chunker, ChunkerConfig, InputError, batch
-from mdchunk.batch import chunk_paths
+from mdchunk import Chunker, ChunkerConfig, InputError
+from mdchunk.sources import batch
+from mdchunk.sources.batch import chunk_paths
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 CONFIG = ChunkerConfig(max_tokens=128, overlap_tokens=16)

@@ -10,11 +10,10 @@ import numpy as np
 import pytest
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from mdchunk.errors import DependencyError
+from mdchunk.index.embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 
 from .conftest_milvus import HashEmbedder
-
 
 pytestmark = pytest.mark.slow
 

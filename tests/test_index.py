@@ -17,11 +17,12 @@ from mdchunk.index import (
     chunker_config,
     config_fingerprint,
     detect_analyzer,
-    discover,
     index_paths,
     search,
 )
-from mdchunk.store import MilvusStore, embed_hash
+from mdchunk.index.milvus import MilvusManifest, MilvusStore
+from mdchunk.index.store import embed_hash
+from mdchunk.sources import discover
 
 from .conftest_milvus import (
     CORPUS,
@@ -30,7 +31,6 @@ from .conftest_milvus import (
     free_port,
     write_corpus,
 )
-
 
 pytestmark = pytest.mark.slow
 
@@ -44,7 +44,7 @@ def snapshot(milvus: dict[str, str]) -> tuple[dict, dict]:
               "line_end", "token_count", "text", "content_hash", "dense")
     with MilvusStore(milvus["db"], milvus["collection"]) as store:
         rows = store.rows(fields)
-        manifest = store.manifest()
+        manifest = store.manifest.entries()
     ids = [r["id"] for r in rows]
     assert len(ids) == len(set(ids)), "duplicate chunk rows"
     by_id = {r["id"]: {**r, "dense": tuple(np.round(r["dense"], 4))} for r in rows}
@@ -152,7 +152,7 @@ def test_incremental_runs(corpus: Path, milvus: dict[str, str], model,
 
     # a changed chunker config rebuilds the collection, and says so
     counting.texts.clear()
-    with caplog.at_level(logging.WARNING, logger="mdchunk.store"):
+    with caplog.at_level(logging.WARNING, logger="mdchunk.index"):
         fifth = index_paths([corpus], model=counting, max_tokens=128, overlap_tokens=16, **milvus)
     assert fifth.rebuilt and "rebuilding collection" in caplog.text
     assert fifth.added == len(CORPUS) - 1 and fifth.embedded_chunks == fifth.written_chunks
@@ -169,12 +169,16 @@ def test_prune_false_keeps_documents_not_given(corpus: Path, milvus: dict[str, s
 # -- interruption ---------------------------------------------------------------------------
 
 CRASHES = [("embed", 0), ("embed", 2), ("upsert_chunks", 1), ("upsert_chunks", 3),
-           ("delete_chunks", 1), ("put_manifest", 1), ("put_manifest", 3), ("delete_doc", 0)]
+           ("delete_chunks", 1), ("manifest.put", 1), ("manifest.put", 3), ("delete_doc", 0)]
 
 
 def _crash_on(monkeypatch: pytest.MonkeyPatch, method: str, after: int) -> None:
-    """Make ``MilvusStore.<method>`` raise on its call number ``after`` (0-based)."""
-    original = getattr(MilvusStore, method)
+    """Make ``MilvusStore.<method>`` (or ``MilvusManifest.<method>`` for ``manifest.<method>``)
+    raise on its call number ``after`` (0-based)."""
+    owner: type = MilvusStore
+    if method.startswith("manifest."):
+        owner, method = MilvusManifest, method.removeprefix("manifest.")
+    original = getattr(owner, method)
     calls = {"n": 0}
 
     def flaky(self, *args, **kwargs):
@@ -183,7 +187,7 @@ def _crash_on(monkeypatch: pytest.MonkeyPatch, method: str, after: int) -> None:
             raise KeyboardInterrupt(f"simulated crash in {method}")
         return original(self, *args, **kwargs)
 
-    monkeypatch.setattr(MilvusStore, method, flaky)
+    monkeypatch.setattr(owner, method, flaky)
 
 
 def _edit(kb: Path) -> None:

@@ -11,19 +11,12 @@ import time
 import numpy as np
 import pytest
 
+from mdchunk import Chunk
 from mdchunk.errors import DependencyError, StoreError
-from mdchunk.model import Chunk
-from mdchunk.store import (
-    IndexMeta,
-    ManifestEntry,
-    MilvusStore,
-    chunk_row,
-    embed_hash,
-    path_prefix_filter,
-)
+from mdchunk.index.milvus import MilvusStore
+from mdchunk.index.store import IndexMeta, ManifestEntry, chunk_row, embed_hash, path_prefix_filter
 
 from .conftest_milvus import HashEmbedder, free_port
-
 
 pytestmark = pytest.mark.slow
 
@@ -106,12 +99,12 @@ def test_manifest_round_trip(store: MilvusStore) -> None:
     store.open(meta())
     entries = [ManifestEntry("a.md", "h1", "cfg1", 3, "kb/a.md"),
                ManifestEntry('we"ird\\.md', "", "cfg1", 0, "kb/x.md")]
-    store.put_manifest(entries)
-    got = store.manifest()
+    store.manifest.put(entries)
+    got = store.manifest.entries()
     assert got == {e.doc_id: e for e in entries}
     assert got['we"ird\\.md'].pending and not got["a.md"].pending
-    store.delete_manifest(["a.md"])
-    assert set(store.manifest()) == {'we"ird\\.md'}
+    store.manifest.delete(["a.md"])
+    assert set(store.manifest.entries()) == {'we"ird\\.md'}
 
 
 @pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
@@ -167,11 +160,11 @@ def test_mismatch_refused_and_untouched(store: MilvusStore) -> None:
 def test_mismatch_rebuilds_when_allowed(store: MilvusStore, caplog: pytest.LogCaptureFixture) -> None:
     store.open(meta())
     store.upsert_chunks(rows_for(DOCS))
-    store.put_manifest([ManifestEntry("docs/pg.md", "h", "cfg1", 2, "docs/pg.md")])
-    with caplog.at_level(logging.WARNING, logger="mdchunk.store"):
+    store.manifest.put([ManifestEntry("docs/pg.md", "h", "cfg1", 2, "docs/pg.md")])
+    with caplog.at_level(logging.WARNING, logger="mdchunk.index"):
         assert store.open(meta(dim=16)) is True
     assert "rebuilding collection" in caplog.text
-    assert store.meta() == meta(dim=16) and store.count() == 0 and store.manifest() == {}
+    assert store.meta() == meta(dim=16) and store.count() == 0 and store.manifest.entries() == {}
 
 
 def test_foreign_collection_is_refused(milvus) -> None:

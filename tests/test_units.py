@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 import mdchunk
 from mdchunk import ChunkerConfig, ConfigError, InputError, chunk_markdown
-from mdchunk.sentences import sentence_spans
+from mdchunk.text.sentences import sentence_spans
 from mdchunk.tokens import get_counter
 
 
@@ -37,8 +37,8 @@ def test_sentence_spans(text: str, expected: list[str]) -> None:
 
 
 def _reference_sentence_spans(text: str) -> list[tuple[int, int]]:
-    """The sentence rules written plainly: the fast scanner in mdchunk.sentences must agree."""
-    from mdchunk.sentences import _ABBREVIATIONS, _CLOSERS
+    """The sentence rules written plainly: the fast scanner in mdchunk.text.sentences must agree."""
+    from mdchunk.text.sentences import _ABBREVIATIONS, _CLOSERS
 
     ends = re.compile(rf"(?:[。！？；｡︒]|…+|\.\.\.)[{_CLOSERS}]*"
                       rf"|(?P<latin>[.!?]+)[{_CLOSERS}]*(?=\s|$)|\r\n?|\n")
@@ -189,7 +189,7 @@ def test_headings_leading_empty_sections_stand_alone_rather_than_cut_what_follow
         "## alpha alpha 重启 重启\n\n| a | b |\n|---|---|\n| alpha | alpha |",
     ]
     from mdchunk.audit import headings_only
-    from mdchunk.parse import parse_markdown
+    from mdchunk.formats import parse_markdown
 
     assert headings_only(parse_markdown(source).blocks, [(c.start, c.end) for c in chunks]) == []
 
@@ -260,12 +260,13 @@ def test_unknown_encoding_lists_what_is_available() -> None:
 
 def test_cl100k_base_loads_offline_with_the_published_hash(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(tmp_path))  # an empty cache: must use the package
-    from mdchunk import tokens
-    tokens._counter_for_name.cache_clear()
+    from mdchunk.tokens import resolve
+
+    resolve._counter_for_name.cache_clear()
     try:
-        assert tokens.get_counter("cl100k_base").count("hello world") == 2
+        assert resolve.get_counter("cl100k_base").count("hello world") == 2
     finally:
-        tokens._counter_for_name.cache_clear()
+        resolve._counter_for_name.cache_clear()
 
 
 # -- configuration and input errors ----------------------------------------------------------
@@ -368,7 +369,7 @@ _pieces = st.lists(st.sampled_from(
 @settings(max_examples=200, deadline=None, derandomize=True)
 @given(text=_pieces)
 def test_line_index_finds_every_line_start(text: str) -> None:
-    from mdchunk.parse import LineIndex
+    from mdchunk.formats import LineIndex
 
     expected = [0, *[m.end() for m in re.finditer(r"\r\n?|\n", text)]]
     assert list(LineIndex.of(text).starts) == expected
@@ -402,28 +403,28 @@ def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> No
 def test_spans_near_cuts_are_counted_exactly(text: str, data) -> None:
     """Spans that start a word after a cut or end before the blank that leads to one are
     counted from the cuts plus a correction (SpanCounts.count_span): always the exact count."""
-    from mdchunk.counts import SpanCounts
+    from mdchunk.tokens import SpanCounts
 
     counter = get_counter("cl100k_base")
-    drafter = SpanCounts(text, counter, long_text=16)  # long stretches keep their token ends
-    lines = [p for p in range(1, len(text)) if drafter.is_cut(p)]
+    counts = SpanCounts(text, counter, long_text=16)  # long stretches keep their token ends
+    lines = [p for p in range(1, len(text)) if counts.is_joint(p)]
     words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
     for cut in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
-        drafter.add_cut(cut)
+        counts.add_joint(cut)
     ends = [y for y in range(1, len(text) + 1) if not text[y - 1].isspace()] or [len(text)]
-    before = [y for y in ends for c in drafter._cuts if c > y and not text[y:c].strip()]
+    before = [y for y in ends for c in counts._joints if c > y and not text[y:c].strip()]
     for _ in range(6):
         y = data.draw(st.sampled_from(before) if before and data.draw(st.booleans())
                       else st.sampled_from(ends))
-        near = [c + d for c in drafter._cuts for d in (1, 2, 3) if c + d < y]
+        near = [c + d for c in counts._joints for d in (1, 2, 3) if c + d < y]
         x = data.draw(st.sampled_from(near) if near and data.draw(st.booleans())
                       else st.integers(0, y - 1))
-        assert drafter.count_span(x, y) == counter.count(text[x:y]), (x, y)
-    drafter.prime(drafter._cuts, 0, len(text))  # counts taken from one encoding agree too
+        assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
+    counts.prime(counts._joints, 0, len(text))  # counts taken from one encoding agree too
     for _ in range(4):
         y = data.draw(st.sampled_from(ends))
-        x = data.draw(st.sampled_from([0, *[c for c in drafter._cuts if c < y]]))
-        assert drafter.count_span(x, y) == counter.count(text[x:y]), (x, y)
+        x = data.draw(st.sampled_from([0, *[c for c in counts._joints if c < y]]))
+        assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
 def test_fingerprint_names_a_local_tokenizer_by_its_files_not_its_path(tmp_path: Path) -> None:
@@ -436,8 +437,9 @@ def test_fingerprint_names_a_local_tokenizer_by_its_files_not_its_path(tmp_path:
     there = ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(copy))
     assert here.fingerprint == there.fingerprint
     (copy / "vocab.txt").write_text("changed")
-    from mdchunk import tokens
-    tokens._local_tokenizer_identity.cache_clear()
+    from mdchunk.tokens import resolve
+
+    resolve._local_tokenizer_identity.cache_clear()
     assert ChunkerConfig(max_tokens=64, overlap_tokens=8, tokenizer=str(copy)).fingerprint != here.fingerprint
 
 

@@ -10,13 +10,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from .chunker import MARKDOWN_SUFFIXES, TEXT_SUFFIXES
-from .errors import InputError
+from ..errors import InputError
+from ..formats.registry import SUFFIXES
 
 __all__ = ["SUFFIXES", "Source", "discover"]
-
-#: File endings mdchunk reads when it walks a folder.
-SUFFIXES = MARKDOWN_SUFFIXES | TEXT_SUFFIXES
 
 
 @dataclass(frozen=True, slots=True)

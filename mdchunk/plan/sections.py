@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .parse import Block
+from ..formats.blocks import Block
 
 __all__ = ["Section", "build_sections"]
 
@@ -55,7 +55,7 @@ class Section:
 def build_sections(blocks: Sequence[Block]) -> Section:
     """Nest ``blocks`` under their headings and return the root section.
 
-    >>> from mdchunk.parse import parse_markdown
+    >>> from mdchunk.formats import parse_markdown
     >>> root = build_sections(parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n\\nmore\\n").blocks)
     >>> [(c.titles(), [g.titles() for g in c.children]) for c in root.children]
     [(('A',), [('A', 'B')]), (('C',), [])]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["sentence_spans", "line_spans", "word_spans"]
+__all__ = ["SentenceIndex", "line_spans", "sentence_spans", "word_spans"]
 
 Span = tuple[int, int]
 
@@ -30,8 +30,7 @@ _SENTENCE_END = re.compile(
     re.VERBOSE,
 )
 _ABBREVIATIONS = frozenset(
-    """e.g i.e etc vs cf al approx ca fig figs no nos vol pp p mr mrs ms dr prof sr jr st inc ltd
-    co corp dept est min max resp incl excl viz""".split()
+    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "fig", "figs", "no", "nos", "vol", "pp", "p", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "inc", "ltd", "co", "corp", "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
 
@@ -113,3 +112,33 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """
     end = len(text) if end is None else end
     return [m.span() for m in _WORD.finditer(text, start, end)]
+
+
+class SentenceIndex:
+    """The sentences of a document's paragraphs, each paragraph scanned once.
+
+    A long paragraph cut into many chunks is asked for its sentences again and again (to cut it,
+    and to choose each chunk's overlap); scanning it every time would be quadratic.
+    """
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._spans: dict[Span, list[Span]] = {}
+        self._bounds: dict[Span, tuple[list[int], frozenset[int]]] = {}
+
+    def spans(self, start: int, end: int) -> list[Span]:
+        """:func:`sentence_spans` of ``source[start:end]``."""
+        key = (start, end)
+        spans = self._spans.get(key)
+        if spans is None:
+            spans = self._spans[key] = sentence_spans(self.source, start, end)
+        return spans
+
+    def bounds(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
+        """Sentence starts (ascending) and the set of sentence ends of ``source[start:end]``."""
+        key = (start, end)
+        found = self._bounds.get(key)
+        if found is None:
+            spans = self.spans(start, end)
+            found = self._bounds[key] = ([a for a, _ in spans], frozenset(b for _, b in spans))
+        return found

@@ -20,9 +20,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from .chunker import Chunker
-from .errors import MdchunkError
-from .model import Chunk, ChunkerConfig
+from ..chunks import Chunk, Chunker
+from ..config import ChunkerConfig
+from ..errors import MdchunkError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chunk Markdown and text knowledge bases, embed them, search them.")
@@ -52,7 +52,7 @@ def _one_line_errors() -> Iterator[None]:
 
 
 def _files(paths: list[Path]) -> list[tuple[str, Path]]:
-    from .files import discover
+    from ..sources import discover
 
     return [(s.doc_id, s.file) for s in discover(paths)]
 
@@ -83,7 +83,7 @@ def chunk(
 def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int
                ) -> Iterator[list[Chunk]]:
     if workers > 1:
-        from .batch import chunk_paths
+        from ..sources.batch import chunk_paths
 
         by_path = {path: doc_id for doc_id, path in files}
         for _, chunks in chunk_paths(list(by_path), config, workers=workers,
@@ -154,7 +154,7 @@ def index(
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded."""
     with _one_line_errors():
-        from .index import index_paths
+        from ..index import index_paths
 
         with _progress("indexing") as progress:
             report = index_paths(paths, db=db, collection=collection, model=model,
@@ -199,7 +199,7 @@ def search(
     if mode not in ("hybrid", "dense", "bm25"):
         raise typer.BadParameter(f"{mode!r} is not one of hybrid, dense, bm25", param_hint="--mode")
     with _one_line_errors():
-        from .index import search as run_search
+        from ..index import search as run_search
 
         hits = run_search(query, db=db, collection=collection, k=k, mode=mode,  # type: ignore[arg-type]
                           path_prefix=path_prefix, model=model, token=token)
@@ -236,7 +236,3 @@ def main() -> None:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     app()
-
-
-if __name__ == "__main__":
-    main()

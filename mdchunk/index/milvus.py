@@ -11,35 +11,25 @@ machines indexing into one server agree on what is already there.
 
 from __future__ import annotations
 
-import hashlib
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Self
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from typing import Any, Self
 
-from .errors import DependencyError, StoreError
-from .model import Chunk
+from ..errors import DependencyError, StoreError
+from .store import (
+    FIELD_BYTES,
+    SCALAR_FIELDS,
+    IndexMeta,
+    ManifestEntry,
+    SearchHit,
+    SearchMode,
+    quote,
+)
 
-if TYPE_CHECKING:
-    import numpy as np
-
-__all__ = [
-    "ANALYZERS",
-    "SCALAR_FIELDS",
-    "IndexMeta",
-    "ManifestEntry",
-    "MilvusStore",
-    "SearchHit",
-    "SearchMode",
-    "chunk_row",
-    "embed_hash",
-    "path_prefix_filter",
-]
+__all__ = ["ANALYZERS", "MilvusManifest", "MilvusStore", "is_local"]
 
 log = logging.getLogger(__name__)
-
-SearchMode = Literal["hybrid", "dense", "bm25"]
 
 #: BM25 analyzers by name. ``lowercase`` is explicit because a Milvus server's ``standard``
 #: tokenizer does not fold case (Milvus Lite's does, and ignores the filter).
@@ -48,15 +38,7 @@ ANALYZERS: dict[str, dict[str, Any]] = {
     "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
 }
 
-_SCHEMA_VERSION = "1"
-_PROP = "mdchunk."
 _DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection, the manifest too
-# VARCHAR limits are in bytes. Display fields are clipped to them; identifiers and text never are.
-_MAX = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
-        "section_path": 8192, "text": 65535, "content_hash": 64}
-#: Every stored field of a chunk row except the vectors.
-SCALAR_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
-                 "start", "end", "line_start", "line_end", "token_count", "text", "content_hash")
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text"]
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
 # A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
@@ -67,136 +49,14 @@ _GRPC_OPTIONS = {"grpc.keepalive_permit_without_calls": False, "grpc.keepalive_t
 _QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
 
 
-@dataclass(frozen=True, slots=True)
-class IndexMeta:
-    """What every vector and chunk in a collection was made with; a mismatch means rebuild."""
-
-    model: str
-    dim: int
-    #: Portable fingerprint of the chunker config (see :func:`mdchunk.index.config_fingerprint`).
-    config: str
-    analyzer: str
-
-    def properties(self) -> dict[str, str]:
-        return {f"{_PROP}schema": _SCHEMA_VERSION, f"{_PROP}model": self.model,
-                f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
-                f"{_PROP}analyzer": self.analyzer}
-
-    @classmethod
-    def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
-        """The recorded meta, or ``None`` when the collection was not made by mdchunk."""
-        try:
-            if props[f"{_PROP}schema"] != _SCHEMA_VERSION:
-                return None
-            return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
-                       props[f"{_PROP}config"], props[f"{_PROP}analyzer"])
-        except (KeyError, ValueError):
-            return None
-
-    def differences(self, other: IndexMeta) -> list[str]:
-        """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
-        return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
-                for name in ("model", "dim", "config", "analyzer")
-                if getattr(self, name) != getattr(other, name)]
-
-
-@dataclass(frozen=True, slots=True)
-class ManifestEntry:
-    """One indexed document. An empty ``content_hash`` marks a document whose write is under way."""
-
-    doc_id: str
-    content_hash: str
-    config: str
-    chunk_count: int
-    path: str
-
-    @property
-    def pending(self) -> bool:
-        return not self.content_hash
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25)."""
-
-    score: float
-    id: str
-    doc_id: str
-    path: str
-    title: str
-    section_path: str
-    line_start: int
-    line_end: int
-    text: str
-
-
-def embed_hash(text: str) -> str:
-    """Hash of what is embedded: equal hashes under one model mean a reusable vector."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
-
-
-def _clip(value: str, field: str) -> str:
-    """``value`` cut (at a character boundary) to the field's byte limit."""
-    data = value.encode("utf-8", "surrogatepass")
-    limit = _MAX[field]
-    return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
-
-
-def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
-              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """The Milvus row for ``chunk``; raises :class:`StoreError` if the verbatim text cannot fit."""
-    if len(chunk.text.encode("utf-8", "surrogatepass")) > _MAX["text"]:
-        raise StoreError(
-            f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
-            f"{_MAX['text']}-byte VARCHAR limit; chunk with oversized='split'"
-        )
-    for name, value in (("doc_id", chunk.doc_id), ("path", path)):
-        if len(value.encode("utf-8", "surrogatepass")) > _MAX[name]:
-            raise StoreError(f"{value[:80]}...: {name} longer than {_MAX[name]} bytes")
-    return {
-        "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
-        "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
-        "section_path": _clip(chunk.section_path, "section_path"),
-        "level": chunk.level, "index": chunk.index, "start": chunk.start, "end": chunk.end,
-        "line_start": chunk.line_start, "line_end": chunk.line_end,
-        "token_count": chunk.token_count, "text": chunk.text,
-        "dense": [float(x) for x in vector], "content_hash": embed_hash(chunk.embed_text),
-    }
-
-
-def quote(value: str) -> str:
-    """A Milvus filter string literal for ``value``."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def path_prefix_filter(prefix: str) -> str:
-    """Rows whose ``doc_id`` or ``path`` starts with ``prefix``, metacharacters and all.
-
-    Both fields, because ``doc_id`` is relative to the indexed root (``runbooks/db.md``) and
-    ``path`` is the file as it was named when indexed (``kb/runbooks/db.md``). A lexicographic
-    range rather than ``like "prefix%"``: Milvus Lite ignores escapes in LIKE patterns, so ``_``
-    (common in file names) would match any character there. UTF-8 byte order is code point
-    order, so the range means the same on a server.
-
-    >>> path_prefix_filter("docs/")
-    '(doc_id >= "docs/" and doc_id < "docs0") or (path >= "docs/" and path < "docs0")'
-    """
-    if not prefix:
-        return ""
-    successor = ord(prefix[-1]) + 1
-    if 0xD800 <= successor <= 0xDFFF:  # no surrogates in UTF-8: skip to the next scalar value
-        successor = 0xE000
-    low, high = quote(prefix), quote(prefix[:-1] + chr(successor))
-    return " or ".join(f"({f} >= {low} and {f} < {high})" for f in ("doc_id", "path"))
-
-
 def is_local(uri: str) -> bool:
     """Milvus Lite takes a local file path; anything with a scheme is a server."""
     return "://" not in uri
 
 
 class MilvusStore:
-    """Chunks and manifest of one index, behind a :class:`pymilvus.MilvusClient`."""
+    """The chunk collection of one index, and its manifest, behind one
+    :class:`pymilvus.MilvusClient`."""
 
     def __init__(self, uri: str = "./mdchunk.db", collection: str = "mdchunk", *,
                  token: str | None = None, timeout: float = 10.0) -> None:
@@ -207,7 +67,6 @@ class MilvusStore:
         self._pymilvus = pymilvus
         self.uri = uri
         self.collection = collection
-        self.manifest_collection = f"{collection}_manifest"
         self.timeout = timeout
         if is_local(uri):
             try:
@@ -218,6 +77,7 @@ class MilvusStore:
         with self._errors("cannot connect"):
             self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
                                                  dedicated=True, grpc_options=_GRPC_OPTIONS)
+        self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -290,12 +150,12 @@ class MilvusStore:
         with self._errors(f"create collection {self.collection!r}"):
             if recorded is None:
                 # A manifest without its chunks would claim documents are indexed: drop it first.
-                if self._client.has_collection(self.manifest_collection):
-                    self._client.drop_collection(self.manifest_collection)
+                if self._client.has_collection(self.manifest.collection):
+                    self._client.drop_collection(self.manifest.collection)
                 self._create_chunks(meta)
                 created = True
-            if not self._client.has_collection(self.manifest_collection):
-                self._create_manifest()
+            if not self._client.has_collection(self.manifest.collection):
+                self.manifest.create()
             self._ensure_indexes()
         self._load()
         return created
@@ -303,14 +163,14 @@ class MilvusStore:
     def drop(self) -> None:
         """Drop manifest first, then chunks: an interrupted drop never leaves a stale manifest."""
         with self._errors(f"drop collection {self.collection!r}"):
-            for name in (self.manifest_collection, self.collection):
+            for name in (self.manifest.collection, self.collection):
                 if self._client.has_collection(name):
                     self._client.drop_collection(name)
 
     def _load(self, *names: str) -> None:
         # Milvus Lite reopens collections released; search, query and get need them loaded.
         with self._errors(f"load collection {self.collection!r}"):
-            for name in names or (self.collection, self.manifest_collection):
+            for name in names or (self.collection, self.manifest.collection):
                 if self._client.has_collection(name):
                     self._client.load_collection(name)
 
@@ -322,7 +182,7 @@ class MilvusStore:
         run is well within its rate limit.
         """
         with self._errors(f"flush collection {self.collection!r}"):
-            for name in (self.collection, self.manifest_collection):
+            for name in (self.collection, self.manifest.collection):
                 self._client.flush(name)
 
     def _create_chunks(self, meta: IndexMeta) -> None:
@@ -331,16 +191,16 @@ class MilvusStore:
         if meta.analyzer not in ANALYZERS:
             raise StoreError(f"unknown analyzer {meta.analyzer!r}: use one of {', '.join(ANALYZERS)}")
         schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=_MAX["id"])
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
         for name in ("doc_id", "path", "file_type", "title", "section_path"):
-            schema.add_field(name, DataType.VARCHAR, max_length=_MAX[name])
+            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
         for name in ("level", "index", "start", "end", "line_start", "line_end", "token_count"):
             schema.add_field(name, DataType.INT64)
-        schema.add_field("text", DataType.VARCHAR, max_length=_MAX["text"], enable_analyzer=True,
+        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"], enable_analyzer=True,
                          analyzer_params=ANALYZERS[meta.analyzer])
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
         schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-        schema.add_field("content_hash", DataType.VARCHAR, max_length=_MAX["content_hash"])
+        schema.add_field("content_hash", DataType.VARCHAR, max_length=FIELD_BYTES["content_hash"])
         schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
                                      input_field_names=["text"], output_field_names=["sparse"]))
         self._client.create_collection(self.collection, schema=schema,
@@ -359,7 +219,7 @@ class MilvusStore:
                                           "metric_type": "BM25"}),
                               ("doc_id", {"index_type": "INVERTED"}),
                               ("dense", None)],
-            self.manifest_collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
+            self.manifest.collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
         }
         for collection, indexes in wanted.items():
             have = set(self._client.list_indexes(collection))
@@ -388,49 +248,13 @@ class MilvusStore:
                 log.info("Milvus at %s refused a %s index (%s); using AUTOINDEX",
                          self.uri, kind, exc.message)
 
-    def _create_manifest(self) -> None:
-        from pymilvus import DataType
-
-        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("doc_id", DataType.VARCHAR, is_primary=True, max_length=_MAX["doc_id"])
-        schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
-        schema.add_field("config", DataType.VARCHAR, max_length=64)
-        schema.add_field("chunk_count", DataType.INT64)
-        schema.add_field("path", DataType.VARCHAR, max_length=_MAX["path"])
-        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
-        self._client.create_collection(self.manifest_collection, schema=schema)
-
-    # -- manifest ---------------------------------------------------------------------------
-
-    def manifest(self) -> dict[str, ManifestEntry]:
-        """Every document entry, read in pages (a knowledge base may exceed one query's limit)."""
-        fields = ["doc_id", "content_hash", "config", "chunk_count", "path"]
-        entries: dict[str, ManifestEntry] = {}
-        with self._errors("read manifest"):
-            for row in self._select(self.manifest_collection, 'doc_id != ""', fields):
-                entries[row["doc_id"]] = ManifestEntry(*(row[f] for f in fields))
-        return entries
-
-    def put_manifest(self, entries: Iterable[ManifestEntry]) -> None:
-        rows = [{"doc_id": e.doc_id, "content_hash": e.content_hash, "config": e.config,
-                 "chunk_count": e.chunk_count, "path": e.path, "dummy": _DUMMY_VECTOR}
-                for e in entries]
-        if rows:
-            with self._errors("write manifest"):
-                self._client.upsert(self.manifest_collection, rows)
-
-    def delete_manifest(self, doc_ids: Sequence[str]) -> None:
-        if doc_ids:
-            with self._errors("delete from manifest"):
-                self._client.delete(self.manifest_collection, ids=list(doc_ids))
-
     # -- chunks -----------------------------------------------------------------------------
 
     def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
         """Every stored chunk row of a document: all scalar fields, and ``dense`` if asked."""
         fields = list(SCALAR_FIELDS) + (["dense"] if vectors else [])
         with self._errors(f"read chunks of {doc_id}"):
-            return self._select(self.collection, f"doc_id == {quote(doc_id)}", fields)
+            return _select(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]], batch: int = 512) -> None:
         with self._errors("write chunks"):
@@ -455,27 +279,7 @@ class MilvusStore:
     def rows(self, fields: Sequence[str] = ("id", "doc_id", "content_hash")) -> list[dict[str, Any]]:
         """Every chunk row with ``fields`` (for tests, audits and small indexes)."""
         with self._errors("read chunks"):
-            return self._select(self.collection, 'id != ""', list(fields))
-
-    def _select(self, collection: str, filter: str, fields: list[str]) -> list[dict[str, Any]]:
-        """All rows matching ``filter``: one query when they fit Milvus's query window, else pages.
-
-        The paged query iterator is the fallback only, since Milvus Lite cannot give it a
-        consistent timestamp and pymilvus warns about that on every use.
-        """
-        rows = self._client.query(collection, filter=filter, output_fields=fields,
-                                  limit=_QUERY_WINDOW)
-        if len(rows) < _QUERY_WINDOW:
-            return [{f: row[f] for f in fields} for row in rows]
-        iterator = self._client.query_iterator(collection, batch_size=1000, filter=filter,
-                                               output_fields=fields)
-        out: list[dict[str, Any]] = []
-        try:
-            while batch := iterator.next():
-                out.extend({f: row[f] for f in fields} for row in batch)
-        finally:
-            iterator.close()
-        return out
+            return _select(self._client, self.collection, 'id != ""', list(fields))
 
     # -- search -----------------------------------------------------------------------------
 
@@ -510,3 +314,69 @@ class MilvusStore:
         return [SearchHit(score=signed(float(hit["distance"])), id=str(hit["id"]),
                           **{f: hit["entity"][f] for f in _OUTPUT_FIELDS})
                 for hit in result[0]]
+
+
+class MilvusManifest:
+    """The manifest collection (``<collection>_manifest``): one row per indexed document."""
+
+    def __init__(self, client: Any, collection: str,
+                 errors: Callable[[str], AbstractContextManager[None]]) -> None:
+        self._client = client
+        self.collection = collection
+        self._errors = errors
+
+    def create(self) -> None:
+        from pymilvus import DataType
+
+        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("doc_id", DataType.VARCHAR, is_primary=True,
+                         max_length=FIELD_BYTES["doc_id"])
+        schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
+        schema.add_field("config", DataType.VARCHAR, max_length=64)
+        schema.add_field("chunk_count", DataType.INT64)
+        schema.add_field("path", DataType.VARCHAR, max_length=FIELD_BYTES["path"])
+        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
+        self._client.create_collection(self.collection, schema=schema)
+
+    def entries(self) -> dict[str, ManifestEntry]:
+        """Every document entry, read in pages (a knowledge base may exceed one query's limit)."""
+        fields = ["doc_id", "content_hash", "config", "chunk_count", "path"]
+        entries: dict[str, ManifestEntry] = {}
+        with self._errors("read manifest"):
+            for row in _select(self._client, self.collection, 'doc_id != ""', fields):
+                entries[row["doc_id"]] = ManifestEntry(*(row[f] for f in fields))
+        return entries
+
+    def put(self, entries: Iterable[ManifestEntry]) -> None:
+        rows = [{"doc_id": e.doc_id, "content_hash": e.content_hash, "config": e.config,
+                 "chunk_count": e.chunk_count, "path": e.path, "dummy": _DUMMY_VECTOR}
+                for e in entries]
+        if rows:
+            with self._errors("write manifest"):
+                self._client.upsert(self.collection, rows)
+
+    def delete(self, doc_ids: Sequence[str]) -> None:
+        if doc_ids:
+            with self._errors("delete from manifest"):
+                self._client.delete(self.collection, ids=list(doc_ids))
+
+
+def _select(client: Any, collection: str, filter: str, fields: list[str]) -> list[dict[str, Any]]:
+    """All rows matching ``filter``: one query when they fit Milvus's query window, else pages.
+
+    The paged query iterator is the fallback only, since Milvus Lite cannot give it a
+    consistent timestamp and pymilvus warns about that on every use.
+    """
+    rows = client.query(collection, filter=filter, output_fields=fields,
+                              limit=_QUERY_WINDOW)
+    if len(rows) < _QUERY_WINDOW:
+        return [{f: row[f] for f in fields} for row in rows]
+    iterator = client.query_iterator(collection, batch_size=1000, filter=filter,
+                                           output_fields=fields)
+    out: list[dict[str, Any]] = []
+    try:
+        while batch := iterator.next():
+            out.extend({f: row[f] for f in fields} for row in batch)
+    finally:
+        iterator.close()
+    return out

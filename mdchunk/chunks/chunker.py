@@ -1,36 +1,40 @@
-"""The public entry points: text (or a file) in, :class:`~mdchunk.model.Chunk` s out.
+"""The public entry points: text (or a file) in, :class:`~mdchunk.chunks.chunk.Chunk` s out.
 
-Data flows one way: a reader finds blocks (:mod:`mdchunk.parse` for Markdown,
-:mod:`mdchunk.readers` for plain text and Q&A), :mod:`mdchunk.tree` nests them under headings,
-:mod:`mdchunk.pack` plans drafts under the budget, and :func:`_to_chunks` turns drafts into
-chunks with ids, line numbers and metadata. Nothing here does I/O except :meth:`Chunker.chunk_file`.
+Data flows one way: a reader of :mod:`mdchunk.formats` finds blocks, :mod:`mdchunk.plan` nests
+them under headings and plans drafts under the budget, and :meth:`Chunker._to_chunks` turns
+drafts into chunks with ids, line numbers and metadata. Nothing here does I/O except
+:meth:`Chunker.chunk_file`.
 """
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from .errors import InputError
-from .model import Chunk, ChunkerConfig, TokenizerSpec, chunk_id, json_ready
-from .budget import Draft
-from .pack import SectionPacker
-from .parse import Document, LineIndex, parse_markdown
-from .readers import looks_like_qa, read_plain_text, read_qa
-from .tokens import get_counter
-from .tree import Section, build_sections
+from ..config import ChunkerConfig, TokenizerSpec
+from ..errors import InputError
+from ..formats import Document, LineIndex, format_for, parse_markdown, read_plain_text, read_qa
+from ..formats.registry import FormatName
+from ..plan import (
+    BoundaryStrategy,
+    Draft,
+    GreedyStrategy,
+    PackingKit,
+    Section,
+    SectionPacker,
+    build_sections,
+)
+from ..text import read_document
+from ..tokens import get_counter
+from .chunk import Chunk, chunk_id, json_ready
 
-__all__ = ["Chunker", "chunk_markdown", "chunk_text", "chunk_qa", "chunk_file", "read_document",
-           "MARKDOWN_SUFFIXES", "TEXT_SUFFIXES"]
+__all__ = ["Chunker", "chunk_file", "chunk_markdown", "chunk_qa", "chunk_text"]
 
-log = logging.getLogger(__name__)
-
-MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mkd", ".mdown"})
-TEXT_SUFFIXES = frozenset({".txt", ".text"})
+#: Signature of the chunker's per-format methods.
+_Read = Callable[[str, str, Mapping[str, Any] | None], list[Chunk]]
 
 
 class Chunker:
@@ -41,10 +45,14 @@ class Chunker:
     ['Guide > Install']
     """
 
-    def __init__(self, config: ChunkerConfig | None = None) -> None:
+    def __init__(self, config: ChunkerConfig | None = None,
+                 strategy: BoundaryStrategy | None = None) -> None:
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
+        self.strategy: BoundaryStrategy = strategy or GreedyStrategy()
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
+        self._readers: dict[FormatName, _Read] = {
+            "markdown": self.chunk, "qa": self.chunk_qa, "text": self.chunk_text}
 
     # -- formats ------------------------------------------------------------------------------
 
@@ -61,7 +69,7 @@ class Chunker:
 
     def chunk_text(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                    ) -> list[Chunk]:
-        """Chunk plain text; headings come from the line classifier in :mod:`mdchunk.readers`."""
+        """Chunk plain text; headings come from the line classifier in :mod:`mdchunk.formats.plaintext`."""
         _check_text(text, doc_id)
         if not text.strip():
             return []
@@ -95,9 +103,9 @@ class Chunker:
         path = Path(path)
         text = read_document(path)
         doc_id = path.as_posix() if doc_id is None else doc_id
-        reader = _reader_for(path, text)
+        read = self._readers[format_for(path.suffix, text)]
         try:
-            return getattr(self, reader)(text, doc_id=doc_id, metadata=metadata)
+            return read(text, doc_id, metadata)
         except InputError:
             raise
         except RecursionError as exc:
@@ -106,7 +114,7 @@ class Chunker:
     # -- assembly -----------------------------------------------------------------------------
 
     def _packer(self, source: str) -> SectionPacker:
-        return SectionPacker(source, self.counter, self.config)
+        return SectionPacker(PackingKit.of(source, self.counter, self.config), self.strategy)
 
     def _to_chunks(self, doc: Document, drafts: Sequence[Draft], doc_id: str,
                    metadata: dict[str, Any]) -> list[Chunk]:
@@ -157,32 +165,6 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
     if data is None:
         return {}
     return data if isinstance(data, dict) else {"front_matter": data}
-
-
-def read_document(path: Path) -> str:
-    """Decode a file as UTF-8 (a BOM is dropped); refuse binary or undecodable files clearly."""
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    if b"\x00" in raw[:8192]:
-        raise InputError(f"{path}: looks binary (NUL bytes), not Markdown or text")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(
-            f"{path}: not valid UTF-8 (byte {exc.start}: {raw[exc.start:exc.start + 1]!r}); "
-            "convert it, e.g. iconv -f GB18030 -t UTF-8"
-        ) from exc
-
-
-def _reader_for(path: Path, text: str) -> str:
-    suffix = path.suffix.lower()
-    if suffix in MARKDOWN_SUFFIXES:
-        return "chunk"
-    if looks_like_qa(text):
-        return "chunk_qa"
-    return "chunk_text"
 
 
 def _config(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec,

@@ -17,12 +17,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from .errors import DependencyError
+from ..errors import DependencyError
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder"]
+__all__ = ["DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder", "load_embedder"]
 
 log = logging.getLogger(__name__)
 
@@ -192,3 +192,9 @@ class SentenceTransformerEmbedder:
 
     def __repr__(self) -> str:
         return f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim})"
+
+
+def load_embedder(model: str | Embedder | None) -> Embedder:
+    """``model`` itself when it is an :class:`Embedder`, else the sentence-transformers model
+    of that name or path (``None``: the bundled default)."""
+    return model if isinstance(model, Embedder) else SentenceTransformerEmbedder(model)

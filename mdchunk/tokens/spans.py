@@ -1,11 +1,11 @@
 """Exact token counts of any span of a document, each stretch of it encoded once.
 
 Encoding every candidate chunk would tokenize a document several times over. With a tokenizer
-whose counts add up at *cuts* — line starts with text on them, and the blank before a word
-(cl100k_base, property-tested) — the text between two cuts is encoded once and a span sums the
-stretches it covers. A span that starts a word after a cut, or stops at the blank before one,
-is corrected with the tokenizer's own pre-tokenizer pieces around that word. Any other
-tokenizer simply has no cuts: each span is encoded as it is, and counts stay exact.
+whose counts add up at *joints* — line starts with text on them, and the blank before a word
+(cl100k_base, property-tested) — the text between two joints is encoded once and a span sums the
+stretches it covers. A span that starts a word after a joint, or stops at the blank before one,
+is corrected with the tokenizer's own pretokens around that word. Any other
+tokenizer simply has no joints: each span is encoded as it is, and counts stay exact.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
 from itertools import accumulate
 
-from .parse import Block
-from .tokens import TokenCounter
+from ..formats.blocks import Block
+from .counter import TokenCounter
 
-__all__ = ["SpanCounts", "TEXT_AHEAD"]
+__all__ = ["TEXT_AHEAD", "SpanCounts"]
 
-#: How far from a cut a span may start and still be counted from it (a space, a quote).
+#: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
 #: Blanks, then text, on the same line.
@@ -29,8 +29,8 @@ TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
 
 
 def _first_shared(a: Iterator[int], b: Iterator[int], source: str) -> int | None:
-    """The first value two ascending iterators of piece ends share that follows text, not a
-    blank: a text ending in blanks is cut differently alone (``\\s++$``) than inside another."""
+    """The first value two ascending iterators of pretoken ends share that follows text, not a
+    blank: a text ending in blanks is split differently alone (``\\s++$``) than inside another."""
     x, y = next(a, None), next(b, None)
     while x is not None and y is not None:
         if x == y and not source[x - 1].isspace():
@@ -43,26 +43,26 @@ def _first_shared(a: Iterator[int], b: Iterator[int], source: str) -> int | None
 
 
 class SpanCounts:
-    """Exact token counts of spans of ``source``, from stretches between registered cuts."""
+    """Exact token counts of spans of ``source``, from stretches between registered joints."""
 
     def __init__(self, source: str, counter: TokenCounter, long_text: int) -> None:
         self.source = source
         self.counter = counter
-        #: Characters from which a stretch is likely to be cut later (see _encode_stretch).
+        #: Characters from which a stretch is likely to be cut into parts later (see _encode_stretch).
         self.long_text = long_text
         self._segments: dict[tuple[int, int], int] = {}
         self._next_start: dict[tuple[int, int], int] = {}
-        self._cuts: list[int] = []
-        self._cut_set: set[int] = set()
+        self._joints: list[int] = []
+        self._joint_set: set[int] = set()
         self._small: dict[str, int] = {}
-        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut; kept
+        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut into parts; kept
         #: as 8-byte machine integers: a Python list of them would weigh 4× more.
         self._token_ends: dict[tuple[int, int], Sequence[int]] = {}
-        #: Corrections found for a span start or end, by position: ``(cut, shared piece end,
-        #: delta)`` and ``(cut after, cut before, delta)`` (see :meth:`count_span`).
+        #: Corrections found for a span start or end, by position: ``(joint, shared pretoken end,
+        #: delta)`` and ``(joint after, joint before, delta)`` (see :meth:`count_span`).
         self._start_fixes: dict[int, tuple[int, int, int]] = {}
         self._end_fixes: dict[int, tuple[int, int, int]] = {}
-        self._piece_ends = counter.piece_ends if counter.line_additive else None
+        self._pretoken_ends = counter.pretoken_ends if counter.line_additive else None
 
     def use_blocks(self, blocks: Sequence[Block]) -> None:
         """Register the document's top-level blocks: their starts are where exact counts may be
@@ -70,16 +70,16 @@ class SpanCounts:
         for block, following in zip(blocks, [*blocks[1:], None]):
             self._next_start[(block.start, block.end)] = following.start if following else block.end
         if self.counter.line_additive:
-            self._cut_set.update(b.start for b in blocks if self.is_cut(b.start))
-            self._cuts = sorted(self._cut_set)
+            self._joint_set.update(b.start for b in blocks if self.is_joint(b.start))
+            self._joints = sorted(self._joint_set)
 
-    def add_cut(self, pos: int) -> None:
-        if pos not in self._cut_set:
-            self._cut_set.add(pos)
-            insort(self._cuts, pos)
+    def add_joint(self, pos: int) -> None:
+        if pos not in self._joint_set:
+            self._joint_set.add(pos)
+            insort(self._joints, pos)
 
-    def cut_before(self, start: int, after: int = 0) -> int | None:
-        """Register and return the cut in the blank before ``start`` (text ends at ``after`` or
+    def joint_before(self, start: int, after: int = 0) -> int | None:
+        """Register and return the joint in the blank before ``start`` (text ends at ``after`` or
         later), if that blank holds one: before the spaces of "word. Next" (they go with the word
         after them), or at a line start with text on it."""
         if not self.counter.line_additive:
@@ -90,15 +90,15 @@ class SpanCounts:
         if start == 0:
             return None
         if source[start] in " \t" and not source[start - 1].isspace():
-            cut = start  # "word. Next": the space goes with the word after it
-        elif self.is_cut(start):
-            cut = start
+            joint = start  # "word. Next": the space goes with the word after it
+        elif self.is_joint(start):
+            joint = start
         else:
             return None
-        self.add_cut(cut)
-        return cut
+        self.add_joint(joint)
+        return joint
 
-    def is_cut(self, pos: int) -> bool:
+    def is_joint(self, pos: int) -> bool:
         """A line start with text on its line: where a line-additive tokenizer's counts add up."""
         source = self.source
         return 0 < pos < len(source) and source[pos - 1] in "\r\n" and bool(TEXT_AHEAD.match(source, pos))
@@ -106,22 +106,22 @@ class SpanCounts:
     def count_span(self, start: int, end: int) -> int:
         """Exact tokens of ``source[start:end]``.
 
-        With a line-additive tokenizer, the sum over the stretches between registered cuts, each
-        encoded once however many chunks contain it. A span that starts a word after a cut (a
+        With a line-additive tokenizer, the sum over the stretches between registered joints, each
+        encoded once however many chunks contain it. A span that starts a word after a joint (a
         sentence after the space that ends the one before) or stops at the blank before one (a
-        block without the blank line after it) is counted from those cuts and corrected by the
-        tokenizer's pieces around that word: two tiny counts instead of the stretch again.
+        block without the blank line after it) is counted from those joints and corrected by the
+        tokenizer's pretokens around that word: two tiny counts instead of the stretch again.
         """
         known = self._segments.get((start, end))
         if known is not None:
             return known
         fix = 0
-        if self._piece_ends is not None and start < end:
-            if start not in self._cut_set:
+        if self._pretoken_ends is not None and start < end:
+            if start not in self._joint_set:
                 head = self._start_fix(start, end)
                 if head is not None:
                     start, fix = head
-            if end not in self._cut_set:
+            if end not in self._joint_set:
                 tail = self._end_fix(start, end)
                 if tail is not None:
                     end, delta = tail
@@ -129,20 +129,20 @@ class SpanCounts:
         return self._sum_stretches(start, end) + fix
 
     def _sum_stretches(self, start: int, end: int) -> int:
-        cuts = self._cuts
-        i, j = bisect_right(cuts, start), bisect_left(cuts, end)
+        joints = self._joints
+        i, j = bisect_right(joints, start), bisect_left(joints, end)
         total, pos = 0, start
-        for cut in (*cuts[i:j], end):
-            key = (pos, cut)
+        for joint in (*joints[i:j], end):
+            key = (pos, joint)
             tokens = self._segments.get(key)
             if tokens is None:
-                tokens = self._segments[key] = self._encode_stretch(pos, cut)
+                tokens = self._segments[key] = self._encode_stretch(pos, joint)
             total += tokens
-            pos = cut
+            pos = joint
         return total
 
     def _encode_stretch(self, start: int, end: int) -> int:
-        """Count a stretch never counted before. One long enough to be cut later keeps where its
+        """Count a stretch never counted before. One long enough to be cut into parts later keeps where its
         tokens end, so that :meth:`prime` counts its parts without encoding it again."""
         if self.counter.token_bytes is None or end - start < self.long_text:
             return self.counter.count(self.source[start:end])
@@ -155,24 +155,24 @@ class SpanCounts:
         return array("q", accumulate(self.counter.token_bytes(self.source[start:end])))
 
     def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
-        """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the cut just before
-        ``x``: both texts are cut into the same pieces from the first piece end they share."""
+        """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the joint just before
+        ``x``: both texts are split into the same pretokens from the first pretoken end they share."""
         if not self._ends_on_text(y):
             return None
-        known = self._start_fixes.get(x)  # exact whatever cuts come later: kept
+        known = self._start_fixes.get(x)  # exact whatever joints come later: kept
         if known is not None:
             c, shared, delta = known
             return (c, delta) if shared <= y else None
-        cuts = self._cuts
-        i = bisect_right(cuts, x) - 1
-        if i < 0 or cuts[i] == x or x - cuts[i] > _NEAR:
+        joints = self._joints
+        i = bisect_right(joints, x) - 1
+        if i < 0 or joints[i] == x or x - joints[i] > _NEAR:
             return None
-        c = cuts[i]
-        c1 = cuts[i + 1] if i + 1 < len(cuts) else len(self.source)
+        c = joints[i]
+        c1 = joints[i + 1] if i + 1 < len(joints) else len(self.source)
         if (x, min(c1, y)) in self._segments:
             return None  # counted as it is already
-        shared = _first_shared(self._piece_ends(self.source, c, c1),
-                               self._piece_ends(self.source, x, c1), self.source)
+        shared = _first_shared(self._pretoken_ends(self.source, c, c1),
+                               self._pretoken_ends(self.source, x, c1), self.source)
         if shared is None:
             return None
         delta = self.count_small(self.source[x:shared]) - self.count_small(self.source[c:shared])
@@ -181,17 +181,17 @@ class SpanCounts:
 
     def _end_fix(self, lo: int, y: int) -> tuple[int, int] | None:
         """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
-        between ``y`` and the cut ``c1`` after it: the last word's pieces are counted twice,
+        between ``y`` and the joint ``c1`` after it: the last word's pretokens are counted twice,
         with and without those blanks."""
-        known = self._end_fixes.get(y)  # exact whatever cuts come later: kept
+        known = self._end_fixes.get(y)  # exact whatever joints come later: kept
         if known is not None:
             c1, stretch, delta = known
             return (c1, delta) if stretch >= lo else None
-        source, cuts = self.source, self._cuts
-        k = bisect_left(cuts, y)
-        if k == len(cuts) or cuts[k] == y or k == 0 or cuts[k - 1] < lo:
+        source, joints = self.source, self._joints
+        k = bisect_left(joints, y)
+        if k == len(joints) or joints[k] == y or k == 0 or joints[k - 1] < lo:
             return None
-        c1, stretch = cuts[k], cuts[k - 1]  # ``stretch``: the cut that starts y's stretch
+        c1, stretch = joints[k], joints[k - 1]  # ``stretch``: the joint that starts y's stretch
         if (max(lo, stretch), y) in self._segments:
             return None  # counted as it is already
         if source[y:c1].strip() or not self._ends_on_text(y):
@@ -201,21 +201,21 @@ class SpanCounts:
         if word < 0:
             word = stretch
         elif source[word] in "\r\n":
-            word += 1  # a line with text on it starts a piece
-        # else: the last blank before a word starts a piece (cl100k: " word", "\tword", " (")
+            word += 1  # a line with text on it starts a pretoken
+        # else: the last blank before a word starts a pretoken (cl100k: " word", "\tword", " (")
         if _SPACE.search(source, word + 1, y):
             return None  # other kinds of blank inside: no rule to lean on
-        piece = word
-        for piece_end in self._piece_ends(source, word, c1):
-            if piece_end > y:
+        pretoken = word
+        for pretoken_end in self._pretoken_ends(source, word, c1):
+            if pretoken_end > y:
                 break
-            piece = piece_end
-        delta = self.count_small(source[piece:y]) - self.count_small(source[piece:c1])
+            pretoken = pretoken_end
+        delta = self.count_small(source[pretoken:y]) - self.count_small(source[pretoken:c1])
         self._end_fixes[y] = (c1, stretch, delta)
         return c1, delta
 
     def _ends_on_text(self, y: int) -> bool:
-        """A span ending on a non-blank character (or at the end) is cut into the same pieces as
+        """A span ending on a non-blank character (or at the end) is split into the same pretokens as
         any longer text it starts: no trailing blank can be read as the end of the text."""
         return y == len(self.source) or not self.source[y - 1].isspace()
 
@@ -226,24 +226,24 @@ class SpanCounts:
             tokens = self._small[text] = self.counter.count(text)
         return tokens
 
-    def prime(self, cuts: Sequence[int], start: int, end: int) -> None:
-        """Record the count of each stretch between ``cuts`` (all inside ``[start, end)``, all
+    def prime(self, joints: Sequence[int], start: int, end: int) -> None:
+        """Record the count of each stretch between ``joints`` (all inside ``[start, end)``, all
         registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
         else a new one. A paragraph cut into sentences is never encoded per sentence."""
-        if self.counter.token_bytes is None or not cuts:
+        if self.counter.token_bytes is None or not joints:
             return
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
         if ends is None:
             ends, following = self._ends_of_tokens(start, end), end
         taken, pos, offset = 0, start, 0
-        for cut in (*cuts, following):
-            offset += len(self.source[pos:cut].encode("utf-8", "surrogatepass"))
+        for joint in (*joints, following):
+            offset += len(self.source[pos:joint].encode("utf-8", "surrogatepass"))
             upto = bisect_right(ends, offset)
             if upto == 0 or ends[upto - 1] != offset:
-                return  # a token crosses the cut after all: leave these to be encoded alone
-            self._segments[(pos, cut)] = upto - taken
-            taken, pos = upto, cut
+                return  # a token crosses the joint after all: leave these to be encoded alone
+            self._segments[(pos, joint)] = upto - taken
+            taken, pos = upto, joint
 
     def estimate(self, start: int, end: int) -> int:
         """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank

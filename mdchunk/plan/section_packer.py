@@ -1,10 +1,11 @@
 """Section level: a section tree → drafts that fit the token budget.
 
 A section that fits is one unit; one that does not is cut into its intro (heading + blocks),
-packed by :class:`~mdchunk.pieces.PiecePacker`, and its sub-sections, walked in turn. Small
+packed by the boundary strategy (:mod:`mdchunk.plan.strategies`), and its sub-sections, walked in turn. Small
 sibling units under the same parent share a chunk; units of different parents never do. A
 heading followed straight by a sub-heading travels into the child's first chunk; an empty
-section heads the next one, or, at the end, folds onto the text before it (:mod:`mdchunk.tree`).
+section heads the next one, or, at the end, folds onto the text before it
+(:mod:`mdchunk.plan.sections`).
 """
 
 from __future__ import annotations
@@ -13,12 +14,13 @@ from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .budget import Draft, Drafter
-from .model import ChunkerConfig
-from .parse import Block
-from .pieces import PiecePacker, kinds_of, merge_kinds
-from .tokens import TokenCounter
-from .tree import Section
+from ..formats.blocks import Block, kinds_of
+from ..formats.kinds import merge_kinds
+from .drafts import Draft
+from .kit import PackingKit
+from .pieces import block_piece, heading_piece
+from .sections import Section
+from .strategies import BoundaryStrategy, Run
 
 __all__ = ["SectionPacker"]
 
@@ -51,11 +53,15 @@ class _Unit:
     content_tokens: int = 0
 
 
-class SectionPacker(Drafter):
+class SectionPacker:
     """Walks the section tree; see the module docstring."""
 
-    def __init__(self, source: str, counter: TokenCounter, config: ChunkerConfig) -> None:
-        super().__init__(source, counter, config)
+    def __init__(self, kit: PackingKit, strategy: BoundaryStrategy) -> None:
+        self.kit = kit
+        self.strategy = strategy
+        self.counts = kit.counts
+        self.drafter = kit.drafter
+        self.max_tokens = kit.max_tokens
         self._section_tokens: dict[int, int] = {}
         self._section_kinds: dict[int, tuple[str, ...]] = {}
         #: Starts of empty sections' headings: they lead the next section when there is room
@@ -63,12 +69,12 @@ class SectionPacker(Drafter):
         self.spare_headings: set[int] = set()
 
     def pack(self, root: Section) -> list[Draft]:
-        self.use_blocks(_top_level_blocks(root))
+        self.counts.use_blocks(_top_level_blocks(root))
         drafts = [d for unit in self.section(root, lead=()) for d in unit.drafts]
         return self.attach_lone_headings(drafts)
 
     def block_tokens(self, block: Block) -> int:
-        return self.estimate(block.start, block.end)
+        return self.counts.estimate(block.start, block.end)
 
     def section_tokens(self, section: Section) -> int:
         key = id(section)
@@ -91,11 +97,11 @@ class SectionPacker(Drafter):
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               content_tokens: int) -> _Unit | None:
         """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly."""
-        crumb_tokens = self.count_small(self.crumb(path, start)) if path else 0
+        crumb_tokens = self.kit.crumbs.tokens(path, start) if path else 0
         if content_tokens + crumb_tokens > self.max_tokens:
             return None
-        draft = self.draft(start, end, path, kinds)
-        return _Unit([draft], True, content_tokens) if self.fits(draft) else None
+        draft = self.drafter.draft(start, end, path, kinds)
+        return _Unit([draft], True, content_tokens) if self.drafter.fits(draft) else None
 
     def section(self, section: Section, lead: tuple[Block, ...]) -> list[_Unit]:
         """Units for ``section``; ``lead`` are headings of empty ancestors that travel with it."""
@@ -126,7 +132,7 @@ class SectionPacker(Drafter):
             else:  # a split child is sealed: its parts never mix with its siblings
                 units.append(_Unit([d for u in child_units for d in u.drafts], False))
         if lead:  # headings alone over budget: nothing to pack them with at this level
-            units.append(_Unit([self.draft(lead[0].start, lead[-1].end, section.path,
+            units.append(_Unit([self.drafter.draft(lead[0].start, lead[-1].end, section.path,
                                            ("heading",))], True))
         return self.merge_small(units, section.path)
 
@@ -139,13 +145,13 @@ class SectionPacker(Drafter):
         whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens)
         if whole:
             return whole
-        packer = PiecePacker(self, section.path)
-        return _Unit(packer.pack([*map(packer.heading_piece, headings),
-                                  *map(packer.block_piece, blocks)]), False)
+        pieces = [*(heading_piece(h, spare=h.start in self.spare_headings) for h in headings),
+                  *map(block_piece, blocks)]
+        return _Unit(self.strategy.pack(Run(pieces, section.path), self.kit), False)
 
     def merge_small(self, units: list[_Unit], path: tuple[Block, ...]) -> list[_Unit]:
         """Let sibling units smaller than ``min_tokens`` share a chunk with their neighbours."""
-        min_tokens = self.config.min_tokens or 0
+        min_tokens = self.kit.config.min_tokens or 0
         out: list[_Unit] = []
         for unit in units:
             prev = out[-1] if out else None
@@ -185,11 +191,11 @@ class SectionPacker(Drafter):
                    ) -> tuple[bool, Draft] | None:
         options: list[tuple[bool, Draft]] = []
         if nxt is not None and not nxt.prefix and nxt.start >= lone.end:
-            options.append((True, self.draft(lone.start, nxt.end, nxt.path,
+            options.append((True, self.drafter.draft(lone.start, nxt.end, nxt.path,
                                              merge_kinds([lone.kinds, nxt.kinds]))))
         if prev is not None:
-            options.append((False, self.draft(prev.start, lone.end, prev.path,
+            options.append((False, self.drafter.draft(prev.start, lone.end, prev.path,
                                               merge_kinds([prev.kinds, lone.kinds]), prev.prefix)))
         if nxt is None or not set(lone.path) <= set(nxt.path):
             options.reverse()  # the next draft is not the content under this heading
-        return next((option for option in options if self.fits(option[1])), None)
+        return next((option for option in options if self.drafter.fits(option[1])), None)

@@ -27,43 +27,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .chunker import MARKDOWN_SUFFIXES, Chunker
-from .embed import Embedder, SentenceTransformerEmbedder
-from .errors import ConfigError
-from .files import SUFFIXES, Source, discover
-from .model import Chunk, ChunkerConfig, TokenizerSpec
+from ..chunks import Chunk, Chunker
+from ..config import ChunkerConfig, TokenizerSpec
+from ..errors import ConfigError
+from ..formats import format_for
+from ..sources import Source, discover
+from .embed import Embedder, load_embedder
+from .milvus import MilvusStore
 from .store import (
-    ANALYZERS,
+    ANALYZER_NAMES,
     SCALAR_FIELDS,
+    ChunkStore,
     IndexMeta,
     ManifestEntry,
-    MilvusStore,
-    SearchHit,
-    SearchMode,
     chunk_row,
     embed_hash,
-    path_prefix_filter,
 )
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = [
-    "SUFFIXES",
-    "IndexReport",
-    "SearchHit",
-    "Source",
-    "chunker_config",
-    "config_fingerprint",
-    "detect_analyzer",
-    "discover",
-    "index_paths",
-    "search",
-]
+__all__ = ["IndexPlan", "IndexReport", "ProgressCallback", "chunker_config", "config_fingerprint",
+           "detect_analyzer", "index_paths", "plan_index"]
 
 log = logging.getLogger(__name__)
-
-#: Files an index picks up when it walks a directory: what the chunker reads.
 
 #: ``progress(done, total, doc_id, embedded)`` after each document is committed (or found
 #: unchanged): documents done of total, and chunks embedded so far.
@@ -158,10 +145,6 @@ def _file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
-def _embedder(model: str | Embedder | None) -> Embedder:
-    return model if isinstance(model, Embedder) else SentenceTransformerEmbedder(model)
-
-
 def _title(chunks: Sequence[Chunk], source: Source) -> str:
     """Front matter ``title``, else the document's first heading, else its file name.
 
@@ -173,8 +156,8 @@ def _title(chunks: Sequence[Chunk], source: Source) -> str:
     for chunk in chunks:
         if chunk.headings:
             return chunk.headings[0]
-    if chunks and source.file.suffix.lower() in MARKDOWN_SUFFIXES:
-        from .parse import parse_markdown
+    if chunks and format_for(source.file.suffix, "") == "markdown":
+        from ..formats import parse_markdown
 
         for block in parse_markdown(chunks[0].text).blocks:
             if block.kind == "heading" and block.title:
@@ -184,7 +167,7 @@ def _title(chunks: Sequence[Chunk], source: Source) -> str:
 
 def _check_window(chunks: Sequence[Chunk], source: Source, embedder: Embedder) -> None:
     """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""
-    from .tokens import get_counter
+    from ..tokens import get_counter
 
     count = get_counter(embedder.tokenizer).count
     for chunk in chunks:
@@ -199,7 +182,7 @@ def _check_window(chunks: Sequence[Chunk], source: Source, embedder: Embedder) -
 class _Run:
     """One indexing run: the state shared by its steps (kept off the public signature)."""
 
-    def __init__(self, store: MilvusStore, embedder: Embedder, config: ChunkerConfig,
+    def __init__(self, store: ChunkStore, embedder: Embedder, config: ChunkerConfig,
                  fingerprint: str, report: IndexReport, progress: ProgressCallback | None,
                  check_window: bool) -> None:
         self.store, self.embedder, self.config = store, embedder, config
@@ -249,7 +232,7 @@ class _Run:
             new_ids = {c.id for c in doc.chunks}
             stale = [i for i in old if i not in new_ids]
             self.store.delete_chunks(stale)
-            self.store.put_manifest([ManifestEntry(doc.source.doc_id, doc.digest,
+            self.store.manifest.put([ManifestEntry(doc.source.doc_id, doc.digest,
                                                    self.fingerprint, len(rows), doc.source.path)])
             self.report.written_chunks += len(changed)
             self.report.kept_chunks += len(rows) - len(changed)
@@ -260,6 +243,66 @@ class _Run:
 
 def _scalars(row: dict[str, Any] | None) -> dict[str, Any] | None:
     return None if row is None else {f: row[f] for f in SCALAR_FIELDS}
+
+
+@dataclass(frozen=True, slots=True)
+class IndexPlan:
+    """What a run will do, decided before anything is written: the documents to (re)write with
+    their file hashes and whether the index knows them, the unchanged ones, the gone ones."""
+
+    write: list[tuple[Source, str, bool]]
+    unchanged: list[str]
+    gone: list[str]
+
+
+def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fingerprint: str,
+               *, prune: bool) -> IndexPlan:
+    """Compare every file's hash and the chunker config with the manifest."""
+    write: list[tuple[Source, str, bool]] = []
+    unchanged: list[str] = []
+    for source in sources:
+        digest = _file_hash(source.file.read_bytes())
+        entry = manifest.get(source.doc_id)
+        if entry and not entry.pending and entry.content_hash == digest \
+                and entry.config == fingerprint:
+            unchanged.append(source.doc_id)
+        else:
+            write.append((source, digest, entry is not None))
+    gone = sorted(set(manifest) - {s.doc_id for s in sources}) if prune else []
+    return IndexPlan(write, unchanged, gone)
+
+
+def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> None:
+    """Carry ``plan`` out in the crash-safe order of the module docstring."""
+    report = run.report
+    for doc_id in plan.unchanged:
+        run.tick(doc_id)
+    report.unchanged = len(plan.unchanged)
+    for doc_id in plan.gone:  # chunks first, manifest entry last
+        store.delete_doc(doc_id)
+        store.manifest.delete([doc_id])
+    report.deleted = len(plan.gone)
+    # Mark every document about to be written as pending before any of its chunks is.
+    store.manifest.put(ManifestEntry(s.doc_id, "", run.fingerprint, 0, s.path)
+                       for s, _, _ in plan.write)
+    group: list[_Doc] = []
+    pending_chunks = 0
+    for source, digest, known in plan.write:
+        chunks = run.chunk(source)
+        group.append(_Doc(source, digest, known, chunks, [embed_hash(c.embed_text) for c in chunks]))
+        pending_chunks += len(chunks)
+        report.changed_docs.append(source.doc_id)
+        if known:
+            report.updated += 1
+        else:
+            report.added += 1
+        if pending_chunks >= batch_chunks:
+            run.write(group)
+            group, pending_chunks = [], 0
+    if group:
+        run.write(group)
+    if plan.write or plan.gone or report.rebuilt:
+        store.flush()
 
 
 def index_paths(
@@ -281,22 +324,22 @@ def index_paths(
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
     ``model`` is a model name or path (default: the bundled all-MiniLM-L6-v2) or any
-    :class:`~mdchunk.embed.Embedder`. ``analyzer`` is ``standard``, ``jieba`` or ``auto``
+    :class:`~mdchunk.index.embed.Embedder`. ``analyzer`` is ``standard``, ``jieba`` or ``auto``
     (detected from the corpus when the collection is created, kept afterwards). With ``prune``,
     documents no longer found are removed. A collection built with another model or chunker
     config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
     are embedded per round; each round commits its documents.
     """
     started = time.perf_counter()
-    if analyzer != "auto" and analyzer not in ANALYZERS:
-        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of {', '.join(ANALYZERS)}")
+    if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
+        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of {', '.join(ANALYZER_NAMES)}")
     if batch_chunks < 1:
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with MilvusStore(db, collection, token=token) as store:
         recorded = store.meta()
-        embedder = _embedder(model)
+        embedder = load_embedder(model)
         config = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                                 tokenizer=tokenizer)
         fingerprint = config_fingerprint(config, embedder)
@@ -306,53 +349,11 @@ def index_paths(
         report.analyzer = analyzer
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer)
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
-        manifest = store.manifest()
-
-        todo: list[tuple[Source, str, bool]] = []
-        unchanged: list[str] = []
-        for source in sources:
-            digest = _file_hash(source.file.read_bytes())
-            entry = manifest.get(source.doc_id)
-            if entry and not entry.pending and entry.content_hash == digest \
-                    and entry.config == fingerprint:
-                unchanged.append(source.doc_id)
-            else:
-                todo.append((source, digest, entry is not None))
-        gone = sorted(set(manifest) - {s.doc_id for s in sources}) if prune else []
-
+        plan = plan_index(sources, store.manifest.entries(), fingerprint, prune=prune)
         run = _Run(store, embedder, config, fingerprint, report, progress,
                    check_window=config.tokenizer != embedder.tokenizer)
         run.total = len(sources)
-        for doc_id in unchanged:
-            run.tick(doc_id)
-        report.unchanged = len(unchanged)
-
-        for doc_id in gone:  # chunks first, manifest entry last
-            store.delete_doc(doc_id)
-            store.delete_manifest([doc_id])
-        report.deleted = len(gone)
-
-        # Mark every document about to be written as pending before any of its chunks is.
-        store.put_manifest(ManifestEntry(s.doc_id, "", fingerprint, 0, s.path) for s, _, _ in todo)
-        group: list[_Doc] = []
-        pending_chunks = 0
-        for source, digest, known in todo:
-            chunks = run.chunk(source)
-            group.append(_Doc(source, digest, known, chunks,
-                              [embed_hash(c.embed_text) for c in chunks]))
-            pending_chunks += len(chunks)
-            report.changed_docs.append(source.doc_id)
-            if known:
-                report.updated += 1
-            else:
-                report.added += 1
-            if pending_chunks >= batch_chunks:
-                run.write(group)
-                group, pending_chunks = [], 0
-        if group:
-            run.write(group)
-        if todo or gone or report.rebuilt:
-            store.flush()
+        _apply(plan, store, run, batch_chunks)
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "
@@ -360,40 +361,3 @@ def index_paths(
              report.updated, report.deleted, report.unchanged, report.embedded_chunks,
              report.reused_chunks)
     return report
-
-
-def search(
-    query: str,
-    *,
-    db: str = "./mdchunk.db",
-    collection: str = "mdchunk",
-    k: int = 5,
-    mode: SearchMode = "hybrid",
-    path_prefix: str | None = None,
-    model: str | Embedder | None = None,
-    token: str | None = None,
-    weights: tuple[float, float] | None = None,
-) -> list[SearchHit]:
-    """The ``k`` chunks that best answer ``query``.
-
-    ``hybrid`` fuses dense and BM25 results by reciprocal rank (or by ``weights`` ``(dense,
-    bm25)``); ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection
-    was indexed with; another model is refused. ``path_prefix`` keeps hits under that path.
-    """
-    if mode not in ("hybrid", "dense", "bm25"):
-        raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ConfigError(f"k={k!r} must be a positive integer")
-    if not query.strip():
-        raise ConfigError("the query is empty")
-    with MilvusStore(db, collection, token=token) as store:
-        vector = None
-        if mode == "bm25":
-            store.check()
-        else:
-            embedder = _embedder(model if model is not None else store.check().model)
-            store.check(model=embedder.name, dim=embedder.dim)
-            vector = embedder.embed([query])[0]
-        return store.search(mode=mode, k=k, text=query, vector=vector,
-                            filter=path_prefix_filter(path_prefix) if path_prefix else "",
-                            weights=weights)

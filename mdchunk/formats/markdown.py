@@ -8,12 +8,9 @@ numbers against the original line starts and stay exact for any line ending.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
-from itertools import accumulate
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -25,95 +22,13 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-__all__ = ["Block", "Document", "parse_markdown", "LineIndex", "KIND_OF_TOKEN", "ATOMIC_KINDS"]
+from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile
+from .kinds import KIND_OF_TOKEN, kind
 
-#: markdown-it token type (without ``_open``) → the block kind mdchunk reports in ``Chunk.kinds``.
-KIND_OF_TOKEN: dict[str, str] = {
-    "heading": "heading",
-    "paragraph": "paragraph",
-    "bullet_list": "list",
-    "ordered_list": "list",
-    "list_item": "item",
-    "table": "table",
-    "tr": "row",
-    "blockquote": "blockquote",
-    "fence": "code",
-    "code_block": "code",
-    "html_block": "html",
-    "math_block": "math",
-    "math_block_label": "math",
-    "hr": "hr",
-    "dl": "deflist",
-    "dt": "term",
-    "dd": "definition",
-    "footnote": "footnote",
-    "admonition": "admonition",
-    "front_matter": "front_matter",
-}
-
-#: Kinds never cut when they fit the budget (guarantee 2) and kept whole by ``oversized="keep"``.
-ATOMIC_KINDS = frozenset(
-    {"code", "table", "list", "blockquote", "html", "math", "deflist", "footnote", "admonition",
-     "container"}
-)
+__all__ = ["parse_markdown"]
 
 # Wrappers whose children are the real blocks (markdown-it gives footnote_block no map).
 _TRANSPARENT = frozenset({"footnote_block", "thead", "tbody"})
-
-_NEWLINE = re.compile(r"\r\n?|\n")  # the same set markdown-it normalises
-
-
-@dataclass(frozen=True, slots=True)
-class Block:
-    """A node of the block tree: a kind, a span of the source, and the children it may be cut
-    between (list items, table rows, the blocks of a quote). Leaves have no children; the packer
-    cuts those by lines, sentences or words."""
-
-    kind: str
-    start: int
-    end: int
-    children: tuple[Block, ...] = ()
-    #: Heading level 1–6 for headings, 0 otherwise.
-    level: int = 0
-    #: Heading text without markup; empty for other kinds.
-    title: str = ""
-    #: Text repeated in ``embed_text`` when the block is cut: a table's header, a code fence.
-    prefix: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class LineIndex:
-    """Character offset of every line start, for any mix of CRLF, CR and LF."""
-
-    starts: tuple[int, ...]
-    length: int
-
-    @classmethod
-    def of(cls, source: str) -> LineIndex:
-        if "\r" in source:
-            starts = [0, *[m.end() for m in _NEWLINE.finditer(source)]]
-        else:  # LF only: line lengths from split, summed in C
-            starts = list(accumulate(map((1).__add__, map(len, source.split("\n"))), initial=0))
-            starts.pop()  # the start of a line after the end
-        return cls(tuple(starts), len(source))
-
-    def offset(self, line: int) -> int:
-        """Start of 0-based ``line``; past the last line, the end of the source."""
-        return self.starts[line] if line < len(self.starts) else self.length
-
-    def line_of(self, offset: int) -> int:
-        """1-based line number holding character ``offset``."""
-        return bisect.bisect_right(self.starts, offset)
-
-
-@dataclass(frozen=True, slots=True)
-class Document:
-    """A parsed document: top-level blocks in source order and the raw front matter, if any."""
-
-    source: str
-    blocks: tuple[Block, ...]
-    front_matter: str | None
-    lines: LineIndex
 
 
 def _configured() -> MarkdownIt:
@@ -197,30 +112,6 @@ def parse_markdown(source: str) -> Document:
                     builder.lines)
 
 
-def tile(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
-    """Stretch ``blocks`` so that, blanks aside, they cover ``source[start:end]`` without gaps.
-
-    markdown-it emits no token for some text (link reference definitions, a quote's bare ``>``
-    lines). Each such gap joins the block before it (the first block takes what precedes it),
-    so a heading still starts a section and a cut between blocks never drops a non-blank
-    character (guarantee 4).
-    """
-    out: list[Block] = []
-    for i, block in enumerate(blocks):
-        if i == 0:
-            block = _with_span(block, _lstrip_start(source, min(start, block.start), block.start),
-                               block.end)
-        next_start = blocks[i + 1].start if i + 1 < len(blocks) else end
-        if source[block.end:next_start].strip():
-            block = _with_span(block, block.start, _rstrip_end(source, block.end, next_start))
-        out.append(block)
-    return out
-
-
-def _with_span(block: Block, start: int, end: int) -> Block:
-    return block if (start, end) == (block.start, block.end) else replace(block, start=start, end=end)
-
-
 class _BlockBuilder:
     """Turns a token range into blocks; one method per idea, no state but the source."""
 
@@ -257,9 +148,8 @@ class _BlockBuilder:
         start, end = self.span(token.map)
         if start >= end:
             return None
-        kind = KIND_OF_TOKEN.get(token.type, token.type)
         prefix = self.fence_line(start) if token.type == "fence" else ""
-        return Block(kind, start, end, prefix=prefix)
+        return Block(KIND_OF_TOKEN.get(token.type, token.type), start, end, prefix=prefix)
 
     def container(self, tokens: Sequence[Token], i: int, close: int, base: str) -> Block | None:
         opening = tokens[i]
@@ -269,21 +159,22 @@ class _BlockBuilder:
         start, end = self.span(line_map)
         if start >= end:
             return None
-        kind = KIND_OF_TOKEN.get(base, "container" if base.startswith("container_") else base)
-        if kind == "heading":
-            return Block(kind, start, end, level=int(opening.tag[1:]), title=_plain(tokens[i + 1], self.env))
-        if kind in ("paragraph", "term", "row"):
-            return Block(kind, start, end)
+        name = KIND_OF_TOKEN.get(base, "container" if base.startswith("container_") else base)
+        if name == "heading":
+            return Block(name, start, end, level=int(opening.tag[1:]),
+                         title=_plain(tokens[i + 1], self.env))
+        if kind(name).inline:
+            return Block(name, start, end)
         children = tuple(tile(self.source, self.blocks(tokens, i + 1, close), start, end))
-        if kind == "table":
+        if name == "table":
             return self.table(start, end, children)
-        return Block(kind, start, end, children)
+        return Block(name, start, end, children)
 
     def table(self, start: int, end: int, rows: tuple[Block, ...]) -> Block:
         """A table's first child is its header (header row and delimiter row), repeated as prefix."""
         body = rows[1:]
         header_end = body[0].start if body else end
-        header = Block("row", start, _rstrip_end(self.source, start, header_end))
+        header = Block("row", start, rstrip_end(self.source, start, header_end))
         prefix = self.source[header.start:header.end]
         return Block("table", start, end, (header, *body), prefix=prefix)
 
@@ -291,11 +182,11 @@ class _BlockBuilder:
         """Character span of a line range, without the trailing line break and blank lines."""
         start = self.lines.offset(line_map[0])
         end = self.lines.offset(line_map[1])
-        return start, _rstrip_end(self.source, start, end)
+        return start, rstrip_end(self.source, start, end)
 
     def fence_line(self, start: int) -> str:
         """The opening fence line (e.g. ```` ```bash ````), stripped of indentation."""
-        line_end = _NEWLINE.search(self.source, start)
+        line_end = NEWLINE.search(self.source, start)
         return self.source[start: line_end.start() if line_end else len(self.source)].strip()
 
 
@@ -317,18 +208,6 @@ def _union_map(tokens: Sequence[Token], i: int, close: int) -> tuple[int, int] |
     if not maps:
         return None
     return min(m[0] for m in maps), max(m[1] for m in maps)
-
-
-def _lstrip_start(source: str, start: int, end: int) -> int:
-    while start < end and source[start].isspace():
-        start += 1
-    return start
-
-
-def _rstrip_end(source: str, start: int, end: int) -> int:
-    while end > start and source[end - 1].isspace():
-        end -= 1
-    return end
 
 
 #: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a

@@ -1,7 +1,7 @@
 """Chunk many files, optionally in parallel processes, streaming results in input order.
 
 This is I/O at the edge (it reads files), built on the pure core: each worker process builds
-one :class:`~mdchunk.chunker.Chunker` in its initializer and is sent *paths*, never texts, so the
+one :class:`~mdchunk.Chunker` in its initializer and is sent *paths*, never texts, so the
 parent neither reads nor pickles documents. Files are grouped into tasks of about
 ``_TASK_BYTES`` so that inter-process overhead stays small for tiny files while a large file
 still travels alone. At most ``workers * _WINDOW`` tasks are in flight, and results are
@@ -23,9 +23,9 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
-from .chunker import Chunker
-from .errors import InputError, MdchunkError
-from .model import Chunk, ChunkerConfig
+from ..chunks import Chunk, Chunker
+from ..config import ChunkerConfig
+from ..errors import InputError, MdchunkError
 
 __all__ = ["chunk_paths"]
 

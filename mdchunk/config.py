@@ -1,19 +1,16 @@
-"""The values that flow between stages: the chunker's configuration and the chunks it emits."""
+"""The chunker's configuration: everything that shapes chunks, checked once, hashed for ids."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import Literal
 
 from .errors import ConfigError
+from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["Chunk", "ChunkerConfig", "TokenizerSpec", "MIN_MAX_TOKENS"]
-
-#: A tiktoken encoding name, a Hugging Face tokenizer name or path, or any ``str -> int`` counter.
-TokenizerSpec = str | Callable[[str], int]
+__all__ = ["MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -68,8 +65,6 @@ class ChunkerConfig:
     @property
     def fingerprint(self) -> str:
         """A short hash of every field that shapes chunks, used in chunk ids and index manifests."""
-        from .tokens import tokenizer_identity  # tokens imports this module
-
         tokenizer = tokenizer_identity(self.tokenizer)
         shape = {
             "max_tokens": self.max_tokens,
@@ -84,49 +79,3 @@ class ChunkerConfig:
 def _check_int(name: str, value: object) -> None:
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(f"{name}={value!r} must be an integer")
-
-
-@dataclass(frozen=True, slots=True)
-class Chunk:
-    """A verbatim slice of a document plus what an embedder should see of it.
-
-    ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
-    table header or reopened code fence, and ``token_count`` counts ``embed_text``.
-    """
-
-    id: str
-    doc_id: str
-    index: int
-    level: int
-    parent_id: str | None
-    text: str
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    headings: list[str]
-    section_path: str
-    embed_text: str
-    token_count: int
-    kinds: list[str]
-    metadata: dict[str, Any] = field(default_factory=dict)
-    oversized: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        """All fields as JSON-ready values (lists and dicts are copies)."""
-        return asdict(self)
-
-
-def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
-             fingerprint: str) -> str:
-    """Stable id: same document, level, span, text and shaping config give the same id."""
-    h = hashlib.blake2b(digest_size=16)
-    for part in (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text):
-        h.update(part.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()
-
-
-def json_ready(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """Metadata with values JSON can carry (dates from YAML front matter become ISO strings)."""
-    return json.loads(json.dumps(dict(metadata), default=str)) if metadata else {}

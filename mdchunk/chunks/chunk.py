@@ -1,0 +1,57 @@
+"""What the chunker emits: :class:`Chunk`, a verbatim slice of a document with its provenance."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+__all__ = ["Chunk", "chunk_id", "json_ready"]
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A verbatim slice of a document plus what an embedder should see of it.
+
+    ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
+    table header or reopened code fence, and ``token_count`` counts ``embed_text``.
+    """
+
+    id: str
+    doc_id: str
+    index: int
+    level: int
+    parent_id: str | None
+    text: str
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    headings: list[str]
+    section_path: str
+    embed_text: str
+    token_count: int
+    kinds: list[str]
+    metadata: dict[str, Any] = field(default_factory=dict)
+    oversized: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """All fields as JSON-ready values (lists and dicts are copies)."""
+        return asdict(self)
+
+
+def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
+             fingerprint: str) -> str:
+    """Stable id: same document, level, span, text and shaping config give the same id."""
+    h = hashlib.blake2b(digest_size=16)
+    for part in (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text):
+        h.update(part.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return h.hexdigest()
+
+
+def json_ready(metadata: Mapping[str, Any]) -> dict[str, Any]:
+    """Metadata with values JSON can carry (dates from YAML front matter become ISO strings)."""
+    return json.loads(json.dumps(dict(metadata), default=str)) if metadata else {}

@@ -1,0 +1,31 @@
+"""Formats: each reader turns one kind of document into the same blocks with exact spans.
+
+``markdown`` (markdown-it-py and its plugins), ``plaintext`` (a line classifier for headings)
+and ``qa`` (question/answer files), chosen by ``registry``; ``kinds`` is the one table of block
+kinds and the seams each may be cut at.
+"""
+
+from .blocks import Block, Document, LineIndex
+from .kinds import KINDS, SEAMS, Kind, Seam
+from .markdown import parse_markdown
+from .plaintext import read_plain_text
+from .qa import QAPair, looks_like_qa, read_qa
+from .registry import FORMATS, SUFFIXES, format_for
+
+__all__ = [
+           "FORMATS",
+           "KINDS",
+           "SEAMS",
+           "SUFFIXES",
+           "Block",
+           "Document",
+           "Kind",
+           "LineIndex",
+           "QAPair",
+           "Seam",
+           "format_for",
+           "looks_like_qa",
+           "parse_markdown",
+           "read_plain_text",
+           "read_qa",
+]

@@ -1,0 +1,155 @@
+"""What every format reader produces: blocks with exact character spans of the source.
+
+A :class:`Document` is a flat list of top-level :class:`Block` s; blocks that may be cut between
+their parts (a list's items, a table's rows, a quote's blocks) carry them as children.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, replace
+from itertools import accumulate
+
+from .kinds import ATOMIC_KINDS, kind
+
+__all__ = [
+    "NEWLINE",
+    "Block",
+    "Document",
+    "Line",
+    "LineIndex",
+    "kinds_of",
+    "lines_of",
+    "rstrip_end",
+    "tile",
+]
+
+#: The line breaks markdown-it normalises, and the only ones mdchunk knows.
+NEWLINE = re.compile(r"\r\n?|\n")
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """A node of the block tree: a kind, a span of the source, and the children it may be cut
+    between (list items, table rows, the blocks of a quote). Leaves have no children; the packer
+    cuts those by lines, sentences or words."""
+
+    kind: str
+    start: int
+    end: int
+    children: tuple[Block, ...] = ()
+    #: Heading level 1–6 for headings, 0 otherwise.
+    level: int = 0
+    #: Heading text without markup; empty for other kinds.
+    title: str = ""
+    #: Text repeated in ``embed_text`` when the block is cut: a table's header, a code fence.
+    prefix: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class LineIndex:
+    """Character offset of every line start, for any mix of CRLF, CR and LF."""
+
+    starts: tuple[int, ...]
+    length: int
+
+    @classmethod
+    def of(cls, source: str) -> LineIndex:
+        if "\r" in source:
+            starts = [0, *[m.end() for m in NEWLINE.finditer(source)]]
+        else:  # LF only: line lengths from split, summed in C
+            starts = list(accumulate(map((1).__add__, map(len, source.split("\n"))), initial=0))
+            starts.pop()  # the start of a line after the end
+        return cls(tuple(starts), len(source))
+
+    def offset(self, line: int) -> int:
+        """Start of 0-based ``line``; past the last line, the end of the source."""
+        return self.starts[line] if line < len(self.starts) else self.length
+
+    def line_of(self, offset: int) -> int:
+        """1-based line number holding character ``offset``."""
+        return bisect.bisect_right(self.starts, offset)
+
+
+@dataclass(frozen=True, slots=True)
+class Document:
+    """A read document: top-level blocks in source order and the raw front matter, if any."""
+
+    source: str
+    blocks: tuple[Block, ...]
+    front_matter: str | None
+    lines: LineIndex
+
+
+@dataclass(slots=True)
+class Line:
+    """One line of the source, without its line break."""
+
+    start: int
+    end: int
+    text: str
+
+
+def lines_of(source: str) -> list[Line]:
+    """Every line of ``source``, for any mix of CRLF, CR and LF."""
+    index = LineIndex.of(source)
+    out = []
+    for i, start in enumerate(index.starts):
+        end = index.starts[i + 1] if i + 1 < len(index.starts) else len(source)
+        text = source[start:end].rstrip("\r\n")
+        out.append(Line(start, start + len(text), text))
+    return out
+
+
+def tile(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
+    """Stretch ``blocks`` so that, blanks aside, they cover ``source[start:end]`` without gaps.
+
+    markdown-it emits no token for some text (link reference definitions, a quote's bare ``>``
+    lines). Each such gap joins the block before it (the first block takes what precedes it),
+    so a heading still starts a section and a cut between blocks never drops a non-blank
+    character (guarantee 4).
+    """
+    out: list[Block] = []
+    for i, block in enumerate(blocks):
+        if i == 0:
+            block = _with_span(block, _lstrip_start(source, min(start, block.start), block.start),
+                               block.end)
+        next_start = blocks[i + 1].start if i + 1 < len(blocks) else end
+        if source[block.end:next_start].strip():
+            block = _with_span(block, block.start, rstrip_end(source, block.end, next_start))
+        out.append(block)
+    return out
+
+
+def _with_span(block: Block, start: int, end: int) -> Block:
+    return block if (start, end) == (block.start, block.end) else replace(block, start=start, end=end)
+
+
+def _lstrip_start(source: str, start: int, end: int) -> int:
+    while start < end and source[start].isspace():
+        start += 1
+    return start
+
+
+def rstrip_end(source: str, start: int, end: int) -> int:
+    """``end`` moved back over blanks, not past ``start``."""
+    while end > start and source[end - 1].isspace():
+        end -= 1
+    return end
+
+
+def kinds_of(block: Block) -> tuple[str, ...]:
+    """The block's kind and the atomic blocks nested in it, in order of first appearance.
+
+    Paragraphs inside a list or quote are how markdown-it spells an item's text, not a
+    paragraph a reader sees, so only the outer kind and nested atomic blocks are reported.
+    """
+    seen: dict[str, None] = {} if kind(block.kind).structural else {block.kind: None}
+    stack = list(reversed(block.children))
+    while stack:
+        node = stack.pop()
+        if node.kind in ATOMIC_KINDS:
+            seen.setdefault(node.kind, None)
+        stack.extend(reversed(node.children))
+    return tuple(seen)

@@ -1,0 +1,86 @@
+"""Question/answer files → one section per pair: the question heads its answer.
+
+``question:`` / ``answer:`` (or ``Q:`` / ``A:``, ``问：`` / ``答：``) lines open each part; an
+answer may span lines and paragraphs. The text before the first question is returned apart.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from .blocks import Block, Line, lines_of
+
+__all__ = ["QAPair", "looks_like_qa", "read_qa"]
+
+
+_QUESTION = re.compile(r"^\s*(?:question|q|问题|问)\s*[:：]", re.IGNORECASE)
+_ANSWER = re.compile(r"^\s*(?:answer|a|回答|答)\s*[:：]", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class QAPair:
+    """One question (a heading-like block) and the answer blocks under it."""
+
+    question: Block
+    answer: tuple[Block, ...]
+
+
+def looks_like_qa(source: str) -> bool:
+    """Does the first non-blank line open a question?"""
+    first = next((line for line in source.splitlines() if line.strip()), "")
+    return bool(_QUESTION.match(first))
+
+
+def read_qa(source: str) -> tuple[list[Block], list[QAPair]]:
+    """Split a ``question:/answer:`` file into pairs; text before the first question is returned
+    as loose blocks. Answers may span lines and blank-line-separated paragraphs.
+
+    >>> loose, pairs = read_qa("question: Why?\\nanswer: Because.\\n\\n问：为什么？\\n答：因为。\\n")
+    >>> [(p.question.title, len(p.answer)) for p in pairs]
+    [('Why?', 1), ('为什么？', 1)]
+    """
+    loose: list[Block] = []
+    pairs: list[QAPair] = []
+    question: list[Line] = []
+    answer: list[list[Line]] = []
+    state = "loose"
+    loose_run: list[Line] = []
+
+    def close_pair() -> None:
+        if question:
+            q_block = Block("question", question[0].start, question[-1].end, level=1,
+                            title=_strip_marker(" ".join(line.text.strip() for line in question)))
+            a_blocks = tuple(Block("answer", p[0].start, p[-1].end) for p in answer if p)
+            pairs.append(QAPair(q_block, a_blocks))
+        question.clear()
+        answer.clear()
+
+    for line in lines_of(source):
+        if _QUESTION.match(line.text):
+            close_pair()
+            if loose_run:
+                loose.append(Block("paragraph", loose_run[0].start, loose_run[-1].end))
+                loose_run = []
+            state = "question"
+            question.append(line)
+        elif state != "loose" and _ANSWER.match(line.text):
+            state = "answer"
+            answer.append([line])
+        elif not line.text.strip():
+            if state == "answer" and answer and answer[-1]:
+                answer.append([])
+        elif state == "question":
+            question.append(line)
+        elif state == "answer":
+            answer[-1].append(line)
+        else:
+            loose_run.append(line)
+    close_pair()
+    if loose_run:
+        loose.append(Block("paragraph", loose_run[0].start, loose_run[-1].end))
+    return loose, pairs
+
+
+def _strip_marker(text: str) -> str:
+    return _QUESTION.sub("", text, count=1).strip()

@@ -1,0 +1,24 @@
+"""Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
+
+``embed`` (models, offline), ``store`` (the storage protocols and the values that cross them),
+``milvus`` (their implementation), ``indexer`` (plan a run, then apply it crash-safely),
+``search``. Importing this package loads neither torch nor pymilvus: they load on first use.
+"""
+
+from .embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .indexer import (
+    IndexPlan,
+    IndexReport,
+    chunker_config,
+    config_fingerprint,
+    detect_analyzer,
+    index_paths,
+    plan_index,
+)
+from .search import search
+from .store import ChunkStore, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
+
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "IndexMeta", "IndexPlan", "IndexReport",
+           "Manifest", "ManifestEntry", "SearchHit", "SearchMode", "SentenceTransformerEmbedder",
+           "chunker_config", "config_fingerprint", "detect_analyzer", "index_paths", "plan_index",
+           "search"]

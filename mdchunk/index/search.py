@@ -1,0 +1,47 @@
+"""Search an index: hybrid (dense and BM25 fused by reciprocal rank), dense only, or BM25 only."""
+
+from __future__ import annotations
+
+from ..errors import ConfigError
+from .embed import Embedder, load_embedder
+from .milvus import MilvusStore
+from .store import SearchHit, SearchMode, path_prefix_filter
+
+__all__ = ["search"]
+
+
+def search(
+    query: str,
+    *,
+    db: str = "./mdchunk.db",
+    collection: str = "mdchunk",
+    k: int = 5,
+    mode: SearchMode = "hybrid",
+    path_prefix: str | None = None,
+    model: str | Embedder | None = None,
+    token: str | None = None,
+    weights: tuple[float, float] | None = None,
+) -> list[SearchHit]:
+    """The ``k`` chunks that best answer ``query``.
+
+    ``hybrid`` fuses dense and BM25 results by reciprocal rank (or by ``weights`` ``(dense,
+    bm25)``); ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection
+    was indexed with; another model is refused. ``path_prefix`` keeps hits under that path.
+    """
+    if mode not in ("hybrid", "dense", "bm25"):
+        raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ConfigError(f"k={k!r} must be a positive integer")
+    if not query.strip():
+        raise ConfigError("the query is empty")
+    with MilvusStore(db, collection, token=token) as store:
+        vector = None
+        if mode == "bm25":
+            store.check()
+        else:
+            embedder = load_embedder(model if model is not None else store.check().model)
+            store.check(model=embedder.name, dim=embedder.dim)
+            vector = embedder.embed([query])[0]
+        return store.search(mode=mode, k=k, text=query, vector=vector,
+                            filter=path_prefix_filter(path_prefix) if path_prefix else "",
+                            weights=weights)

@@ -1,0 +1,219 @@
+"""The index's storage behind two small protocols, and the values that cross them.
+
+:class:`ChunkStore` holds chunk rows (verbatim text, provenance, dense and BM25 vectors) and
+answers searches; :class:`Manifest` records, per document, the hash and config it was indexed
+with. The indexer and search are written against these protocols only; Milvus (Lite or a
+server, :mod:`mdchunk.index.milvus`) is the implementation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+from ..chunks import Chunk
+from ..errors import StoreError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = [
+    "ANALYZER_NAMES",
+    "FIELD_BYTES",
+    "SCALAR_FIELDS",
+    "ChunkStore",
+    "IndexMeta",
+    "Manifest",
+    "ManifestEntry",
+    "SearchHit",
+    "SearchMode",
+    "chunk_row",
+    "embed_hash",
+    "path_prefix_filter",
+    "quote",
+]
+
+SearchMode = Literal["hybrid", "dense", "bm25"]
+
+#: BM25 analyzers a store must offer: ``standard`` (words) and ``jieba`` (Chinese and words).
+ANALYZER_NAMES = ("standard", "jieba")
+
+#: Byte limits of text fields (Milvus VARCHAR limits are in bytes). Display fields are clipped to
+#: them; identifiers and text never are.
+FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
+               "section_path": 8192, "text": 65535, "content_hash": 64}
+_SCHEMA_VERSION = "1"
+_PROP = "mdchunk."
+#: Every stored field of a chunk row except the vectors.
+SCALAR_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
+                 "start", "end", "line_start", "line_end", "token_count", "text", "content_hash")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMeta:
+    """What every vector and chunk in a collection was made with; a mismatch means rebuild."""
+
+    model: str
+    dim: int
+    #: Portable fingerprint of the chunker config (see :func:`mdchunk.index.config_fingerprint`).
+    config: str
+    analyzer: str
+
+    def properties(self) -> dict[str, str]:
+        return {f"{_PROP}schema": _SCHEMA_VERSION, f"{_PROP}model": self.model,
+                f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
+                f"{_PROP}analyzer": self.analyzer}
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
+        """The recorded meta, or ``None`` when the collection was not made by mdchunk."""
+        try:
+            if props[f"{_PROP}schema"] != _SCHEMA_VERSION:
+                return None
+            return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
+                       props[f"{_PROP}config"], props[f"{_PROP}analyzer"])
+        except (KeyError, ValueError):
+            return None
+
+    def differences(self, other: IndexMeta) -> list[str]:
+        """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
+        return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
+                for name in ("model", "dim", "config", "analyzer")
+                if getattr(self, name) != getattr(other, name)]
+
+
+@dataclass(frozen=True, slots=True)
+class ManifestEntry:
+    """One indexed document. An empty ``content_hash`` marks a document whose write is under way."""
+
+    doc_id: str
+    content_hash: str
+    config: str
+    chunk_count: int
+    path: str
+
+    @property
+    def pending(self) -> bool:
+        return not self.content_hash
+
+
+@dataclass(frozen=True, slots=True)
+class SearchHit:
+    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25)."""
+
+    score: float
+    id: str
+    doc_id: str
+    path: str
+    title: str
+    section_path: str
+    line_start: int
+    line_end: int
+    text: str
+
+
+def embed_hash(text: str) -> str:
+    """Hash of what is embedded: equal hashes under one model mean a reusable vector."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _clip(value: str, field: str) -> str:
+    """``value`` cut (at a character boundary) to the field's byte limit."""
+    data = value.encode("utf-8", "surrogatepass")
+    limit = FIELD_BYTES[field]
+    return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
+              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The Milvus row for ``chunk``; raises :class:`StoreError` if the verbatim text cannot fit."""
+    if len(chunk.text.encode("utf-8", "surrogatepass")) > FIELD_BYTES["text"]:
+        raise StoreError(
+            f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
+            f"{FIELD_BYTES['text']}-byte VARCHAR limit; chunk with oversized='split'"
+        )
+    for name, value in (("doc_id", chunk.doc_id), ("path", path)):
+        if len(value.encode("utf-8", "surrogatepass")) > FIELD_BYTES[name]:
+            raise StoreError(f"{value[:80]}...: {name} longer than {FIELD_BYTES[name]} bytes")
+    return {
+        "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
+        "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
+        "section_path": _clip(chunk.section_path, "section_path"),
+        "level": chunk.level, "index": chunk.index, "start": chunk.start, "end": chunk.end,
+        "line_start": chunk.line_start, "line_end": chunk.line_end,
+        "token_count": chunk.token_count, "text": chunk.text,
+        "dense": [float(x) for x in vector], "content_hash": embed_hash(chunk.embed_text),
+    }
+
+
+def quote(value: str) -> str:
+    """A Milvus filter string literal for ``value``."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def path_prefix_filter(prefix: str) -> str:
+    """Rows whose ``doc_id`` or ``path`` starts with ``prefix``, metacharacters and all.
+
+    Both fields, because ``doc_id`` is relative to the indexed root (``runbooks/db.md``) and
+    ``path`` is the file as it was named when indexed (``kb/runbooks/db.md``). A lexicographic
+    range rather than ``like "prefix%"``: Milvus Lite ignores escapes in LIKE patterns, so ``_``
+    (common in file names) would match any character there. UTF-8 byte order is code point
+    order, so the range means the same on a server.
+
+    >>> path_prefix_filter("docs/")
+    '(doc_id >= "docs/" and doc_id < "docs0") or (path >= "docs/" and path < "docs0")'
+    """
+    if not prefix:
+        return ""
+    successor = ord(prefix[-1]) + 1
+    if 0xD800 <= successor <= 0xDFFF:  # no surrogates in UTF-8: skip to the next scalar value
+        successor = 0xE000
+    low, high = quote(prefix), quote(prefix[:-1] + chr(successor))
+    return " or ".join(f"({f} >= {low} and {f} < {high})" for f in ("doc_id", "path"))
+
+
+class Manifest(Protocol):
+    """One entry per indexed document; an entry with an empty hash marks a write under way."""
+
+    def entries(self) -> dict[str, ManifestEntry]: ...
+
+    def put(self, entries: Iterable[ManifestEntry]) -> None: ...
+
+    def delete(self, doc_ids: Sequence[str]) -> None: ...
+
+
+class ChunkStore(Protocol):
+    """Chunk rows of one index, with the manifest that says which documents they are of."""
+
+    manifest: Manifest
+
+    def meta(self) -> IndexMeta | None:
+        """What the index was built with; ``None`` when there is none yet."""
+        ...
+
+    def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
+        """Make the index match ``meta``; whether it was (re)created empty."""
+        ...
+
+    def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
+        """The recorded meta, checked against the query side; raises when there is no index."""
+        ...
+
+    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]: ...
+
+    def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def delete_chunks(self, ids: Sequence[str]) -> None: ...
+
+    def delete_doc(self, doc_id: str) -> None: ...
+
+    def flush(self) -> None:
+        """Make what was written durable and fast to search (once per run)."""
+        ...
+
+    def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
+               filter: str = "", weights: tuple[float, float] | None = None) -> list[SearchHit]: ...
+
+    def close(self) -> None: ...

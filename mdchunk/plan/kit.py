@@ -1,0 +1,41 @@
+"""What every packer is handed: one document's counts, breadcrumbs, sentences and drafter.
+
+Built once per document and passed explicitly (composition, no inheritance): the section packer
+and every boundary strategy read the same counts, so a stretch of text is encoded once however
+many packers weigh it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..config import ChunkerConfig
+from ..text import SentenceIndex
+from ..tokens import SpanCounts, TokenCounter
+from .breadcrumbs import Breadcrumbs
+from .drafts import Drafter
+
+__all__ = ["PackingKit"]
+
+
+@dataclass(frozen=True, slots=True)
+class PackingKit:
+    """One document's packing tools under one config."""
+
+    source: str
+    config: ChunkerConfig
+    counts: SpanCounts
+    crumbs: Breadcrumbs
+    sentences: SentenceIndex
+    drafter: Drafter
+
+    @classmethod
+    def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig) -> PackingKit:
+        counts = SpanCounts(source, counter, long_text=3 * config.max_tokens)
+        crumbs = Breadcrumbs(counts, config.max_tokens)
+        return cls(source, config, counts, crumbs, SentenceIndex(source),
+                   Drafter(counts, crumbs, config.max_tokens))
+
+    @property
+    def max_tokens(self) -> int:
+        return self.config.max_tokens

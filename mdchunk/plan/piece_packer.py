@@ -1,0 +1,194 @@
+"""Greedy packing of one run of pieces: fill a chunk until the next piece does not fit.
+
+The packer holds the chunk being filled (a :class:`Group`) and a queue of pieces; each piece is
+handed to the rules of :mod:`mdchunk.plan.rules`, in order, until one takes it: add it, close
+the chunk and start the next, cut the piece one seam finer, and so on. The rules say which
+guarantee each serves; this module only provides the moves they make.
+"""
+
+from __future__ import annotations
+
+from bisect import bisect_left
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from ..formats.blocks import Block
+from ..formats.kinds import merge_kinds
+from .drafts import Draft
+from .kit import PackingKit
+from .overlap import overlap_before
+from .pieces import Piece, PieceCutter
+from .rules import RULES
+
+__all__ = ["Group", "PiecePacker"]
+
+
+@dataclass(slots=True)
+class Group:
+    """The pieces of the chunk being filled, with what they cost."""
+
+    pieces: list[Piece] = field(default_factory=list)
+    tokens: int = 0
+    prefix: str = ""
+    prefix_tokens: int = 0
+    overlap_start: int | None = None
+    overlap_tokens: int = 0
+
+    @property
+    def used(self) -> int:
+        return self.tokens + self.prefix_tokens + self.overlap_tokens
+
+    @property
+    def has_content(self) -> bool:
+        return any(not p.glue for p in self.pieces)
+
+
+class PiecePacker:
+    """Packs one run of pieces under one heading path; see the module docstring."""
+
+    def __init__(self, kit: PackingKit, path: tuple[Block, ...]) -> None:
+        self.kit = kit
+        self.counts = kit.counts
+        self.drafter = kit.drafter
+        self.path = path
+        self.cutter = PieceCutter(kit.counts, kit.sentences)
+        self.max_tokens = kit.max_tokens
+        # Room in a chunk that starts after all of the section's headings (the longest
+        # breadcrumb): what the last-resort token cuts plan with; drafts recount exactly.
+        self.room = kit.max_tokens - kit.crumbs.longest_tokens(path)
+        self.squeeze = 0  # tokens held back after an exact count proved an estimate short
+        self._heading_starts = [h.start for h in path]
+        self._crumb_tokens: dict[int, int] = {}
+        self.queue: deque[Piece] = deque()
+        self.group = Group()
+        self.drafts: list[Draft] = []
+        self.last_closed: Group | None = None
+
+    # -- weights ------------------------------------------------------------------------------
+
+    def tokens(self, piece: Piece) -> int:
+        if piece.tokens < 0:
+            piece.tokens = (self.counts.estimate(piece.start, piece.end) if piece.cost is None
+                            else self.counts.count_span(*piece.cost))
+        return piece.tokens
+
+    def limit(self, start: int) -> int:
+        """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the
+        section's headings before ``start``) and any overshoot held back leave of the budget."""
+        depth = bisect_left(self._heading_starts, start)  # how many headings lie before it
+        crumb = self._crumb_tokens.get(depth)
+        if crumb is None:
+            crumb = self._crumb_tokens[depth] = self.kit.crumbs.tokens(self.path, start)
+        return self.max_tokens - crumb - self.squeeze
+
+    def group_limit(self) -> int:
+        return self.limit(self.group.pieces[0].start)
+
+    def cost_in_fresh_chunk(self, piece: Piece) -> int:
+        return self.tokens(piece) + self.cutter.prefix_tokens(self.usable_prefix(piece))
+
+    def usable_prefix(self, piece: Piece) -> str:
+        """A continuation repeats its block's header or fence, unless that would eat half the room."""
+        if not piece.continues or not piece.prefix:
+            return ""
+        fits = self.cutter.prefix_tokens(piece.prefix) * 2 <= self.limit(piece.start)
+        return piece.prefix if fits else ""
+
+    def keep_whole(self, piece: Piece) -> bool:
+        return self.kit.config.oversized == "keep" and piece.atomic
+
+    # -- the run ------------------------------------------------------------------------------
+
+    def pack(self, pieces: Iterable[Piece]) -> list[Draft]:
+        self.queue.extend(pieces)
+        while self.queue:
+            self.step(self.queue.popleft())
+            if not self.queue:
+                self.close()
+        return self.drafts
+
+    def step(self, piece: Piece) -> None:
+        """Hand ``piece`` to the rules in order; the first that applies takes it."""
+        for rule in RULES:
+            if rule(self, piece):
+                return
+
+    # -- moves the rules make -----------------------------------------------------------------
+
+    def requeue(self, *pieces: Piece) -> None:
+        """Put ``pieces`` back at the front of the queue, in order."""
+        self.queue.extendleft(reversed(pieces))
+
+    def cut(self, piece: Piece, room: int) -> list[Piece]:
+        """``piece`` cut one seam finer (see :class:`PieceCutter`)."""
+        return self.cutter.cut(piece, room, self.room - self.squeeze)
+
+    def add(self, piece: Piece) -> None:
+        self.group.pieces.append(piece)
+        self.group.tokens += self.tokens(piece)
+
+    def pop(self) -> Piece:
+        piece = self.group.pieces.pop()
+        self.group.tokens -= self.tokens(piece)
+        return piece
+
+    def open(self, piece: Piece) -> None:
+        """Start a chunk with ``piece``, led by overlap sentences of the previous chunk."""
+        prefix = self.usable_prefix(piece)
+        group = Group([piece], self.tokens(piece), prefix, self.cutter.prefix_tokens(prefix))
+        self.group = group
+        if not piece.glue and not prefix:
+            self._add_overlap(group)
+
+    def _add_overlap(self, group: Group) -> None:
+        """Guarantee 5: the previous chunk's last whole sentences, if it ended on prose."""
+        prev = self.last_closed
+        if prev is None or not prev.pieces or prev.pieces[-1].paragraph is None:
+            return
+        budget = min(self.kit.config.overlap_tokens,
+                     self.group_limit() - group.tokens - group.prefix_tokens)
+        if budget <= 0:
+            return
+        floor = prev.pieces[0].start if prev.overlap_start is None else prev.overlap_start
+        chosen = overlap_before(prev.pieces[-1].paragraph, prev.pieces[-1].end, floor, budget,
+                                self.counts, self.kit.sentences)
+        if chosen is not None and chosen[0] < group.pieces[0].start:
+            group.overlap_start, group.overlap_tokens = chosen
+
+    def close(self) -> None:
+        """Emit the chunk being filled, made to fit: glue never ends it (guarantee 3), and while
+        its exact count is over budget (guarantee 1) it gives up its overlap, then its last
+        pieces, then (an estimate was short) holds the overshoot back and cuts again."""
+        group = self.group
+        if not group.pieces:
+            return
+        while group.pieces[-1].glue and group.has_content:
+            self.queue.appendleft(group.pieces.pop())
+        draft = self._draft(group)
+        while not self.drafter.fits(draft) and not draft.oversized:
+            if group.overlap_start is not None:
+                group.overlap_start, group.overlap_tokens = None, 0
+            elif len(group.pieces) > 1:
+                self.queue.appendleft(group.pieces.pop())
+                while group.pieces[-1].glue and len(group.pieces) > 1:
+                    self.queue.appendleft(group.pieces.pop())
+            elif group.pieces[0].end - group.pieces[0].start <= 1:
+                break  # one character over an absurdly small budget: nothing smaller exists
+            else:
+                self.squeeze += draft.token_count - self.max_tokens
+                self.queue.appendleft(group.pieces.pop())
+                self.group = Group()
+                return
+            draft = self._draft(group)
+        self.drafts.append(draft)
+        self.last_closed = group
+        self.group = Group()
+
+    def _draft(self, group: Group) -> Draft:
+        start = group.pieces[0].start if group.overlap_start is None else group.overlap_start
+        kinds = merge_kinds([("paragraph",) if group.overlap_start is not None else (),
+                             *(p.kinds for p in group.pieces)])
+        draft = self.drafter.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix)
+        kept = any(self.keep_whole(p) for p in group.pieces)
+        return replace(draft, oversized=kept and not self.drafter.fits(draft))

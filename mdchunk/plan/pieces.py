@@ -1,0 +1,180 @@
+"""Pieces: the spans a packer fills chunks with, and how one is cut one seam finer.
+
+A piece is a whole block, or a part of one (an item, a row, a line, a sentence, a word, a run
+of tokens). One that does not fit is cut at its seam (the ladder of
+:mod:`mdchunk.formats.kinds`): a list between items, a table between rows (header repeated),
+code between lines (fence reopened), prose between sentences, then words, then tokens.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from ..formats.blocks import Block, kinds_of
+from ..formats.kinds import SEAMS, SeamName, kind, merge_kinds
+from ..text import SentenceIndex, line_spans, word_spans
+from ..tokens import SpanCounts
+
+__all__ = ["Piece", "PieceCutter", "block_piece", "heading_piece"]
+
+
+@dataclass(slots=True)
+class Piece:
+    """A span that is packed whole or cut further at ``seam``."""
+
+    start: int
+    end: int
+    kinds: tuple[str, ...]
+    #: How to cut it: between the children of ``block``, or by lines, sentences, words, tokens.
+    seam: SeamName
+    block: Block | None = None
+    #: Repeated in ``embed_text`` when a chunk starts at a continuation of the cut block.
+    prefix: str = ""
+    continues: bool = False
+    #: Must not end a chunk: headings, a table's header row.
+    glue: bool = False
+    #: Must not start a chunk: an empty section's heading folded onto the text before it.
+    tail: bool = False
+    #: An empty section's heading leading the next section: glue, but it may be shed into a
+    #: chunk of its own when it and the next section's first content cannot fit together.
+    spare: bool = False
+    #: The top-level paragraph this piece is (part of): the only text overlap may repeat.
+    paragraph: tuple[int, int] | None = None
+    #: A whole atomic block: ``oversized="keep"`` keeps it whole when it does not fit.
+    atomic: bool = False
+    #: The span whose exact count is the piece's cost: the piece plus the blank that joins it
+    #: to a neighbour, where that blank is a joint at which exact counts add up.
+    cost: tuple[int, int] | None = None
+    #: That count, once known (-1 before): a piece is weighed at every step that meets it.
+    tokens: int = -1
+
+
+def _seam_of(block: Block) -> SeamName:
+    return "children" if block.children else kind(block.kind).seam
+
+
+def heading_piece(block: Block, spare: bool) -> Piece:
+    """A heading leading its section's text: glue, cut (if ever) only between words."""
+    return Piece(block.start, block.end, (block.kind,), "words", block, glue=True, spare=spare)
+
+
+def block_piece(block: Block) -> Piece:
+    """A block of a section's text (a heading among them is an empty section's, folded on)."""
+    row = kind(block.kind)
+    return Piece(block.start, block.end, kinds_of(block), _seam_of(block), block, tail=row.heads,
+                 paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
+                 atomic=row.atomic)
+
+
+class PieceCutter:
+    """Cuts a piece one seam finer; every cut keeps all non-blank text (guarantee 4)."""
+
+    def __init__(self, counts: SpanCounts, sentences: SentenceIndex) -> None:
+        self.counts = counts
+        self.source = counts.source
+        self.sentences = sentences
+
+    def prefix_tokens(self, prefix: str) -> int:
+        """What repeating ``prefix`` (a table header, a fence) at a chunk's start costs."""
+        return self.counts.count_small(prefix + "\n") if prefix else 0
+
+    def cut(self, piece: Piece, room: int, fresh_room: int) -> list[Piece]:
+        """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none does.
+
+        ``room`` is what is left in the chunk being filled, and ``fresh_room`` what a new chunk
+        offers: a last-resort cut by tokens makes its first part ``room`` big, so a heading
+        before it is never left alone, and the others ``fresh_room``.
+        """
+        head = piece.kinds[:1]
+        # What a chunk starting inside this piece repeats: its own header or fence, else its
+        # ancestors'. A whole block never repeats its own prefix: it starts with it.
+        prefix = piece.block.prefix if piece.block is not None and piece.block.prefix else piece.prefix
+        if piece.seam == "children" and piece.block is not None:
+            block = piece.block
+            parts = [Piece(child.start, child.end, merge_kinds([head, kinds_of(child)]),
+                           _seam_of(child), child, prefix=prefix,
+                           continues=piece.continues or i > 0,
+                           glue=block.kind == "table" and i == 0 and len(block.children) > 1)
+                     for i, child in enumerate(block.children)]
+            return self._tile(piece, parts)
+        rung = SEAMS.get(piece.seam, SEAMS["tokens"])
+        spans = self._spans(piece, room, fresh_room)
+        if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
+            if rung.finer is None:
+                return []
+            return self.cut(replace(piece, seam=rung.finer), room, fresh_room)
+        # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
+        # paragraph has thousands of sentences (dataclasses.replace is slow).
+        kinds, paragraph, tail, continues = piece.kinds, piece.paragraph, piece.tail, piece.continues
+        parts = [Piece(a, b, kinds, rung.parts, prefix=prefix, continues=continues or i > 0,
+                       tail=tail, spare=piece.spare, paragraph=paragraph)
+                 for i, (a, b) in enumerate(spans)]
+        return self._tile(piece, parts)
+
+    def _spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+        source = self.source
+        if piece.seam == "lines":
+            lines = line_spans(source, piece.start, piece.end)
+            fenced = piece.block is not None and piece.block.kind == "code" and piece.block.prefix
+            if fenced and len(lines) >= 2:  # keep each fence on its neighbour line
+                lines = [(lines[0][0], lines[1][1]), *lines[2:]]
+                if len(lines) >= 3:
+                    lines[-2:] = [(lines[-2][0], lines[-1][1])]
+            return lines
+        if piece.seam == "sentences":
+            return self.sentences.spans(piece.start, piece.end)
+        if piece.seam == "words":
+            return word_spans(source, piece.start, piece.end)
+        return self._token_spans(piece, room, fresh_room)
+
+    def _token_spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+        """The last resort: spans of a token count; the first fills ``room``, the rest fill
+        fresh chunks."""
+        limit = max(1, fresh_room - self.prefix_tokens(piece.prefix) - 2)
+        spans, pos = [], piece.start
+        text = self.source
+        prefix_within = self.counts.counter.prefix_within
+        size_limit = max(1, min(room - 2, limit))
+        while pos < piece.end:
+            size = prefix_within(text[pos:piece.end], size_limit)
+            if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
+                size_limit = limit
+                continue
+            size = max(1, size)
+            spans.append((pos, pos + size))
+            pos += size
+            size_limit = limit
+        return spans
+
+    def _tile(self, piece: Piece, parts: list[Piece]) -> list[Piece]:
+        """Stretch the parts so that, blanks aside, they cover their piece: no cut between them
+        drops text (guarantee 4)."""
+        if parts:
+            parts[0].start = min(parts[0].start, piece.start)
+            parts[-1].end = max(parts[-1].end, piece.end)
+            source = self.source
+            for prev, part in zip(parts, parts[1:]):
+                gap = source[prev.end:part.start]
+                if gap.strip():
+                    part.start = prev.end + len(gap) - len(gap.lstrip())
+            self._join_costs(parts)
+        return parts
+
+    def _join_costs(self, parts: list[Piece]) -> None:
+        """Where the blank between two parts is a joint at which exact counts add up, register
+        it and let each part's cost include the blank; chunks then sum parts, not re-encode."""
+        counts = self.counts
+        if not counts.counter.line_additive:
+            return
+        joints = []
+        for prev, part in zip(parts, parts[1:]):
+            joint = counts.joint_before(part.start, after=prev.end)
+            if joint is None:
+                continue
+            joints.append(joint)
+            prev.cost = ((prev.cost or (prev.start, prev.end))[0], joint)
+            part.cost = (joint, part.end)
+        for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
+            if part.cost == (part.start, part.end):
+                part.cost = None
+        counts.prime(joints, parts[0].start, parts[-1].end)

@@ -1,0 +1,156 @@
+"""The packing rules: what happens to the next piece, tried in order until one applies.
+
+Like markdown-it's rule chains: each rule looks at the packer's state and the piece, and either
+takes the piece (returns ``True``) or leaves it to the next rule. Each names the guarantee of
+``CONTRACT.md`` it serves, so that the place where a guarantee is enforced is one step away:
+
+======================  ======================================================================
+rule                    guarantee
+======================  ======================================================================
+open_fresh_chunk        1 (budget): a piece that fits an empty chunk starts it
+add_if_it_fits          1 (budget): a piece that fits the chunk being filled joins it
+tail_keeps_company      3 (no heading alone): an empty section's heading never starts a chunk
+start_next_chunk        2 (no cut block that fits): a piece that fits a chunk of its own waits
+shed_spare_headings     1 before 3: empty sections' headings stand alone only when they must
+close_heading_run       3: a heading is never cut to sit after headings without content
+cut_finer               2 and 1: only what does not fit is cut, one seam finer
+======================  ======================================================================
+
+:meth:`PiecePacker.close` adds the last two safeguards when a chunk is emitted: glue (a heading,
+a table's header row) never ends a chunk (3), and an exact count over budget sheds overlap and
+pieces until it fits (1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from ..formats.kinds import HEADING_KINDS
+from .pieces import Piece
+
+if TYPE_CHECKING:
+    from .piece_packer import PiecePacker
+
+__all__ = ["RULES", "Rule"]
+
+#: ``rule(packer, piece) -> taken``.
+Rule = Callable[["PiecePacker", Piece], bool]
+
+
+def open_fresh_chunk(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 1: with no chunk under way, a piece that fits a fresh one starts it."""
+    if packer.group.pieces or packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start):
+        return False
+    packer.open(piece)
+    return True
+
+
+def add_if_it_fits(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 1: a piece that fits what is left of the chunk under way joins it."""
+    group = packer.group
+    if not group.pieces or group.used + packer.tokens(piece) > packer.group_limit():
+        return False
+    packer.add(piece)
+    return True
+
+
+def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
+    """Guarantee 3: an empty section's heading folded onto the text before it does not fit.
+
+    It takes the last content piece (and any such headings after it) along into a new chunk;
+    when that piece is the chunk's only content, it is cut so that part of it can come.
+    """
+    group = packer.group
+    if not group.pieces or not tail.tail or all(p.tail or p.glue for p in group.pieces):
+        return False
+    limit = packer.group_limit()  # of the chunk as it starts now, before any piece leaves
+    moved = [tail]
+    while group.pieces[-1].tail:
+        moved.insert(0, packer.pop())
+    last = packer.pop()
+    if group.has_content:
+        packer.requeue(last, *moved)
+        packer.close()
+        return True
+    parts = packer.cut(last, limit - group.used)
+    if parts:
+        packer.requeue(*parts, *moved)
+        return True
+    packer.add(last)  # nothing left to cut: the budget wins over company
+    packer.requeue(*[replace(p, tail=False) for p in moved])
+    packer.close()
+    return True
+
+
+def start_next_chunk(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 2: a piece that does not fit the chunk under way, but fits a fresh one (or is
+    kept whole), closes the chunk and goes first into the next: a block that fits is never cut."""
+    group = packer.group
+    if not group.pieces or not group.has_content:
+        return False
+    if packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start) and not packer.keep_whole(piece):
+        return False
+    packer.requeue(piece)
+    packer.close()
+    return True
+
+
+def shed_spare_headings(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 1 before 3: empty sections' headings at the front of a chunk, with the next
+    section's first content too large to join them, are closed as a chunk of their own; the
+    rest starts again, so the next section's heading still meets its content."""
+    group = packer.group
+    if not group.pieces or not group.pieces[0].spare or group.has_content:
+        return False
+    n = next((i for i, p in enumerate(group.pieces) if not p.spare), len(group.pieces))
+    keep = group.pieces[n:]
+    del group.pieces[n:]
+    group.tokens = sum(packer.tokens(p) for p in group.pieces)
+    packer.requeue(*keep, piece)
+    packer.close()
+    return True
+
+
+def close_heading_run(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 3: a heading is never cut to sit after headings with no content; those (a
+    heading that leads only empty sections, and theirs) stand alone, and it starts afresh."""
+    group = packer.group
+    if (not group.pieces or group.has_content or not piece.glue
+            or piece.kinds[0] not in HEADING_KINDS):
+        return False
+    packer.requeue(piece)
+    packer.close()
+    return True
+
+
+def cut_finer(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantees 2 and 1: what fits nowhere whole is cut one seam finer, its first part sized
+    to the room left; a block kept whole (``oversized="keep"``), or one character over an
+    absurdly small budget, goes in as it is."""
+    group = packer.group
+    if group.pieces:
+        room = packer.group_limit() - group.used
+    else:
+        room = packer.limit(piece.start) - packer.cutter.prefix_tokens(packer.usable_prefix(piece))
+    parts = [] if packer.keep_whole(piece) else packer.cut(piece, room)
+    if parts:
+        packer.requeue(*parts)
+    elif group.pieces:
+        packer.add(piece)
+    else:
+        packer.open(piece)
+    return True
+
+
+#: In order; the last always applies.
+RULES: tuple[Rule, ...] = (
+    open_fresh_chunk,
+    add_if_it_fits,
+    tail_keeps_company,
+    start_next_chunk,
+    shed_spare_headings,
+    close_heading_run,
+    cut_finer,
+)

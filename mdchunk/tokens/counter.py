@@ -1,0 +1,53 @@
+"""The one view of a tokenizer the chunker needs: ``count``, and ``prefix_within`` (the last-resort cut).
+
+Whatever the user names — a tiktoken encoding, a Hugging Face tokenizer, any ``str -> int``
+callable — is wrapped in a :class:`TokenCounter` by :mod:`mdchunk.tokens.resolve`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+__all__ = ["TokenCounter"]
+
+
+@dataclass(frozen=True, slots=True)
+class TokenCounter:
+    """Counts tokens of a string; the only view of a tokenizer the chunker needs."""
+
+    name: str
+    count: Callable[[str], int]
+    #: ``count(a + b) == count(a) + count(b)`` whenever ``a`` ends with a line break and the
+    #: first line of ``b`` has text on it (after any indentation), or ``a`` ends with a non-blank
+    #: character and ``b`` starts with a space or tab: true of cl100k_base, whose pre-tokenizer
+    #: ends a pretoken at every line break that text follows, and starts one at the blank before
+    #: a word. The packer then counts each block once and sums, instead of re-encoding chunks.
+    line_additive: bool = False
+    #: UTF-8 byte length of each token of a text, where the tokenizer can tell: lets a text
+    #: encoded once be counted in parts (see :meth:`mdchunk.tokens.spans.SpanCounts.prime`).
+    token_bytes: Callable[[str], list[int]] | None = None
+    #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* (the regex matches
+    #: a BPE tokenizer encodes one by one) of ``text[pos:endpos]`` end, scanned from ``pos``.
+    #: Tokens never cross a pretoken, so counts add up at every pretoken end; the span counts
+    #: use this to count a span that starts or ends a word away from a joint they have already
+    #: counted (see :meth:`mdchunk.tokens.spans.SpanCounts.count_span`).
+    pretoken_ends: Callable[[str, int, int], Iterator[int]] | None = None
+
+    def prefix_within(self, text: str, max_tokens: int) -> int:
+        """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
+
+        Used only to cut a single word or CJK run that alone exceeds the budget, so a binary
+        search over character positions (O(log n) counts) is fast enough for any tokenizer.
+
+        >>> TokenCounter("chars", len).prefix_within("abcdef", 4)
+        4
+        """
+        lo, hi = 0, len(text)
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self.count(text[:mid]) <= max_tokens:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
