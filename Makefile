@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.mdchunk-installed
 TORCH  := torch==2.13.0
 
-.PHONY: demo test bench bench-instructions clean
+.PHONY: demo test lint bench bench-instructions clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -23,6 +23,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+lint: $(STAMP)  # ruff (style, imports, bugs) and mypy --strict on the package
+	$(VENV)/bin/ruff check mdchunk tests bench
+	$(VENV)/bin/mypy
 
 bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"

@@ -19,7 +19,7 @@ import pytest
 
 import mdchunk
 
-from .conftest import CHROMA, CORPORA, FIXTURES, corpus_files
+from .conftest import CHROMA, CORPORA, CORPUS_ABSENT, FIXTURES, corpus_files
 
 RECORD = Path(__file__).parent / "data" / "chunk_ids.json"
 BUDGETS = ((512, 64), (256, 32), (128, 16))
@@ -54,7 +54,7 @@ def test_chunk_ids_unchanged(name: str, budget: tuple[int, int]) -> None:
     if path is None:
         if name.startswith("fixtures/"):
             pytest.fail(f"{name} was recorded but is gone; re-record on purpose")
-        pytest.skip(f"{name}: corpus not present here")
+        pytest.skip(f"{CORPUS_ABSENT}: {name}")
     assert digest(path, *budget) == _recorded()[name][f"{budget[0]}/{budget[1]}"]
 
 

@@ -17,14 +17,22 @@ from mdchunk.audit import audit_markdown, headings_only, overlap_problems, uncov
 from mdchunk.formats import parse_markdown
 from mdchunk.text import read_document
 
-from .conftest import corpus_files, fixture_files
+from .conftest import (
+    CHROMA,
+    CORPORA,
+    REQUIRE_CORPORA,
+    corpus_files,
+    fixture_files,
+    with_corpus,
+)
 
 BUDGETS = [(512, 64), (256, 32), (128, 16), (48, 8)]
-MARKDOWN = fixture_files(".md") + corpus_files()
+FIXTURE_MARKDOWN = fixture_files(".md")
+CORPUS_MARKDOWN = with_corpus(corpus_files(), CORPORA)
 
 
-def _ids(paths: list[Path]) -> list[str]:
-    return [p.name for p in paths]
+def _ids(paths: list) -> list[str]:
+    return [getattr(p, "name", "absent") for p in paths]
 
 
 def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter,
@@ -47,9 +55,7 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert spans == sorted(spans)
 
 
-@pytest.mark.parametrize("max_tokens,overlap", BUDGETS)
-@pytest.mark.parametrize("path", MARKDOWN, ids=_ids(MARKDOWN))
-def test_markdown_guarantees(path: Path, max_tokens: int, overlap: int, counter) -> None:
+def check_file(path: Path, max_tokens: int, overlap: int, counter) -> None:
     source = read_document(path)
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap,
                                     doc_id=path.name)
@@ -57,9 +63,25 @@ def test_markdown_guarantees(path: Path, max_tokens: int, overlap: int, counter)
     assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap)
 
 
+@pytest.mark.parametrize("max_tokens,overlap", BUDGETS)
+@pytest.mark.parametrize("path", FIXTURE_MARKDOWN, ids=_ids(FIXTURE_MARKDOWN))
+def test_markdown_guarantees(path: Path, max_tokens: int, overlap: int, counter) -> None:
+    check_file(path, max_tokens, overlap, counter)
+
+
+@pytest.mark.parametrize("max_tokens,overlap", BUDGETS)
+@pytest.mark.parametrize("path", CORPUS_MARKDOWN, ids=_ids(CORPUS_MARKDOWN))
+def test_markdown_guarantees_on_the_runbook_corpora(path: Path, max_tokens: int, overlap: int,
+                                                    counter) -> None:
+    check_file(path, max_tokens, overlap, counter)
+
+
 def test_the_corpora_are_there() -> None:
-    """The structure checks must really run over the shared runbooks, not silently skip them."""
-    assert len(corpus_files()) >= 100
+    """Where the corpora are required (CI), the structure checks must really run over them."""
+    if not REQUIRE_CORPORA:
+        pytest.skip("MDCHUNK_REQUIRE_CORPORA is not set (CI sets it)")
+    assert len(corpus_files()) >= 100, f"expected the runbook corpora at {CORPORA}"
+    assert len(list(CHROMA.glob("*.md"))) >= 5, f"expected Chroma's corpora at {CHROMA}"
 
 
 @pytest.mark.parametrize("max_tokens,overlap", [(256, 32), (64, 8)])
@@ -122,8 +144,8 @@ def _block_tokens(md, source: str) -> list[tuple]:
     return [(t.type, t.map, t.markup, t.info) for t in md.parse(source, {})]
 
 
-@pytest.mark.parametrize("path", [*MARKDOWN, *fixture_files(".md")],
-                         ids=_ids([*MARKDOWN, *fixture_files(".md")]))
+@pytest.mark.parametrize("path", [*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN],
+                         ids=_ids([*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN]))
 def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
     from mdchunk.formats.markdown import _block_parser, _unused_rules
 
