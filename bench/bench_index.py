@@ -22,15 +22,15 @@ import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
+if TYPE_CHECKING:
+    from mdchunk.index.embed import SentenceTransformerEmbedder
 
-from mdchunk.index import index_paths, search
-from mdchunk.index.embed import SentenceTransformerEmbedder
-from mdchunk.index.milvus import MilvusStore
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))  # mdchunk is imported from this checkout, inside the functions
 
 TARGET_OVERHEAD = 0.15
 
@@ -60,6 +60,8 @@ def percentile(values: list[float], q: float) -> float:
 
 def pick_queries(db: str, n: int) -> list[str]:
     """``n`` queries drawn from the index itself: section names and opening words of chunks."""
+    from mdchunk.index.milvus import MilvusStore
+
     with MilvusStore(db, "bench") as store:
         rows = store.rows(("id", "section_path", "text"))
     rng = random.Random(42)
@@ -76,6 +78,9 @@ def pick_queries(db: str, n: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mdchunk.index import index_paths, search
+    from mdchunk.index.embed import SentenceTransformerEmbedder
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora")
     parser.add_argument("--model", default=None, help="model name or path (default: bundled)")

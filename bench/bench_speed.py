@@ -493,7 +493,7 @@ def tables(report: dict) -> str:
 def targets(report: dict) -> str:
     lines = ["\n#### targets\n", "| target | measured | met |", "| --- | --- | --- |"]
     worst = 0.0
-    for corpus, r in report["corpora"].items():
+    for r in report["corpora"].values():
         worst = max(worst, med(r["times"]["mdchunk"]) / med(r["times"]["floor"]))
     large = report.get("large")
     if large:

@@ -165,9 +165,9 @@ def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
     for index, (start, end) in enumerate(spans):
         i = max(0, bisect.bisect_right(starts, start) - 1)
         inside = [b for b in blocks[i:] if b.start < end and b.end > start]
-        if inside and all(b.kind == "heading" for b in inside):
-            if not all(b.start in empty for b in inside):
-                out.append(index)
+        if (inside and all(b.kind == "heading" for b in inside)
+                and not all(b.start in empty for b in inside)):
+            out.append(index)
     return out
 
 

@@ -52,7 +52,8 @@ class ChunkerConfig:
             _check_int("min_tokens", self.min_tokens)
             if not 0 <= self.min_tokens <= self.max_tokens:
                 raise ConfigError(
-                    f"min_tokens={self.min_tokens} must lie between 0 and max_tokens={self.max_tokens}"
+                    f"min_tokens={self.min_tokens} must lie between 0 and "
+                    f"max_tokens={self.max_tokens}"
                 )
         if self.oversized not in ("split", "keep"):
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
@@ -73,7 +74,8 @@ class ChunkerConfig:
             "tokenizer": tokenizer,
             "oversized": self.oversized,
         }
-        return hashlib.blake2b(json.dumps(shape, sort_keys=True).encode(), digest_size=8).hexdigest()
+        data = json.dumps(shape, sort_keys=True).encode()
+        return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
 def _check_int(name: str, value: object) -> None:

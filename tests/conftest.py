@@ -33,11 +33,12 @@ def corpus_files() -> list[Path]:
     return sorted(CORPORA.rglob("*.md")) if CORPORA.is_dir() else []
 
 
-def with_corpus(files: list[Path], corpus: Path) -> list[object]:
-    """Parameters for a test over ``files``; one skipped placeholder when ``corpus`` is absent."""
-    if corpus.is_dir():
+def with_corpus(files: list[Path], corpus_dir: Path) -> list[object]:
+    """Parameters for a test over ``files``; one skipped placeholder when ``corpus_dir`` is
+    absent."""
+    if corpus_dir.is_dir():
         return list(files)
-    return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CORPUS_ABSENT}: {corpus}"))]
+    return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CORPUS_ABSENT}: {corpus_dir}"))]
 
 
 @pytest.fixture(scope="session")

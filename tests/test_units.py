@@ -384,14 +384,14 @@ def _line_has_text(text: str, p: int) -> bool:
 
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(text=_pieces, data=st.data())
-def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> None:
+def test_cl100k_counts_add_up_at_the_joints_the_packer_uses(text: str, data) -> None:
     counter = get_counter("cl100k_base")
     assert counter.line_additive
-    cuts = [p for p in range(1, len(text))
-            if (text[p - 1] in "\r\n" and _line_has_text(text, p))
-            or (text[p] in " \t" and not text[p - 1].isspace())]
-    if cuts:
-        p = data.draw(st.sampled_from(cuts))
+    joints = [p for p in range(1, len(text))
+              if (text[p - 1] in "\r\n" and _line_has_text(text, p))
+              or (text[p] in " \t" and not text[p - 1].isspace())]
+    if joints:
+        p = data.draw(st.sampled_from(joints))
         assert counter.count(text) == counter.count(text[:p]) + counter.count(text[p:])
     head = data.draw(st.sampled_from(["A > B\n\n", "… > 服务\n\n| a | b |\n|---|---|\n", "```bash\n"]))
     if _line_has_text(text, 0):
@@ -400,17 +400,17 @@ def test_cl100k_counts_add_up_at_the_cuts_the_packer_uses(text: str, data) -> No
 
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(text=_pieces, data=st.data())
-def test_spans_near_cuts_are_counted_exactly(text: str, data) -> None:
-    """Spans that start a word after a cut or end before the blank that leads to one are
-    counted from the cuts plus a correction (SpanCounts.count_span): always the exact count."""
+def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
+    """Spans that start a word after a joint or end before the blank that leads to one are
+    counted from the joints plus a correction (SpanCounts.count_span): always the exact count."""
     from mdchunk.tokens import SpanCounts
 
     counter = get_counter("cl100k_base")
     counts = SpanCounts(text, counter, long_text=16)  # long stretches keep their token ends
     lines = [p for p in range(1, len(text)) if counts.is_joint(p)]
     words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
-    for cut in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
-        counts.add_joint(cut)
+    for joint in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
+        counts.add_joint(joint)
     ends = [y for y in range(1, len(text) + 1) if not text[y - 1].isspace()] or [len(text)]
     before = [y for y in ends for c in counts._joints if c > y and not text[y:c].strip()]
     for _ in range(6):

@@ -1,4 +1,5 @@
-"""Chunks: the public entry points (text or a file in, :class:`Chunk` s out) and the chunk itself."""
+"""Chunks: the public entry points (text or a file in, :class:`Chunk` s out) and the chunk
+itself."""
 
 from .chunk import Chunk
 from .chunker import Chunker, chunk_file, chunk_markdown, chunk_qa, chunk_text

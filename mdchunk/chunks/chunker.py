@@ -69,7 +69,8 @@ class Chunker:
 
     def chunk_text(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                    ) -> list[Chunk]:
-        """Chunk plain text; headings come from the line classifier in :mod:`mdchunk.formats.plaintext`."""
+        """Chunk plain text; headings come from the line classifier in
+        :mod:`mdchunk.formats.plaintext`."""
         _check_text(text, doc_id)
         if not text.strip():
             return []

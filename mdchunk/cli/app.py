@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 from rich.console import Console
@@ -24,18 +24,26 @@ from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
 from ..errors import MdchunkError
 
+if TYPE_CHECKING:
+    from ..index import SearchMode
+    from ..index.indexer import ProgressCallback
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Chunk Markdown and text knowledge bases, embed them, search them.")
 err = Console(stderr=True)
 out = Console()
 
-MaxTokens = Annotated[int, typer.Option("--max-tokens", help="Token budget of a chunk's embed_text.")]
+MaxTokens = Annotated[int, typer.Option("--max-tokens",
+                                         help="Token budget of a chunk's embed_text.")]
 Overlap = Annotated[int, typer.Option("--overlap", help="Overlap between neighbours, in tokens.")]
-Tokenizer = Annotated[str, typer.Option("--tokenizer", help="tiktoken encoding, or HF tokenizer name/path.")]
-Db = Annotated[str, typer.Option("--db", help="Milvus Lite file, or http(s)://host:port of a server.")]
+Tokenizer = Annotated[str, typer.Option("--tokenizer",
+                                        help="tiktoken encoding, or HF tokenizer name/path.")]
+Db = Annotated[str, typer.Option("--db",
+                                 help="Milvus Lite file, or http(s)://host:port of a server.")]
 Collection = Annotated[str, typer.Option("--collection", help="Collection name.")]
 Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
-Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN", help="Milvus token.")]
+Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
+                                              help="Milvus token.")]
 
 
 @contextmanager
@@ -63,7 +71,8 @@ def chunk(
     max_tokens: MaxTokens = 512,
     overlap: Overlap = 64,
     tokenizer: Tokenizer = "cl100k_base",
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
+    output: Annotated[Optional[Path],
+                      typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
 ) -> None:
     """Write chunks as JSON Lines, one chunk a line."""
@@ -101,7 +110,8 @@ def inspect(
     max_tokens: MaxTokens = 512,
     overlap: Overlap = 64,
     tokenizer: Tokenizer = "cl100k_base",
-    html_out: Annotated[Optional[Path], typer.Option("--html", help="Write an HTML view here.")] = None,
+    html_out: Annotated[Optional[Path],
+                        typer.Option("--html", help="Write an HTML view here.")] = None,
 ) -> None:
     """Show where the chunk boundaries fall."""
     with _one_line_errors():
@@ -132,10 +142,12 @@ def render_html(source: str, chunks: list[Chunk], title: str) -> str:
             parts.append(text)
             continue
         css = "overlap" if len(inside) > 1 else f"c{inside[0].index % 2}"
-        tip = html.escape(" | ".join(f"#{c.index} {c.token_count} tok {c.section_path}" for c in inside))
+        tip = html.escape(" | ".join(f"#{c.index} {c.token_count} tok {c.section_path}"
+                                     for c in inside))
         parts.append(f'<span class="{css}" title="{tip}">{text}</span>')
     style = (".c0{background:#e8f0fe}.c1{background:#fef7e0}"
-             ".overlap{background:repeating-linear-gradient(45deg,#e8f0fe,#e8f0fe 4px,#fef7e0 4px,#fef7e0 8px)}"
+             ".overlap{background:repeating-linear-gradient("
+             "45deg,#e8f0fe,#e8f0fe 4px,#fef7e0 4px,#fef7e0 8px)}"
              "pre{white-space:pre-wrap;font:13px/1.5 monospace}")
     return (f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
             f"<style>{style}</style><h1>{html.escape(title)}</h1><pre>{''.join(parts)}</pre>")
@@ -166,7 +178,7 @@ def index(
 
 
 @contextmanager
-def _progress(label: str) -> Iterator[object]:
+def _progress(label: str) -> Iterator[ProgressCallback | None]:
     """A progress bar on a terminal; nothing at all when output is piped or in CI."""
     if not err.is_terminal:
         yield None
@@ -190,10 +202,12 @@ def search(
     collection: Collection = "mdchunk",
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="hybrid, dense or bm25.")] = "hybrid",
-    path_prefix: Annotated[Optional[str], typer.Option("--path-prefix", help="Only paths under this.")] = None,
+    path_prefix: Annotated[Optional[str],
+                           typer.Option("--path-prefix", help="Only paths under this.")] = None,
     model: Model = None,
     token: Token = None,
-    as_json: Annotated[bool, typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
+    as_json: Annotated[bool,
+                       typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
 ) -> None:
     """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
     if mode not in ("hybrid", "dense", "bm25"):
@@ -201,12 +215,14 @@ def search(
     with _one_line_errors():
         from ..index import search as run_search
 
-        hits = run_search(query, db=db, collection=collection, k=k, mode=mode,  # type: ignore[arg-type]
+        hits = run_search(query, db=db, collection=collection, k=k,
+                          mode=cast("SearchMode", mode),  # checked against its values above
                           path_prefix=path_prefix, model=model, token=token)
         for rank, hit in enumerate(hits, 1):
             if as_json:
-                out.print_json(json.dumps(hit.__dict__ if hasattr(hit, "__dict__") else
-                                          {f: getattr(hit, f) for f in hit.__slots__}, ensure_ascii=False))
+                row = (hit.__dict__ if hasattr(hit, "__dict__") else
+                       {f: getattr(hit, f) for f in hit.__slots__})
+                out.print_json(json.dumps(row, ensure_ascii=False))
                 continue
             out.print(f"[bold]{rank}. {hit.path}:{hit.line_start}-{hit.line_end}[/]  "
                       f"[dim]{hit.score:.4f}[/]  {hit.section_path}", highlight=False)

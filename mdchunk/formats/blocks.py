@@ -112,18 +112,21 @@ def tile(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
     """
     out: list[Block] = []
     for i, block in enumerate(blocks):
+        tiled = block
         if i == 0:
-            block = _with_span(block, _lstrip_start(source, min(start, block.start), block.start),
+            tiled = _with_span(block, _lstrip_start(source, min(start, block.start), block.start),
                                block.end)
         next_start = blocks[i + 1].start if i + 1 < len(blocks) else end
         if source[block.end:next_start].strip():
-            block = _with_span(block, block.start, rstrip_end(source, block.end, next_start))
-        out.append(block)
+            tiled = _with_span(tiled, tiled.start, rstrip_end(source, block.end, next_start))
+        out.append(tiled)
     return out
 
 
 def _with_span(block: Block, start: int, end: int) -> Block:
-    return block if (start, end) == (block.start, block.end) else replace(block, start=start, end=end)
+    if (start, end) == (block.start, block.end):
+        return block
+    return replace(block, start=start, end=end)
 
 
 def _lstrip_start(source: str, start: int, end: int) -> int:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
@@ -97,7 +98,7 @@ def parse_markdown(source: str) -> Document:
     >>> [(b.kind, doc.source[b.start:b.end]) for b in doc.blocks]
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
-    env: dict = {}
+    env: dict[str, Any] = {}
     tokens = _block_parser(_unused_rules(source)).parse(source, env)
     if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
         env = {}
@@ -107,7 +108,8 @@ def parse_markdown(source: str) -> Document:
     front = [b for b in blocks if b.kind == "front_matter"]
     body = sorted((b for b in blocks if b.kind != "front_matter"), key=lambda b: b.start)
     body_start = front[0].end if front else 0
-    front_text = next((t.content for t in tokens if t.type == "front_matter"), None) if front else None
+    front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
+                  if front else None)
     return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
                     builder.lines)
 
@@ -115,7 +117,8 @@ def parse_markdown(source: str) -> Document:
 class _BlockBuilder:
     """Turns a token range into blocks; one method per idea, no state but the source."""
 
-    def __init__(self, source: str, lines: LineIndex, env: dict, closes: dict[int, int]) -> None:
+    def __init__(self, source: str, lines: LineIndex, env: dict[str, Any],
+                 closes: dict[int, int]) -> None:
         self.source = source
         self.lines = lines
         self.env = env  # link reference definitions, for heading titles
@@ -138,14 +141,15 @@ class _BlockBuilder:
                 i = close + 1
             else:
                 if token.nesting == 0 and token.map is not None and token.type != "inline":
-                    block = self.leaf(token)
+                    block = self.leaf(token, token.map)
                     if block is not None:
                         out.append(block)
                 i += 1
         return out
 
-    def leaf(self, token: Token) -> Block | None:
-        start, end = self.span(token.map)
+    def leaf(self, token: Token, line_map: Sequence[int]) -> Block | None:
+        """A block of a token without children; ``line_map`` is its (present) ``token.map``."""
+        start, end = self.span(line_map)
         if start >= end:
             return None
         prefix = self.fence_line(start) if token.type == "fence" else ""
@@ -171,7 +175,8 @@ class _BlockBuilder:
         return Block(name, start, end, children)
 
     def table(self, start: int, end: int, rows: tuple[Block, ...]) -> Block:
-        """A table's first child is its header (header row and delimiter row), repeated as prefix."""
+        """A table's first child is its header (header row and delimiter row), repeated as
+        prefix."""
         body = rows[1:]
         header_end = body[0].start if body else end
         header = Block("row", start, rstrip_end(self.source, start, header_end))
@@ -215,7 +220,7 @@ def _union_map(tokens: Sequence[Token], i: int, close: int) -> tuple[int, int] |
 _INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>&!~$\r\n]")
 
 
-def _plain(inline: Token, env: dict | None = None) -> str:
+def _plain(inline: Token, env: dict[str, Any] | None = None) -> str:
     """Heading text as a reader sees it: code spans, emphasis and links reduced to their text."""
     if inline.type != "inline":
         return ""

@@ -45,9 +45,12 @@ def _heading_style(line: str) -> str | None:
 def read_plain_text(source: str) -> Document:
     """Headings by the line classifier; paragraphs and lists between blank lines.
 
-    >>> doc = read_plain_text("第一章 概述\\n本章介绍系统。\\n\\n1.1 要求\\n1. 登录服务器\\n2. 重启\\n")
-    >>> [(b.kind, b.level, b.title or doc.source[b.start:b.end]) for b in doc.blocks]
-    [('heading', 1, '第一章 概述'), ('paragraph', 0, '本章介绍系统。'), ('heading', 2, '1.1 要求'), ('list', 0, '1. 登录服务器\\n2. 重启')]
+    >>> doc = read_plain_text("第一章 概述\\n本章介绍系统。\\n\\n"
+    ...                       "1.1 要求\\n1. 登录服务器\\n2. 重启\\n")
+    >>> [(b.kind, b.level, b.title or doc.source[b.start:b.end])
+    ...  for b in doc.blocks]  # doctest: +NORMALIZE_WHITESPACE
+    [('heading', 1, '第一章 概述'), ('paragraph', 0, '本章介绍系统。'),
+     ('heading', 2, '1.1 要求'), ('list', 0, '1. 登录服务器\\n2. 重启')]
     """
     levels: dict[str, int] = {}
     blocks: list[Block] = []

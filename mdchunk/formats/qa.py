@@ -36,7 +36,8 @@ def read_qa(source: str) -> tuple[list[Block], list[QAPair]]:
     """Split a ``question:/answer:`` file into pairs; text before the first question is returned
     as loose blocks. Answers may span lines and blank-line-separated paragraphs.
 
-    >>> loose, pairs = read_qa("question: Why?\\nanswer: Because.\\n\\n问：为什么？\\n答：因为。\\n")
+    >>> loose, pairs = read_qa("question: Why?\\nanswer: Because.\\n\\n"
+    ...                        "问：为什么？\\n答：因为。\\n")
     >>> [(p.question.title, len(p.answer)) for p in pairs]
     [('Why?', 1), ('为什么？', 1)]
     """

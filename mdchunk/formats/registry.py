@@ -55,7 +55,8 @@ SUFFIXES = frozenset().union(*(f.suffixes for f in FORMATS))
 def format_for(suffix: str, text: str) -> FormatName:
     """The format of a file with extension ``suffix`` (any case) and content ``text``.
 
-    >>> format_for(".MD", "question: a"), format_for(".txt", "Q: why?\\nA: because"), format_for(".log", "x")
+    >>> (format_for(".MD", "question: a"), format_for(".txt", "Q: why?\\nA: because"),
+    ...  format_for(".log", "x"))
     ('markdown', 'qa', 'text')
     """
     suffix = suffix.lower()

@@ -21,6 +21,7 @@ from ..errors import DependencyError
 
 if TYPE_CHECKING:
     import numpy as np
+    from sentence_transformers import SentenceTransformer
 
 __all__ = ["DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder", "load_embedder"]
 
@@ -46,7 +47,8 @@ class Embedder(Protocol):
     tokenizer: str
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Vectors for ``texts``: a float32 array of shape ``(len(texts), dim)``, rows unit length."""
+        """Vectors for ``texts``: a float32 array of shape ``(len(texts), dim)``, rows unit
+        length."""
         ...
 
 
@@ -71,7 +73,7 @@ def _resolve(model: str | None) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(source: str, device: str) -> Any:  # -> SentenceTransformer
+def _load(source: str, device: str) -> SentenceTransformer:
     """Load once per process: a model takes seconds to load and tests and CLI reuse it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -84,7 +86,8 @@ def _load(source: str, device: str) -> Any:  # -> SentenceTransformer
     except Exception as exc:  # missing files, bad config, unknown device: many exception types
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DependencyError(
-            f"embedding model {source!r} could not be loaded locally (no network is used): {first_line}"
+            f"embedding model {source!r} could not be loaded locally (no network is used): "
+            f"{first_line}"
         ) from exc
 
 
@@ -104,12 +107,14 @@ def _describe(source: str) -> tuple[int, int] | None:
     """``(dim, max_tokens)`` read from a sentence-transformers folder's config files, without
     loading torch or weights; None when the layout is not the plain one understood here."""
     folder = _model_folder(source)
+    if folder is None:
+        return None
     try:
-        modules = json.loads((folder / "modules.json").read_text())  # type: ignore[operator]
+        modules = json.loads((folder / "modules.json").read_text())
         dim = None
         for module in modules:
             kind = module["type"].rsplit(".", 1)[-1]
-            config_file = folder / module["path"] / "config.json"  # type: ignore[operator]
+            config_file = folder / module["path"] / "config.json"
             if kind == "Pooling":
                 config = json.loads(config_file.read_text())
                 modes = sum(bool(v) for k, v in config.items() if k.startswith("pooling_mode_"))
@@ -118,10 +123,11 @@ def _describe(source: str) -> tuple[int, int] | None:
                 dim = json.loads(config_file.read_text())["out_features"]
             elif kind not in ("Transformer", "Normalize"):
                 return None
-        window = json.loads((folder / "sentence_bert_config.json").read_text())["max_seq_length"]  # type: ignore[operator]
+        bert_config = json.loads((folder / "sentence_bert_config.json").read_text())
+        window = bert_config["max_seq_length"]
         from tokenizers import Tokenizer  # light: no torch, no transformers
 
-        processor = Tokenizer.from_file(str(folder / "tokenizer.json")).post_processor  # type: ignore[operator]
+        processor = Tokenizer.from_file(str(folder / "tokenizer.json")).post_processor
         special = processor.num_special_tokens_to_add(False) if processor else 0
     except Exception:  # missing or unexpected files: fall back to loading the model
         return None
@@ -130,7 +136,8 @@ def _describe(source: str) -> tuple[int, int] | None:
 
 def _ask_model(model: Any, name: str) -> tuple[int, int]:
     # sentence-transformers renamed the method in v5; accept both spellings.
-    get_dim = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    get_dim = (getattr(model, "get_embedding_dimension", None)
+               or model.get_sentence_embedding_dimension)
     dim = get_dim()
     if not dim:
         raise DependencyError(f"embedding model {name!r} does not report its dimension")
@@ -170,7 +177,7 @@ class SentenceTransformerEmbedder:
             self._device = _auto_device()
         return self._device
 
-    def _load(self) -> Any:
+    def _load(self) -> SentenceTransformer:
         """The model, loaded on first use: an index run with nothing new to embed never pays
         the seconds torch and the weights take to load."""
         return _load(self._source, self.device)

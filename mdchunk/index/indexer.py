@@ -289,7 +289,8 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> 
     pending_chunks = 0
     for source, digest, known in plan.write:
         chunks = run.chunk(source)
-        group.append(_Doc(source, digest, known, chunks, [embed_hash(c.embed_text) for c in chunks]))
+        keys = [embed_hash(c.embed_text) for c in chunks]
+        group.append(_Doc(source, digest, known, chunks, keys))
         pending_chunks += len(chunks)
         report.changed_docs.append(source.doc_id)
         if known:
@@ -332,7 +333,8 @@ def index_paths(
     """
     started = time.perf_counter()
     if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
-        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of {', '.join(ANALYZER_NAMES)}")
+        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of "
+                          f"{', '.join(ANALYZER_NAMES)}")
     if batch_chunks < 1:
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     sources = discover(paths)

@@ -113,8 +113,8 @@ class MilvusStore:
             props = self._client.describe_collection(self.collection).get("properties") or {}
         meta = IndexMeta.from_properties(props)
         if meta is None:
-            raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} was not created "
-                             "by this version of mdchunk; choose another --collection")
+            raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} was not "
+                             "created by this version of mdchunk; choose another --collection")
         return meta
 
     def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
@@ -189,15 +189,16 @@ class MilvusStore:
         from pymilvus import DataType, Function, FunctionType
 
         if meta.analyzer not in ANALYZERS:
-            raise StoreError(f"unknown analyzer {meta.analyzer!r}: use one of {', '.join(ANALYZERS)}")
+            raise StoreError(f"unknown analyzer {meta.analyzer!r}: "
+                             f"use one of {', '.join(ANALYZERS)}")
         schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
         for name in ("doc_id", "path", "file_type", "title", "section_path"):
             schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
         for name in ("level", "index", "start", "end", "line_start", "line_end", "token_count"):
             schema.add_field(name, DataType.INT64)
-        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"], enable_analyzer=True,
-                         analyzer_params=ANALYZERS[meta.analyzer])
+        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"],
+                         enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
         schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
         schema.add_field("content_hash", DataType.VARCHAR, max_length=FIELD_BYTES["content_hash"])
@@ -214,7 +215,8 @@ class MilvusStore:
         an empty collection there is nothing to wait for, and Milvus Lite does not implement
         the timestamp call that waiting makes.
         """
-        wanted = {
+        # Per collection, each field and its index parameters; ``None``: the dense index.
+        wanted: dict[str, list[tuple[str, dict[str, str] | None]]] = {
             self.collection: [("sparse", {"index_type": "SPARSE_INVERTED_INDEX",
                                           "metric_type": "BM25"}),
                               ("doc_id", {"index_type": "INVERTED"}),
@@ -276,7 +278,8 @@ class MilvusStore:
             res = self._client.query(self.collection, filter="", output_fields=["count(*)"])
         return int(res[0]["count(*)"])
 
-    def rows(self, fields: Sequence[str] = ("id", "doc_id", "content_hash")) -> list[dict[str, Any]]:
+    def rows(self, fields: Sequence[str] = ("id", "doc_id", "content_hash")
+             ) -> list[dict[str, Any]]:
         """Every chunk row with ``fields`` (for tests, audits and small indexes)."""
         with self._errors("read chunks"):
             return _select(self._client, self.collection, 'id != ""', list(fields))
@@ -367,12 +370,11 @@ def _select(client: Any, collection: str, filter: str, fields: list[str]) -> lis
     The paged query iterator is the fallback only, since Milvus Lite cannot give it a
     consistent timestamp and pymilvus warns about that on every use.
     """
-    rows = client.query(collection, filter=filter, output_fields=fields,
-                              limit=_QUERY_WINDOW)
+    rows = client.query(collection, filter=filter, output_fields=fields, limit=_QUERY_WINDOW)
     if len(rows) < _QUERY_WINDOW:
         return [{f: row[f] for f in fields} for row in rows]
     iterator = client.query_iterator(collection, batch_size=1000, filter=filter,
-                                           output_fields=fields)
+                                     output_fields=fields)
     out: list[dict[str, Any]] = []
     try:
         while batch := iterator.next():

@@ -187,7 +187,10 @@ class Manifest(Protocol):
 class ChunkStore(Protocol):
     """Chunk rows of one index, with the manifest that says which documents they are of."""
 
-    manifest: Manifest
+    @property
+    def manifest(self) -> Manifest:
+        """The store's manifest (read-only here, so a store may keep a more specific one)."""
+        ...
 
     def meta(self) -> IndexMeta | None:
         """What the index was built with; ``None`` when there is none yet."""

@@ -89,7 +89,8 @@ class PiecePacker:
         return self.tokens(piece) + self.cutter.prefix_tokens(self.usable_prefix(piece))
 
     def usable_prefix(self, piece: Piece) -> str:
-        """A continuation repeats its block's header or fence, unless that would eat half the room."""
+        """A continuation repeats its block's header or fence, unless that would eat half the
+        room."""
         if not piece.continues or not piece.prefix:
             return ""
         fits = self.cutter.prefix_tokens(piece.prefix) * 2 <= self.limit(piece.start)

@@ -88,7 +88,8 @@ class PieceCutter:
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
         # ancestors'. A whole block never repeats its own prefix: it starts with it.
-        prefix = piece.block.prefix if piece.block is not None and piece.block.prefix else piece.prefix
+        prefix = (piece.block.prefix if piece.block is not None and piece.block.prefix
+                  else piece.prefix)
         if piece.seam == "children" and piece.block is not None:
             block = piece.block
             parts = [Piece(child.start, child.end, merge_kinds([head, kinds_of(child)]),
@@ -105,7 +106,8 @@ class PieceCutter:
             return self.cut(replace(piece, seam=rung.finer), room, fresh_room)
         # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
         # paragraph has thousands of sentences (dataclasses.replace is slow).
-        kinds, paragraph, tail, continues = piece.kinds, piece.paragraph, piece.tail, piece.continues
+        kinds, paragraph = piece.kinds, piece.paragraph
+        tail, continues = piece.tail, piece.continues
         parts = [Piece(a, b, kinds, rung.parts, prefix=prefix, continues=continues or i > 0,
                        tail=tail, spare=piece.spare, paragraph=paragraph)
                  for i, (a, b) in enumerate(spans)]

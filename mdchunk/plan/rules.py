@@ -90,7 +90,8 @@ def start_next_chunk(packer: PiecePacker, piece: Piece) -> bool:
     group = packer.group
     if not group.pieces or not group.has_content:
         return False
-    if packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start) and not packer.keep_whole(piece):
+    if (packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start)
+            and not packer.keep_whole(piece)):
         return False
     packer.requeue(piece)
     packer.close()

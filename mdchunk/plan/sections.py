@@ -56,7 +56,8 @@ def build_sections(blocks: Sequence[Block]) -> Section:
     """Nest ``blocks`` under their headings and return the root section.
 
     >>> from mdchunk.formats import parse_markdown
-    >>> root = build_sections(parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n\\nmore\\n").blocks)
+    >>> doc = parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n\\nmore\\n")
+    >>> root = build_sections(doc.blocks)
     >>> [(c.titles(), [g.titles() for g in c.children]) for c in root.children]
     [(('A',), [('A', 'B')]), (('C',), [])]
     """

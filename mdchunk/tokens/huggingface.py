@@ -49,12 +49,12 @@ def huggingface_counter(spec: str) -> TokenCounter:
         ) from exc
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
-        tokenizer = AutoTokenizer.from_pretrained(spec, local_files_only=True)
+        pretrained = AutoTokenizer.from_pretrained(spec, local_files_only=True)
     except Exception as exc:  # transformers raises many types for a missing model
         raise ConfigError(f"tokenizer {spec!r} could not be loaded locally: {exc}") from exc
-    tokenizer.model_max_length = 1 << 30  # we count, we do not truncate: silence length warnings
-    encode = tokenizer.encode
-    return TokenCounter(spec, lambda text: len(encode(text, add_special_tokens=False)))
+    pretrained.model_max_length = 1 << 30  # we count, we do not truncate: silence length warnings
+    encode_ids = pretrained.encode
+    return TokenCounter(spec, lambda text: len(encode_ids(text, add_special_tokens=False)))
 
 
 def looks_like_huggingface(spec: str) -> bool:

@@ -77,7 +77,8 @@ def tokenizer_identity(spec: TokenizerSpec) -> str:
     'cl100k_base'
     """
     if not isinstance(spec, str):
-        return f"callable:{getattr(spec, '__module__', '?')}.{getattr(spec, '__qualname__', type(spec).__name__)}"
+        module = getattr(spec, "__module__", "?")
+        return f"callable:{module}.{getattr(spec, '__qualname__', type(spec).__name__)}"
     if Path(spec).is_dir():
         return _local_tokenizer_identity(str(Path(spec).resolve()))
     return spec

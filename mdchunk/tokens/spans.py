@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 
 from ..formats.blocks import Block
-from .counter import TokenCounter
+from .counter import PretokenEnds, TokenCounter
 
 __all__ = ["TEXT_AHEAD", "SpanCounts"]
 
@@ -48,15 +48,16 @@ class SpanCounts:
     def __init__(self, source: str, counter: TokenCounter, long_text: int) -> None:
         self.source = source
         self.counter = counter
-        #: Characters from which a stretch is likely to be cut into parts later (see _encode_stretch).
+        #: Characters from which a stretch is likely to be cut into parts later (see
+        #: _encode_stretch).
         self.long_text = long_text
         self._segments: dict[tuple[int, int], int] = {}
         self._next_start: dict[tuple[int, int], int] = {}
         self._joints: list[int] = []
         self._joint_set: set[int] = set()
         self._small: dict[str, int] = {}
-        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut into parts; kept
-        #: as 8-byte machine integers: a Python list of them would weigh 4× more.
+        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut into
+        #: parts; kept as 8-byte machine integers: a Python list of them would weigh 4× more.
         self._token_ends: dict[tuple[int, int], Sequence[int]] = {}
         #: Corrections found for a span start or end, by position: ``(joint, shared pretoken end,
         #: delta)`` and ``(joint after, joint before, delta)`` (see :meth:`count_span`).
@@ -101,7 +102,8 @@ class SpanCounts:
     def is_joint(self, pos: int) -> bool:
         """A line start with text on its line: where a line-additive tokenizer's counts add up."""
         source = self.source
-        return 0 < pos < len(source) and source[pos - 1] in "\r\n" and bool(TEXT_AHEAD.match(source, pos))
+        return (0 < pos < len(source) and source[pos - 1] in "\r\n"
+                and bool(TEXT_AHEAD.match(source, pos)))
 
     def count_span(self, start: int, end: int) -> int:
         """Exact tokens of ``source[start:end]``.
@@ -116,13 +118,14 @@ class SpanCounts:
         if known is not None:
             return known
         fix = 0
-        if self._pretoken_ends is not None and start < end:
+        pretoken_ends = self._pretoken_ends
+        if pretoken_ends is not None and start < end:
             if start not in self._joint_set:
-                head = self._start_fix(start, end)
+                head = self._start_fix(start, end, pretoken_ends)
                 if head is not None:
                     start, fix = head
             if end not in self._joint_set:
-                tail = self._end_fix(start, end)
+                tail = self._end_fix(start, end, pretoken_ends)
                 if tail is not None:
                     end, delta = tail
                     fix += delta
@@ -142,8 +145,9 @@ class SpanCounts:
         return total
 
     def _encode_stretch(self, start: int, end: int) -> int:
-        """Count a stretch never counted before. One long enough to be cut into parts later keeps where its
-        tokens end, so that :meth:`prime` counts its parts without encoding it again."""
+        """Count a stretch never counted before. One long enough to be cut into parts later
+        keeps where its tokens end, so that :meth:`prime` counts its parts without encoding it
+        again."""
         if self.counter.token_bytes is None or end - start < self.long_text:
             return self.counter.count(self.source[start:end])
         ends = self._token_ends[(start, end)] = self._ends_of_tokens(start, end)
@@ -154,15 +158,17 @@ class SpanCounts:
         assert self.counter.token_bytes is not None
         return array("q", accumulate(self.counter.token_bytes(self.source[start:end])))
 
-    def _start_fix(self, x: int, y: int) -> tuple[int, int] | None:
+    def _start_fix(self, x: int, y: int, pretoken_ends: PretokenEnds
+                   ) -> tuple[int, int] | None:
         """``(c, delta)`` with ``count(x, y) == count(c, y) + delta``, ``c`` the joint just before
-        ``x``: both texts are split into the same pretokens from the first pretoken end they share."""
+        ``x``: both texts are split into the same pretokens from the first pretoken end they
+        share."""
         if not self._ends_on_text(y):
             return None
         known = self._start_fixes.get(x)  # exact whatever joints come later: kept
         if known is not None:
-            c, shared, delta = known
-            return (c, delta) if shared <= y else None
+            c, known_shared, delta = known
+            return (c, delta) if known_shared <= y else None
         joints = self._joints
         i = bisect_right(joints, x) - 1
         if i < 0 or joints[i] == x or x - joints[i] > _NEAR:
@@ -171,15 +177,15 @@ class SpanCounts:
         c1 = joints[i + 1] if i + 1 < len(joints) else len(self.source)
         if (x, min(c1, y)) in self._segments:
             return None  # counted as it is already
-        shared = _first_shared(self._pretoken_ends(self.source, c, c1),
-                               self._pretoken_ends(self.source, x, c1), self.source)
+        shared = _first_shared(pretoken_ends(self.source, c, c1),
+                               pretoken_ends(self.source, x, c1), self.source)
         if shared is None:
             return None
         delta = self.count_small(self.source[x:shared]) - self.count_small(self.source[c:shared])
         self._start_fixes[x] = (c, shared, delta)
         return (c, delta) if shared <= y else None
 
-    def _end_fix(self, lo: int, y: int) -> tuple[int, int] | None:
+    def _end_fix(self, lo: int, y: int, pretoken_ends: PretokenEnds) -> tuple[int, int] | None:
         """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
         between ``y`` and the joint ``c1`` after it: the last word's pretokens are counted twice,
         with and without those blanks."""
@@ -206,7 +212,7 @@ class SpanCounts:
         if _SPACE.search(source, word + 1, y):
             return None  # other kinds of blank inside: no rule to lean on
         pretoken = word
-        for pretoken_end in self._pretoken_ends(source, word, c1):
+        for pretoken_end in pretoken_ends(source, word, c1):
             if pretoken_end > y:
                 break
             pretoken = pretoken_end
@@ -215,8 +221,9 @@ class SpanCounts:
         return c1, delta
 
     def _ends_on_text(self, y: int) -> bool:
-        """A span ending on a non-blank character (or at the end) is split into the same pretokens as
-        any longer text it starts: no trailing blank can be read as the end of the text."""
+        """A span ending on a non-blank character (or at the end) is split into the same
+        pretokens as any longer text it starts: no trailing blank can be read as the end of the
+        text."""
         return y == len(self.source) or not self.source[y - 1].isspace()
 
     def count_small(self, text: str) -> int:
