@@ -45,22 +45,24 @@ def _recorded() -> dict[str, dict[str, str]]:
     return json.loads(RECORD.read_text(encoding="utf-8"))
 
 
-CASES = [(name, budget) for name in sorted(_recorded()) for budget in BUDGETS]
+#: Read once: each of the several hundred cases below looks up its document and its record.
+RECORDED = _recorded()
+DOCUMENTS = documents()
+CASES = [(name, budget) for name in sorted(RECORDED) for budget in BUDGETS]
 
 
 @pytest.mark.parametrize("name,budget", CASES, ids=[f"{n}@{b[0]}" for n, b in CASES])
 def test_chunk_ids_unchanged(name: str, budget: tuple[int, int]) -> None:
-    path = documents().get(name)
+    path = DOCUMENTS.get(name)
     if path is None:
         if name.startswith("fixtures/"):
             pytest.fail(f"{name} was recorded but is gone; re-record on purpose")
         pytest.skip(f"{CORPUS_ABSENT}: {name}")
-    assert digest(path, *budget) == _recorded()[name][f"{budget[0]}/{budget[1]}"]
+    assert digest(path, *budget) == RECORDED[name][f"{budget[0]}/{budget[1]}"]
 
 
 def test_every_fixture_is_recorded() -> None:
-    recorded = _recorded()
-    missing = [n for n in documents() if n.startswith("fixtures/") and n not in recorded]
+    missing = [n for n in DOCUMENTS if n.startswith("fixtures/") and n not in RECORDED]
     assert missing == [], "record the new fixtures' ids: python -m tests.test_chunk_ids --record"
 
 

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, TokenizerSpec
 from ..errors import ConfigError
-from ..formats import format_for
+from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
 from .embed import Embedder, load_embedder
 from .milvus import MilvusStore
@@ -156,7 +156,7 @@ def _title(chunks: Sequence[Chunk], source: Source) -> str:
     for chunk in chunks:
         if chunk.headings:
             return chunk.headings[0]
-    if chunks and format_for(source.file.suffix, "") == "markdown":
+    if chunks and source.file.suffix.lower() in MARKDOWN_SUFFIXES:
         from ..formats import parse_markdown
 
         for block in parse_markdown(chunks[0].text).blocks:
