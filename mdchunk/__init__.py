@@ -11,11 +11,20 @@ The pipeline, one sub-package a stage, data flowing one way: ``formats`` (docume
 
 from __future__ import annotations
 
-from .chunks import Chunk, Chunker, chunk_file, chunk_markdown, chunk_qa, chunk_text
-from .config import ChunkerConfig
+from .chunks import (
+    Chunk,
+    Chunker,
+    chunk_file,
+    chunk_hierarchy,
+    chunk_markdown,
+    chunk_qa,
+    chunk_text,
+)
+from .config import DEFAULT_LEVELS, ChunkerConfig
 from .errors import ConfigError, DependencyError, InputError, MdchunkError, StoreError
 
 __all__ = [
+    "DEFAULT_LEVELS",
     "Chunk",
     "Chunker",
     "ChunkerConfig",
@@ -25,6 +34,7 @@ __all__ = [
     "MdchunkError",
     "StoreError",
     "chunk_file",
+    "chunk_hierarchy",
     "chunk_markdown",
     "chunk_qa",
     "chunk_text",

@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from .errors import ConfigError
 from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec"]
+__all__ = ["DEFAULT_LEVELS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
+#: A hierarchy's budgets, coarsest first, when none are given.
+DEFAULT_LEVELS = (2048, 512, 128)
+#: More levels than this add parents nobody reads.
+MAX_LEVELS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,9 @@ class ChunkerConfig:
     min_tokens: int | None = None
     tokenizer: TokenizerSpec = "cl100k_base"
     oversized: Literal["split", "keep"] = "split"
+    #: A hierarchy's budgets, coarsest first (level 1) down to the leaves; ``None`` for flat
+    #: chunking at ``max_tokens``. See :meth:`at_level`.
+    levels: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -57,25 +64,64 @@ class ChunkerConfig:
                 )
         if self.oversized not in ("split", "keep"):
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
+        if self.levels is not None:
+            object.__setattr__(self, "levels", _checked_levels(self.levels, self.overlap_tokens))
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
                 "or a callable str -> int"
             )
 
+    def at_level(self, level: int) -> ChunkerConfig:
+        """The flat config that packs 1-based ``level`` of the hierarchy: its budget, a quarter
+        of it as ``min_tokens``, and no overlap at level 1, whose chunks tile the source.
+
+        >>> ChunkerConfig(levels=(1024, 256), overlap_tokens=32).at_level(1).overlap_tokens
+        0
+        """
+        levels = self.levels or DEFAULT_LEVELS
+        budget = levels[level - 1]
+        return replace(self, max_tokens=budget, min_tokens=budget // 4, levels=None,
+                       overlap_tokens=0 if level == 1 else self.overlap_tokens)
+
     @property
     def fingerprint(self) -> str:
         """A short hash of every field that shapes chunks, used in chunk ids and index manifests."""
         tokenizer = tokenizer_identity(self.tokenizer)
-        shape = {
+        shape: dict[str, object] = {
             "max_tokens": self.max_tokens,
             "overlap_tokens": self.overlap_tokens,
             "min_tokens": self.min_tokens,
             "tokenizer": tokenizer,
             "oversized": self.oversized,
         }
+        if self.levels is not None:  # flat configs hash as they always have: ids stay put
+            shape["levels"] = list(self.levels)
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
+
+
+def _checked_levels(levels: object, overlap_tokens: int) -> tuple[int, ...]:
+    """``levels`` as a tuple: 1 to MAX_LEVELS budgets, strictly decreasing, each at least
+    MIN_MAX_TOKENS and larger than the overlap."""
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+        raise ConfigError(f"levels={levels!r} must be a sequence of token budgets, coarsest first")
+    budgets = tuple(levels)
+    if not 1 <= len(budgets) <= MAX_LEVELS:
+        raise ConfigError(f"levels={budgets!r} must have 1 to {MAX_LEVELS} budgets")
+    for budget in budgets:
+        _check_int("levels", budget)
+        if budget < MIN_MAX_TOKENS:
+            raise ConfigError(f"levels={budgets!r}: budget {budget} is too small: each must be "
+                              f"at least {MIN_MAX_TOKENS}")
+    for coarse, fine in zip(budgets, budgets[1:]):
+        if fine >= coarse:
+            raise ConfigError(f"levels={budgets!r} must decrease strictly, coarsest first: "
+                              f"{fine} follows {coarse}")
+    if overlap_tokens >= budgets[-1]:
+        raise ConfigError(f"overlap_tokens={overlap_tokens} must be smaller than the smallest of "
+                          f"levels={budgets!r}")
+    return budgets
 
 
 def _check_int(name: str, value: object) -> None:

@@ -2,6 +2,14 @@
 itself."""
 
 from .chunk import Chunk
-from .chunker import Chunker, chunk_file, chunk_markdown, chunk_qa, chunk_text
+from .chunker import (
+    Chunker,
+    chunk_file,
+    chunk_hierarchy,
+    chunk_markdown,
+    chunk_qa,
+    chunk_text,
+)
 
-__all__ = ["Chunk", "Chunker", "chunk_file", "chunk_markdown", "chunk_qa", "chunk_text"]
+__all__ = ["Chunk", "Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa",
+           "chunk_text"]

@@ -9,14 +9,23 @@ drafts into chunks with ids, line numbers and metadata. Nothing here does I/O ex
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..config import ChunkerConfig, TokenizerSpec
-from ..errors import InputError
-from ..formats import Document, LineIndex, format_for, parse_markdown, read_plain_text, read_qa
+from ..config import DEFAULT_LEVELS, ChunkerConfig, TokenizerSpec
+from ..errors import ConfigError, InputError
+from ..formats import (
+    Block,
+    Document,
+    LineIndex,
+    format_for,
+    parse_markdown,
+    read_plain_text,
+    read_qa,
+)
 from ..formats.registry import FormatName
 from ..plan import (
     BoundaryStrategy,
@@ -25,16 +34,35 @@ from ..plan import (
     PackingKit,
     Section,
     SectionPacker,
+    Tiling,
     build_sections,
+    plan_hierarchy,
 )
 from ..text import read_document
 from ..tokens import get_counter
 from .chunk import Chunk, chunk_id, json_ready
 
-__all__ = ["Chunker", "chunk_file", "chunk_markdown", "chunk_qa", "chunk_text"]
+__all__ = ["Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa", "chunk_text"]
 
-#: Signature of the chunker's per-format methods.
-_Read = Callable[[str, str, Mapping[str, Any] | None], list[Chunk]]
+
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """A document as a format reader left it: its blocks' section trees, packed independently
+    (one for Markdown and plain text, one per pair for Q&A), and its metadata."""
+
+    doc: Document
+    tops: list[Section]
+    metadata: dict[str, Any]
+
+    @property
+    def lead(self) -> tuple[Block, ...]:
+        """What a hierarchy's first chunk holds before the first tree: the front matter."""
+        block = self.doc.front_matter_block
+        return (block,) if block is not None else ()
+
+
+#: Signature of the chunker's per-format readers.
+_Read = Callable[[str, str, Mapping[str, Any] | None], _Reading]
 
 
 class Chunker:
@@ -52,99 +80,157 @@ class Chunker:
         self.strategy: BoundaryStrategy = strategy or GreedyStrategy()
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
         self._readers: dict[FormatName, _Read] = {
-            "markdown": self.chunk, "qa": self.chunk_qa, "text": self.chunk_text}
+            "markdown": self._read_markdown, "qa": self._read_qa, "text": self._read_text}
 
-    # -- formats ------------------------------------------------------------------------------
+    # -- entry points -------------------------------------------------------------------------
 
     def chunk(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
               ) -> list[Chunk]:
         """Chunk Markdown. Front matter goes to every chunk's ``metadata``, not into a chunk."""
-        _check_text(text, doc_id)
-        if not text.strip():
-            return []
-        doc = parse_markdown(text)
-        meta = {**_front_matter(doc, doc_id), **(metadata or {})}
-        drafts = self._packer(text).pack(build_sections(doc.blocks))
-        return self._to_chunks(doc, drafts, doc_id, meta)
+        return self._flat(self._read("markdown", text, doc_id, metadata), doc_id)
 
     def chunk_text(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                    ) -> list[Chunk]:
         """Chunk plain text; headings come from the line classifier in
         :mod:`mdchunk.formats.plaintext`."""
-        _check_text(text, doc_id)
-        if not text.strip():
-            return []
-        doc = read_plain_text(text)
-        drafts = self._packer(text).pack(build_sections(doc.blocks))
-        return self._to_chunks(doc, drafts, doc_id, dict(metadata or {}))
+        return self._flat(self._read("text", text, doc_id, metadata), doc_id)
 
     def chunk_qa(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                  ) -> list[Chunk]:
         """One chunk per question/answer pair; a pair over budget is split inside its answer,
         each piece carrying the question as its breadcrumb."""
-        _check_text(text, doc_id)
-        if not text.strip():
-            return []
-        loose, pairs = read_qa(text)
-        if not pairs:
-            raise InputError(f"{doc_id or '<text>'}: no 'question:' / 'answer:' pairs found")
-        packer = self._packer(text)
-        sections = []
-        if loose:
-            sections.append(Section(heading=None, path=(), blocks=list(loose)))
-        sections += [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
-                     for p in pairs]
-        drafts = [d for s in sections for d in packer.pack(s)]
-        doc = Document(text, (), None, LineIndex.of(text))
-        return self._to_chunks(doc, drafts, doc_id, dict(metadata or {}))
+        return self._flat(self._read("qa", text, doc_id, metadata), doc_id)
+
+    def chunk_hierarchy(self, text: str, doc_id: str = "",
+                        metadata: Mapping[str, Any] | None = None,
+                        levels: Sequence[int] | None = None, format: FormatName = "markdown"
+                        ) -> list[Chunk]:
+        """Chunks of every level, coarsest first (see :mod:`mdchunk.plan.hierarchy`).
+
+        ``levels`` are the budgets, coarsest first (default: the config's, else
+        ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, front matter included, and each
+        chunk of a finer level lies inside its ``parent_id``. Leaves are the last level.
+        """
+        config = self._hierarchy_config(levels)
+        return self._hierarchy(self._read(format, text, doc_id, metadata), doc_id, config)
 
     def chunk_file(self, path: str | Path, doc_id: str | None = None,
-                   metadata: Mapping[str, Any] | None = None) -> list[Chunk]:
-        """Read ``path`` and chunk it with the reader its extension and content call for."""
+                   metadata: Mapping[str, Any] | None = None,
+                   levels: Sequence[int] | None = None) -> list[Chunk]:
+        """Read ``path`` and chunk it with the reader its extension and content call for; with
+        ``levels`` (or a config that has them), every level of a hierarchy."""
         path = Path(path)
         text = read_document(path)
         doc_id = path.as_posix() if doc_id is None else doc_id
-        read = self._readers[format_for(path.suffix, text)]
+        fmt = format_for(path.suffix, text)
         try:
-            return read(text, doc_id, metadata)
+            if levels is None and self.config.levels is None:
+                return self._flat(self._read(fmt, text, doc_id, metadata), doc_id)
+            config = self._hierarchy_config(levels)
+            return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
         except InputError:
             raise
         except RecursionError as exc:
             raise InputError(f"{path}: nesting too deep to chunk") from exc
 
+    # -- readers ------------------------------------------------------------------------------
+
+    def _read(self, fmt: FormatName, text: str, doc_id: str,
+              metadata: Mapping[str, Any] | None) -> _Reading | None:
+        """The document read by format ``fmt``; ``None`` when it is blank."""
+        _check_text(text, doc_id)
+        if not text.strip():
+            return None
+        if fmt not in self._readers:
+            raise ConfigError(f"format={fmt!r} must be one of {sorted(self._readers)}")
+        return self._readers[fmt](text, doc_id, metadata)
+
+    def _read_markdown(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None
+                       ) -> _Reading:
+        doc = parse_markdown(text)
+        meta = {**_front_matter(doc, doc_id), **(metadata or {})}
+        return _Reading(doc, [build_sections(doc.blocks)], meta)
+
+    def _read_text(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None
+                   ) -> _Reading:
+        doc = read_plain_text(text)
+        return _Reading(doc, [build_sections(doc.blocks)], dict(metadata or {}))
+
+    def _read_qa(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None) -> _Reading:
+        loose, pairs = read_qa(text)
+        if not pairs:
+            raise InputError(f"{doc_id or '<text>'}: no 'question:' / 'answer:' pairs found")
+        tops = [Section(heading=None, path=(), blocks=list(loose))] if loose else []
+        tops += [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
+                 for p in pairs]
+        doc = Document(text, (), None, LineIndex.of(text))
+        return _Reading(doc, tops, dict(metadata or {}))
+
     # -- assembly -----------------------------------------------------------------------------
 
-    def _packer(self, source: str) -> SectionPacker:
-        return SectionPacker(PackingKit.of(source, self.counter, self.config), self.strategy)
+    def _flat(self, reading: _Reading | None, doc_id: str) -> list[Chunk]:
+        """Leaves only, at ``max_tokens``: the chunks of every entry point but the hierarchy."""
+        if reading is None:
+            return []
+        kit = PackingKit.of(reading.doc.source, self.counter, self.config)
+        drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
+        meta = json_ready(reading.metadata)
+        return [self._chunk(reading.doc, draft, doc_id, meta, self.fingerprint, 3, index, None)
+                for index, draft in enumerate(drafts)]
 
-    def _to_chunks(self, doc: Document, drafts: Sequence[Draft], doc_id: str,
-                   metadata: dict[str, Any]) -> list[Chunk]:
-        fingerprint = self.fingerprint
-        meta = json_ready(metadata)
-        chunks = []
-        for index, draft in enumerate(drafts):
-            text = doc.source[draft.start:draft.end]
-            headings = [h.title for h in draft.path]
-            chunks.append(Chunk(
-                id=chunk_id(doc_id, 3, draft.start, draft.end, text, draft.embed_text, fingerprint),
-                doc_id=doc_id,
-                index=index,
-                level=3,
-                parent_id=None,
-                text=text,
-                start=draft.start,
-                end=draft.end,
-                line_start=doc.lines.line_of(draft.start),
-                line_end=doc.lines.line_of(max(draft.start, draft.end - 1)),
-                headings=headings,
-                section_path=" > ".join(headings),
-                embed_text=draft.embed_text,
-                token_count=draft.token_count,
-                kinds=list(draft.kinds),
-                metadata=dict(meta),
-                oversized=draft.oversized,
-            ))
+    def _hierarchy_config(self, levels: Sequence[int] | None) -> ChunkerConfig:
+        if levels is not None:
+            return replace(self.config, levels=tuple(levels))
+        if self.config.levels is None:
+            return replace(self.config, levels=DEFAULT_LEVELS)
+        return self.config
+
+    def _hierarchy(self, reading: _Reading | None, doc_id: str, config: ChunkerConfig
+                   ) -> list[Chunk]:
+        if reading is None:
+            return []
+        source = reading.doc.source
+        budgets = config.levels or DEFAULT_LEVELS
+        kits = [PackingKit.of(source, self.counter, config.at_level(level),
+                              Tiling.of(source) if level == 1 else None)
+                for level in range(1, len(budgets) + 1)]
+        planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
+        fingerprint = config.fingerprint
+        meta = json_ready(reading.metadata)
+        chunks: list[Chunk] = []
+        parent_ids: list[str] = []
+        for nodes in planned:
+            level = [self._chunk(reading.doc, node.draft, doc_id, meta, fingerprint, node.level,
+                                 index, None if node.parent is None else parent_ids[node.parent])
+                     for index, node in enumerate(nodes)]
+            parent_ids = [chunk.id for chunk in level]
+            chunks += level
         return chunks
+
+    @staticmethod
+    def _chunk(doc: Document, draft: Draft, doc_id: str, metadata: dict[str, Any],
+               fingerprint: str, level: int, index: int, parent_id: str | None) -> Chunk:
+        text = doc.source[draft.start:draft.end]
+        headings = [h.title for h in draft.path]
+        return Chunk(
+            id=chunk_id(doc_id, level, draft.start, draft.end, text, draft.embed_text, fingerprint),
+            doc_id=doc_id,
+            index=index,
+            level=level,
+            parent_id=parent_id,
+            text=text,
+            start=draft.start,
+            end=draft.end,
+            line_start=doc.lines.line_of(draft.start),
+            line_end=doc.lines.line_of(max(draft.start, draft.end - 1)),
+            headings=headings,
+            section_path=" > ".join(headings),
+            embed_text=draft.embed_text,
+            token_count=draft.token_count,
+            kinds=list(draft.kinds),
+            metadata=dict(metadata),
+            oversized=draft.oversized,
+        )
 
 
 def _check_text(text: object, doc_id: str) -> None:
@@ -208,7 +294,31 @@ def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
 def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int = 64,
                tokenizer: TokenizerSpec = "cl100k_base", doc_id: str | None = None,
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
-               min_tokens: int | None = None) -> list[Chunk]:
-    """Chunk a file, picking the reader by extension and content."""
+               min_tokens: int | None = None, levels: Sequence[int] | None = None
+               ) -> list[Chunk]:
+    """Chunk a file, picking the reader by extension and content; with ``levels``, every level
+    of a hierarchy (see :func:`chunk_hierarchy`)."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens)
-    return Chunker(config).chunk_file(path, doc_id=doc_id, metadata=metadata)
+    return Chunker(config).chunk_file(path, doc_id=doc_id, metadata=metadata, levels=levels)
+
+
+def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
+                    overlap_tokens: int = 64, tokenizer: TokenizerSpec = "cl100k_base",
+                    doc_id: str = "", oversized: str = "split",
+                    metadata: Mapping[str, Any] | None = None,
+                    format: FormatName = "markdown") -> list[Chunk]:
+    """Chunks of every level of a hierarchy, coarsest (level 1) first, linked by ``parent_id``.
+
+    Level 1 tiles ``text`` exactly; each finer level is packed inside its parents with its own
+    budget; leaves are the last level. ``format`` is ``"markdown"``, ``"text"`` or ``"qa"``.
+
+    >>> chunks = chunk_hierarchy("# T\\n\\nHello.\\n", levels=(64, 32), overlap_tokens=0)
+    >>> [(c.level, c.text, c.parent_id == chunks[0].id) for c in chunks]
+    [(1, '# T\\n\\nHello.\\n', False), (2, '# T\\n\\nHello.\\n', True)]
+    """
+    levels = tuple(levels)
+    config = ChunkerConfig(max_tokens=levels[-1] if levels else 512, overlap_tokens=overlap_tokens,
+                           tokenizer=tokenizer, oversized=oversized,  # type: ignore[arg-type]
+                           levels=levels)
+    return Chunker(config).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
+                                           format=format)

@@ -19,6 +19,7 @@ __all__ = [
     "Document",
     "Line",
     "LineIndex",
+    "clip",
     "kinds_of",
     "lines_of",
     "rstrip_end",
@@ -45,6 +46,9 @@ class Block:
     title: str = ""
     #: Text repeated in ``embed_text`` when the block is cut: a table's header, a code fence.
     prefix: str = ""
+    #: The rest of a block whose start a coarser chunk took (see :func:`clip`): a chunk that
+    #: starts with it repeats ``prefix``, as one that starts inside a cut block does.
+    continued: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +84,9 @@ class Document:
     blocks: tuple[Block, ...]
     front_matter: str | None
     lines: LineIndex
+    #: Where the front matter lies, fences included: the chunks of a hierarchy's first level
+    #: tile the whole source, so the first one holds it.
+    front_matter_block: Block | None = None
 
 
 @dataclass(slots=True)
@@ -121,6 +128,32 @@ def tile(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
             tiled = _with_span(tiled, tiled.start, rstrip_end(source, block.end, next_start))
         out.append(tiled)
     return out
+
+
+def clip(source: str, block: Block, start: int, end: int) -> Block | None:
+    """The part of ``block`` inside ``source[start:end]``, blanks at its ends left out; ``None``
+    when no text of it lies there.
+
+    A hierarchy packs each level inside the chunks of the level above, which may have cut a
+    block between its items, rows, lines or sentences; the part keeps the kind, the children
+    that fall inside and, when its start was cut away, is ``continued``.
+    """
+    if start <= block.start and block.end <= end:
+        return block
+    lo, hi = max(block.start, start), min(block.end, end)
+    if lo >= hi:
+        return None
+    children = tuple(part for part in (clip(source, child, start, end) for child in block.children)
+                     if part is not None)
+    if children:
+        lo = block.start if block.start >= start else children[0].start
+        hi = block.end if block.end <= end else children[-1].end
+    else:
+        lo, hi = _lstrip_start(source, lo, hi), rstrip_end(source, lo, hi)
+        if lo >= hi:
+            return None
+    return replace(block, start=lo, end=hi, children=children,
+                   continued=block.continued or block.start < start)
 
 
 def _with_span(block: Block, start: int, end: int) -> Block:

@@ -111,7 +111,7 @@ def parse_markdown(source: str) -> Document:
     front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
                   if front else None)
     return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
-                    builder.lines)
+                    builder.lines, front[0] if front else None)
 
 
 class _BlockBuilder:

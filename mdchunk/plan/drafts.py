@@ -15,7 +15,7 @@ from ..tokens import SpanCounts
 from ..tokens.spans import TEXT_AHEAD
 from .breadcrumbs import Breadcrumbs
 
-__all__ = ["Draft", "Drafter"]
+__all__ = ["Draft", "Drafter", "Tiling"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,17 +36,61 @@ class Draft:
         return set(self.kinds) <= HEADING_KINDS
 
 
+@dataclass(frozen=True, slots=True)
+class Tiling:
+    """Spans that tile the source: each reaches to where the next text begins, the first from
+    the source's start, the last to its end (blanks and front matter included).
+
+    A hierarchy's first level is drafted this way, so its chunks, concatenated, are the source,
+    and each is weighed with the blanks it holds.
+    """
+
+    source: str
+    #: Where the first text begins: a draft starting there starts the source.
+    first_text: int
+
+    @classmethod
+    def of(cls, source: str) -> Tiling:
+        return cls(source, len(source) - len(source.lstrip()))
+
+    def span(self, start: int, end: int) -> tuple[int, int]:
+        """``[start, end)`` stretched over the blanks around it: the line breaks after it (and
+        the whole tail at the end), the indentation before it (and everything at the start).
+
+        Two neighbouring drafts meet, whether the next starts a line (its indentation is its
+        own), mid-line after spaces, or right where the previous one stops.
+        """
+        source = self.source
+        after = end
+        while after < len(source) and source[after].isspace():
+            after += 1
+        if after == len(source):
+            end = after
+        else:
+            line_break = max(source.rfind("\n", end, after), source.rfind("\r", end, after))
+            end = line_break + 1 if line_break >= 0 else end
+        if start <= self.first_text:
+            return 0, end
+        while source[start - 1] in " \t":
+            start -= 1
+        return start, end
+
+
 class Drafter:
     """Assembles drafts and weighs them against the budget."""
 
-    def __init__(self, counts: SpanCounts, crumbs: Breadcrumbs, max_tokens: int) -> None:
+    def __init__(self, counts: SpanCounts, crumbs: Breadcrumbs, max_tokens: int,
+                 tiling: Tiling | None = None) -> None:
         self.counts = counts
         self.crumbs = crumbs
         self.max_tokens = max_tokens
+        self.tiling = tiling
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               prefix: str = "", oversized: bool = False) -> Draft:
         """Assemble a draft and count its ``embed_text`` exactly."""
+        if self.tiling is not None:
+            start, end = self.tiling.span(start, end)
         counts = self.counts
         source = counts.source
         head = self.crumbs.text(path, start) + (prefix + "\n" if prefix else "")

@@ -13,7 +13,7 @@ from ..config import ChunkerConfig
 from ..text import SentenceIndex
 from ..tokens import SpanCounts, TokenCounter
 from .breadcrumbs import Breadcrumbs
-from .drafts import Drafter
+from .drafts import Drafter, Tiling
 
 __all__ = ["PackingKit"]
 
@@ -30,11 +30,13 @@ class PackingKit:
     drafter: Drafter
 
     @classmethod
-    def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig) -> PackingKit:
+    def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig,
+           tiling: Tiling | None = None) -> PackingKit:
+        """``tiling`` makes drafts tile the source (a hierarchy's first level)."""
         counts = SpanCounts(source, counter, long_text=3 * config.max_tokens)
         crumbs = Breadcrumbs(counts, config.max_tokens)
         return cls(source, config, counts, crumbs, SentenceIndex(source),
-                   Drafter(counts, crumbs, config.max_tokens))
+                   Drafter(counts, crumbs, config.max_tokens, tiling))
 
     @property
     def max_tokens(self) -> int:

@@ -59,9 +59,12 @@ def heading_piece(block: Block, spare: bool) -> Piece:
 
 
 def block_piece(block: Block) -> Piece:
-    """A block of a section's text (a heading among them is an empty section's, folded on)."""
+    """A block of a section's text (a heading among them is an empty section's, folded on); the
+    rest of a block a coarser level cut (``continued``) repeats its header or fence."""
     row = kind(block.kind)
-    return Piece(block.start, block.end, kinds_of(block), _seam_of(block), block, tail=row.heads,
+    return Piece(block.start, block.end, kinds_of(block), _seam_of(block), block,
+                 prefix=block.prefix if block.continued else "", continues=block.continued,
+                 tail=row.heads,
                  paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
                  atomic=row.atomic)
 
@@ -117,11 +120,15 @@ class PieceCutter:
         source = self.source
         if piece.seam == "lines":
             lines = line_spans(source, piece.start, piece.end)
-            fenced = piece.block is not None and piece.block.kind == "code" and piece.block.prefix
-            if fenced and len(lines) >= 2:  # keep each fence on its neighbour line
+            block = piece.block
+            if block is None or block.kind != "code" or not block.prefix:
+                return lines
+            # keep each fence on its neighbour line (a part a coarser level cut may lack one)
+            fence = block.prefix.lstrip()[:3]
+            if len(lines) >= 2 and not block.continued:
                 lines = [(lines[0][0], lines[1][1]), *lines[2:]]
-                if len(lines) >= 3:
-                    lines[-2:] = [(lines[-2][0], lines[-1][1])]
+            if len(lines) >= 3 and source[lines[-1][0]:lines[-1][1]].lstrip().startswith(fence):
+                lines[-2:] = [(lines[-2][0], lines[-1][1])]
             return lines
         if piece.seam == "sentences":
             return self.sentences.spans(piece.start, piece.end)

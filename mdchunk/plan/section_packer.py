@@ -68,9 +68,11 @@ class SectionPacker:
         #: and may stand alone when there is none (guarantee 1 before guarantee 3).
         self.spare_headings: set[int] = set()
 
-    def pack(self, root: Section) -> list[Draft]:
-        self.counts.use_blocks(_top_level_blocks(root))
-        drafts = [d for unit in self.section(root, lead=()) for d in unit.drafts]
+    def pack(self, root: Section, lead: tuple[Block, ...] = ()) -> list[Draft]:
+        """Drafts of the tree under ``root``; ``lead`` blocks (a hierarchy's front matter) go
+        before it and into its first chunk."""
+        self.counts.use_blocks([*lead, *_top_level_blocks(root)])
+        drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
         return self.attach_lone_headings(drafts)
 
     def block_tokens(self, block: Block) -> int:
@@ -104,11 +106,12 @@ class SectionPacker:
         return _Unit([draft], True, content_tokens) if self.drafter.fits(draft) else None
 
     def section(self, section: Section, lead: tuple[Block, ...]) -> list[_Unit]:
-        """Units for ``section``; ``lead`` are headings of empty ancestors that travel with it."""
+        """Units for ``section``; ``lead`` are blocks before it that travel with it: headings of
+        empty ancestors (or front matter)."""
         lead_tokens = sum(self.block_tokens(h) for h in lead)
         start = lead[0].start if lead else section.start
         whole = self.whole(start, section.end, _innermost_path(section),
-                           merge_kinds([("heading",) if lead else (), self.section_kinds(section)]),
+                           merge_kinds([tuple(b.kind for b in lead), self.section_kinds(section)]),
                            lead_tokens + self.section_tokens(section))
         if whole:
             return [whole]

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..formats.blocks import Block
+from ..formats.blocks import Block, clip
 
 __all__ = ["Section", "build_sections"]
 
@@ -50,6 +50,22 @@ class Section:
 
     def titles(self) -> tuple[str, ...]:
         return tuple(h.title for h in self.path)
+
+    def within(self, source: str, start: int, end: int) -> Section | None:
+        """The part of this section inside ``source[start:end]`` (a coarser chunk), with the
+        same shape and heading paths; blocks the span cuts are clipped (:func:`clip`).
+
+        A section whose heading lies before ``start`` keeps it in ``path`` but not as its
+        heading, so chunks of the part carry it in their breadcrumb, not in their text.
+        Sections wholly outside the span are skipped without a visit.
+        """
+        heading = clip(source, self.heading, start, end) if self.heading else None
+        blocks = [part for part in (clip(source, b, start, end) for b in self.blocks) if part]
+        children = [part for part in (c.within(source, start, end) for c in self.children
+                                      if c.start < end and c.end > start) if part]
+        if heading is None and not blocks and not children:
+            return None
+        return Section(heading, self.path, blocks, children)
 
 
 def build_sections(blocks: Sequence[Block]) -> Section:

@@ -1,0 +1,80 @@
+"""Hierarchy: level 1 tiles the document, each finer level is packed inside its parent.
+
+Retrieval wants small chunks to match a query and larger ones to answer it. Level 1 is packed
+from the section tree like leaves are, with the coarsest budget and no overlap, by a drafter
+that stretches each span over the blanks after it (and the first over the front matter): its
+chunks, concatenated, are the source. Each finer level is packed by the same section packer,
+with its own budget, from the part of the tree inside one parent (:meth:`Section.within`): a
+chunk never crosses its parent's span, and overlap, repeating the previous chunk of the same
+packer, never reaches outside it. A parent that fits the finer budget is its own only child.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..formats.blocks import Block
+from .drafts import Draft
+from .kit import PackingKit
+from .section_packer import SectionPacker
+from .sections import Section
+from .strategies import BoundaryStrategy
+
+__all__ = ["Node", "plan_hierarchy"]
+
+
+@dataclass(frozen=True, slots=True)
+class Node:
+    """A planned chunk of one level: its draft, its parent's position in the level above
+    (``None`` at level 1), and the part of the section tree inside it."""
+
+    level: int
+    draft: Draft
+    parent: int | None
+    tree: Section | None
+
+
+def plan_hierarchy(tops: Sequence[Section], kits: Sequence[PackingKit],
+                   strategy: BoundaryStrategy, lead: tuple[Block, ...] = ()) -> list[list[Node]]:
+    """The nodes of every level, coarsest first, each level in document order.
+
+    ``tops`` are the document's independent section trees (one for Markdown and plain text,
+    one per pair for Q&A), ``kits[i]`` packs level ``i + 1`` (the first one tiling), and
+    ``lead`` (front matter) goes into the first chunk of level 1.
+    """
+    source = kits[0].source
+    levels = [_top_level(tops, kits[0], strategy, lead)]
+    for number, kit in enumerate(kits[1:], start=2):
+        levels.append([child for position, parent in enumerate(levels[-1])
+                       for child in _children(parent, position, number, kit, strategy, source)])
+    return levels
+
+
+def _top_level(tops: Sequence[Section], kit: PackingKit, strategy: BoundaryStrategy,
+               lead: tuple[Block, ...]) -> list[Node]:
+    """Level 1: each top tree packed on its own; ``lead`` joins the first."""
+    source = kit.source
+    nodes: list[Node] = []
+    for i, top in enumerate(tops):
+        for draft in SectionPacker(kit, strategy).pack(top, lead if i == 0 else ()):
+            nodes.append(Node(1, draft, None, top.within(source, draft.start, draft.end)))
+    if not nodes and source.strip():  # front matter and nothing else: one chunk holds it
+        draft = kit.drafter.draft(0, len(source), (), [b.kind for b in lead])
+        nodes.append(Node(1, draft, None, None))
+    return nodes
+
+
+def _children(parent: Node, position: int, level: int, kit: PackingKit,
+              strategy: BoundaryStrategy, source: str) -> list[Node]:
+    """``parent``'s chunks one level down: itself when it fits the finer budget, else its
+    part of the tree packed with that budget."""
+    span = parent.draft
+    alone = kit.drafter.draft(span.start, span.end, span.path, span.kinds, span.prefix)
+    if kit.drafter.fits(alone):  # weighed again: the finer budget allows a shorter breadcrumb
+        return [Node(level, alone, position, parent.tree)]
+    if parent.tree is None:
+        return []
+    drafts = SectionPacker(kit, strategy).pack(parent.tree)
+    return [Node(level, draft, position, parent.tree.within(source, draft.start, draft.end))
+            for draft in drafts]
