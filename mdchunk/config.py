@@ -95,7 +95,8 @@ class ChunkerConfig:
             "tokenizer": tokenizer,
             "oversized": self.oversized,
         }
-        if self.levels is not None:  # flat configs hash as they always have: ids stay put
+        if self.levels is not None:  # the levels' budgets replace the flat ones; flat configs
+            del shape["max_tokens"], shape["min_tokens"]  # hash as they always have
             shape["levels"] = list(self.levels)
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()

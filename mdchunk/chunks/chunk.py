@@ -43,10 +43,12 @@ class Chunk:
 
 
 def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
-             fingerprint: str) -> str:
-    """Stable id: same document, level, span, text and shaping config give the same id."""
+             fingerprint: str, parent_id: str | None = None) -> str:
+    """Stable id: same document, level, span, text and shaping config give the same id. In a
+    hierarchy the parent counts too: overlap can give two parents a child of the same span."""
     h = hashlib.blake2b(digest_size=16)
-    for part in (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text):
+    parts = (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text)
+    for part in (*parts, parent_id) if parent_id is not None else parts:
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()

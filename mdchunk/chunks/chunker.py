@@ -213,7 +213,8 @@ class Chunker:
         text = doc.source[draft.start:draft.end]
         headings = [h.title for h in draft.path]
         return Chunk(
-            id=chunk_id(doc_id, level, draft.start, draft.end, text, draft.embed_text, fingerprint),
+            id=chunk_id(doc_id, level, draft.start, draft.end, text, draft.embed_text, fingerprint,
+                        parent_id),
             doc_id=doc_id,
             index=index,
             level=level,
@@ -316,9 +317,7 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
     >>> [(c.level, c.text, c.parent_id == chunks[0].id) for c in chunks]
     [(1, '# T\\n\\nHello.\\n', False), (2, '# T\\n\\nHello.\\n', True)]
     """
-    levels = tuple(levels)
-    config = ChunkerConfig(max_tokens=levels[-1] if levels else 512, overlap_tokens=overlap_tokens,
-                           tokenizer=tokenizer, oversized=oversized,  # type: ignore[arg-type]
-                           levels=levels)
+    config = ChunkerConfig(overlap_tokens=overlap_tokens, tokenizer=tokenizer,
+                           oversized=oversized, levels=levels)  # type: ignore[arg-type]
     return Chunker(config).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
                                            format=format)

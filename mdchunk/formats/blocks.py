@@ -143,15 +143,13 @@ def clip(source: str, block: Block, start: int, end: int) -> Block | None:
     lo, hi = max(block.start, start), min(block.end, end)
     if lo >= hi:
         return None
-    children = tuple(part for part in (clip(source, child, start, end) for child in block.children)
+    # A block may hold text after its last child (tile() gives it what markdown-it skipped):
+    # the part spans what lies inside, not just its children.
+    lo, hi = _lstrip_start(source, lo, hi), rstrip_end(source, lo, hi)
+    if lo >= hi:
+        return None
+    children = tuple(part for part in (clip(source, child, lo, hi) for child in block.children)
                      if part is not None)
-    if children:
-        lo = block.start if block.start >= start else children[0].start
-        hi = block.end if block.end <= end else children[-1].end
-    else:
-        lo, hi = _lstrip_start(source, lo, hi), rstrip_end(source, lo, hi)
-        if lo >= hi:
-            return None
     return replace(block, start=lo, end=hi, children=children,
                    continued=block.continued or block.start < start)
 

@@ -44,6 +44,15 @@ def _innermost_path(section: Section) -> tuple[Block, ...]:
     return section.path
 
 
+def _continued_prefix(section: Section) -> str:
+    """The header or fence to repeat when ``section`` starts with a block a coarser level cut
+    (only the first section of a parent's part of the tree can)."""
+    while section.heading is None and not section.blocks and section.children:
+        section = section.children[0]
+    first = section.heading or (section.blocks[0] if section.blocks else None)
+    return first.prefix if first is not None and first.continued else ""
+
+
 @dataclass(slots=True)
 class _Unit:
     """Drafts of one sibling; ``mergeable`` when the sibling fit whole (one draft)."""
@@ -97,12 +106,13 @@ class SectionPacker:
         return self._section_kinds[key]
 
     def whole(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
-              content_tokens: int) -> _Unit | None:
-        """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly."""
+              content_tokens: int, prefix: str = "") -> _Unit | None:
+        """One draft for ``[start, end)`` if it fits: planned by estimate, confirmed exactly.
+        ``prefix`` is the header or fence of a block a coarser level cut, when it comes first."""
         crumb_tokens = self.kit.crumbs.tokens(path, start) if path else 0
         if content_tokens + crumb_tokens > self.max_tokens:
             return None
-        draft = self.drafter.draft(start, end, path, kinds)
+        draft = self.drafter.draft(start, end, path, kinds, prefix)
         return _Unit([draft], True, content_tokens) if self.drafter.fits(draft) else None
 
     def section(self, section: Section, lead: tuple[Block, ...]) -> list[_Unit]:
@@ -112,7 +122,8 @@ class SectionPacker:
         start = lead[0].start if lead else section.start
         whole = self.whole(start, section.end, _innermost_path(section),
                            merge_kinds([tuple(b.kind for b in lead), self.section_kinds(section)]),
-                           lead_tokens + self.section_tokens(section))
+                           lead_tokens + self.section_tokens(section),
+                           "" if lead else _continued_prefix(section))
         if whole:
             return [whole]
         heading = (section.heading,) if section.heading else ()
@@ -145,7 +156,8 @@ class SectionPacker:
         tokens = sum(self.block_tokens(b) for b in (*headings, *blocks))
         kinds = merge_kinds([kinds_of(b) for b in (*headings, *blocks)])
         start = headings[0].start if headings else blocks[0].start
-        whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens)
+        prefix = "" if headings or not blocks[0].continued else blocks[0].prefix
+        whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens, prefix)
         if whole:
             return whole
         pieces = [*(heading_piece(h, spare=h.start in self.spare_headings) for h in headings),
@@ -162,7 +174,7 @@ class SectionPacker:
                     and min(prev.content_tokens, unit.content_tokens) < min_tokens):
                 a, b = prev.drafts[0], unit.drafts[0]
                 merged = self.whole(a.start, b.end, path, merge_kinds([a.kinds, b.kinds]),
-                                    prev.content_tokens + unit.content_tokens)
+                                    prev.content_tokens + unit.content_tokens, a.prefix)
                 if merged:
                     out[-1] = merged
                     continue
