@@ -173,7 +173,8 @@ def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
 
 def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span],
                      counter: TokenCounter, overlap_tokens: int) -> list[str]:
-    """Guarantee 5: an overlap is whole sentences of one paragraph, within ``overlap_tokens``."""
+    """Guarantee 5: an overlap is whole sentences of one paragraph (ended by punctuation or the
+    paragraph, not by a line break inside a sentence), within ``overlap_tokens``."""
     problems = []
     for i in range(1, len(spans)):
         prev_end, start = spans[i - 1][1], spans[i][0]
@@ -187,9 +188,11 @@ def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span]
         if not holder or holder[0].kind != "paragraph":
             problems.append(f"{where}: not inside one top-level paragraph")
             continue
-        starts = {a for a, _ in sentence_spans(source, holder[0].start, holder[0].end)}
-        if start not in starts:
+        whole = sentence_spans(source, holder[0].start, holder[0].end, at_line_breaks=False)
+        if start not in {a for a, _ in whole}:  # a line break inside a sentence is no start
             problems.append(f"{where}: does not start at a sentence")
+        if prev_end not in {b for _, b in whole}:
+            problems.append(f"{where}: does not end at a sentence's end")
     return problems
 
 

@@ -69,17 +69,27 @@ def _spans_between(text: str, cuts: list[int], start: int, end: int) -> list[Spa
     return spans
 
 
-def sentence_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
-    """Whole sentences of ``text[start:end]``, as spans of ``text`` without surrounding blanks.
+def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
+                   at_line_breaks: bool = True) -> list[Span]:
+    """Sentences of ``text[start:end]``, as spans of ``text`` without surrounding blanks.
+
+    A line break ends a sentence for cutting (a cut there splits no word), but hard-wrapped
+    prose breaks lines inside sentences; ``at_line_breaks=False`` gives whole sentences only,
+    ended by punctuation, which is what overlap repeats (guarantee 5).
 
     >>> t = "Use e.g. v3.14 here. 然后重启服务。完成！\\nNext line"
     >>> [t[a:b] for a, b in sentence_spans(t)]
     ['Use e.g. v3.14 here.', '然后重启服务。', '完成！', 'Next line']
+    >>> t = "服务在凌晨\\n重启。日志\\n正常。"
+    >>> [t[a:b] for a, b in sentence_spans(t, at_line_breaks=False)]
+    ['服务在凌晨\\n重启。', '日志\\n正常。']
     """
     end = len(text) if end is None else end
     cuts = []
     for match in _SENTENCE_END.finditer(text, start, end):
         dot = match.start()
+        if not at_line_breaks and text[dot] in "\r\n":
+            continue  # a line break inside a sentence
         if match.group("latin") == "" and text[dot] == "." and _is_abbreviation(text, dot):
             continue  # a lone period that closes "e.g" or an initial
         cuts.append(match.end())
@@ -137,10 +147,12 @@ class SentenceIndex:
         return spans
 
     def bounds(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
-        """Sentence starts (ascending) and the set of sentence ends of ``source[start:end]``."""
+        """Starts (ascending) and the set of ends of the *whole* sentences of
+        ``source[start:end]``: ended by punctuation, not by a line break (see
+        :func:`sentence_spans`)."""
         key = (start, end)
         found = self._bounds.get(key)
         if found is None:
-            spans = self.spans(start, end)
+            spans = sentence_spans(self.source, start, end, at_line_breaks=False)
             found = self._bounds[key] = ([a for a, _ in spans], frozenset(b for _, b in spans))
         return found
