@@ -18,7 +18,8 @@ from .plan import Section, build_sections
 from .text import sentence_spans
 from .tokens import TokenCounter
 
-__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "headings_only", "uncovered"]
+__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "headings_only",
+           "shared_top_sections", "uncovered"]
 
 Span = tuple[int, int]
 
@@ -31,6 +32,7 @@ class StructureReport:
     over_budget: list[int] = field(default_factory=list)
     cut: list[tuple[str, Span]] = field(default_factory=list)
     headings_only: list[int] = field(default_factory=list)
+    shared_top: list[int] = field(default_factory=list)
     uncovered: list[Span] = field(default_factory=list)
     tiny: list[int] = field(default_factory=list)
 
@@ -171,6 +173,34 @@ def headings_only(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
     return out
 
 
+def shared_top_sections(blocks: Sequence[Block], spans: Sequence[Span]) -> list[int]:
+    """Indices of chunks holding content (anything but headings) of two top-level sections, or
+    of one and the text before the first heading (guarantee 3's second sentence).
+
+    Top-level sections are the children of the section tree's root: under a lone ``#`` title,
+    its ``##`` sections share that parent and are not top-level.
+    """
+    root = build_sections(blocks)
+    owners: list[tuple[int, int, int]] = [(b.start, b.end, -1) for b in root.blocks
+                                          if b.kind != "heading"]
+    for number, top in enumerate(root.children):
+        stack = [top]
+        while stack:
+            section = stack.pop()
+            owners += [(b.start, b.end, number) for b in section.blocks if b.kind != "heading"]
+            stack.extend(section.children)
+    owners.sort()
+    starts = [start for start, _, _ in owners]
+    out = []
+    for index, (start, end) in enumerate(spans):
+        i = max(0, bisect.bisect_right(starts, start) - 1)
+        tops = {top for a, b, top in owners[i:bisect.bisect_left(starts, end)]
+                if a < end and b > start}
+        if len(tops) > 1:
+            out.append(index)
+    return out
+
+
 def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span],
                      counter: TokenCounter, overlap_tokens: int) -> list[str]:
     """Guarantee 5: an overlap is whole sentences of one paragraph (ended by punctuation or the
@@ -207,6 +237,7 @@ def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[in
         over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
         cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens),
         headings_only=headings_only(doc.blocks, spans),
+        shared_top=shared_top_sections(doc.blocks, spans),
         uncovered=uncovered(source, spans, body_start),
         tiny=[i for i, n in enumerate(token_counts) if n < tiny_tokens],
     )

@@ -48,6 +48,7 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
     assert report.headings_only == [], "guarantee 3: a chunk of headings alone"
+    assert report.shared_top == [], "guarantee 3: two top-level sections in one chunk"
     assert report.uncovered == [], "guarantee 4: text no chunk covers"
     blocks = parse_markdown(source).blocks
     assert overlap_problems(source, blocks, spans, counter, overlap_tokens) == [], "guarantee 5"
@@ -135,6 +136,7 @@ def test_guarantees_on_generated_documents(source: str, max_tokens: int, newline
     spans = [(c.start, c.end) for c in chunks]
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.over_budget == [] and report.cut == [] and report.uncovered == []
+    assert report.shared_top == []
     assert headings_only(parse_markdown(source).blocks, spans) == []
     assert overlap_problems(source, parse_markdown(source).blocks, spans, counter, overlap) == []
     assert all(c.text == source[c.start:c.end] for c in chunks)

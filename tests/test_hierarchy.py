@@ -85,7 +85,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
             report = audit_markdown(source, spans, [c.token_count for c in group], counter,
                                     levels[level - 1])
             assert report.over_budget == [] and report.cut == [], (level, report.cut)
-            assert report.uncovered == []
+            assert report.uncovered == [] and report.shared_top == []
             if levels[level - 1] >= 48:  # below, a heading and its breadcrumb may fill a chunk:
                 assert report.headings_only == []  # the budget wins, as for flat chunks
 

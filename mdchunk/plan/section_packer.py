@@ -73,6 +73,7 @@ class SectionPacker:
         self.max_tokens = kit.max_tokens
         self._section_tokens: dict[int, int] = {}
         self._section_kinds: dict[int, tuple[str, ...]] = {}
+        self.root: Section | None = None
         #: Starts of empty sections' headings: they lead the next section when there is room
         #: and may stand alone when there is none (guarantee 1 before guarantee 3).
         self.spare_headings: set[int] = set()
@@ -81,6 +82,7 @@ class SectionPacker:
         """Drafts of the tree under ``root``; ``lead`` blocks (a hierarchy's front matter) go
         before it and into its first chunk."""
         self.counts.use_blocks([*lead, *_top_level_blocks(root)])
+        self.root = root
         drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
         return self.attach_lone_headings(drafts)
 
@@ -120,7 +122,8 @@ class SectionPacker:
         empty ancestors (or front matter)."""
         lead_tokens = sum(self.block_tokens(h) for h in lead)
         start = lead[0].start if lead else section.start
-        whole = self.whole(start, section.end, _innermost_path(section),
+        apart = self.keeps_apart(section)
+        whole = None if apart else self.whole(start, section.end, _innermost_path(section),
                            merge_kinds([tuple(b.kind for b in lead), self.section_kinds(section)]),
                            lead_tokens + self.section_tokens(section),
                            "" if lead else _continued_prefix(section))
@@ -148,7 +151,15 @@ class SectionPacker:
         if lead:  # headings alone over budget: nothing to pack them with at this level
             units.append(_Unit([self.drafter.draft(lead[0].start, lead[-1].end, section.path,
                                            ("heading",))], True))
-        return self.merge_small(units, section.path)
+        return units if apart else self.merge_small(units, section.path)
+
+    def keeps_apart(self, section: Section) -> bool:
+        """Sections under different top-level headings never share a chunk (guarantee 3), nor
+        does the text before the first of them: the root is drafted whole only when it holds
+        one top-level section and nothing else, or no heading at all. (A page title is a path,
+        not a section: the headings under it are the top level.)"""
+        return section is self.root and (len(section.children) > 1
+                                         or (bool(section.children) and bool(section.blocks)))
 
     def intro(self, section: Section, headings: tuple[Block, ...]) -> _Unit:
         """The heading(s) and the blocks before the first sub-section."""
