@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.mdchunk-installed
 TORCH  := torch==2.13.0
 
-.PHONY: demo test lint bench bench-instructions clean
+.PHONY: demo test lint bench bench-instructions bench-hierarchy clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ bench: $(STAMP)
 
 bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
 	$(PY) bench/bench_instructions.py
+
+bench-hierarchy: $(STAMP)  # issue #11: is the evidence in the leaf, its parent or the auto-merge?
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_hierarchy.py --out bench/results/hierarchy.md
 
 clean:
 	rm -rf $(VENV) demo.db *.egg-info .pytest_cache
