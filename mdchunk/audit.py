@@ -89,9 +89,9 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
                max_tokens: int) -> list[tuple[str, Span]]:
     """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
 
-    A block "fits" when it, the headings that must travel with it (those right before it, and
-    empty sections' headings right after it), and the largest breadcrumb the chunker may add (a
-    quarter of the budget) fit ``max_tokens`` together.
+    A block "fits" when it and the headings that must travel with it (those right before it,
+    and empty sections' headings right after it) fit ``max_tokens`` together: a breadcrumb
+    yields to the block, down to nothing if need be.
     """
     bounds = sorted({p for span in spans for p in span})
     leads, tails = _leads(blocks), _tails(blocks)
@@ -99,7 +99,7 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
     for block in _atomic_blocks(blocks):
         lead = leads.get(block.start, block.start)
         tail = max(block.end, tails.get(block.start, block.end))
-        need = counter.count(source[lead:tail]) + max_tokens // 4 + 2
+        need = counter.count(source[lead:tail])
         if need > max_tokens:
             continue
         i = bisect.bisect_right(bounds, block.start)

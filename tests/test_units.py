@@ -137,6 +137,18 @@ def test_small_sections_merge_under_their_parent_but_never_across_parents() -> N
     assert merged and all(c.headings[-1] in ("Accounts", "Billing") for c in merged)
 
 
+def test_sections_under_different_top_level_headings_never_share_a_chunk() -> None:
+    source = ("# CPU\n\nCheck the load average.\n\n# Memory\n\nCheck the OOM killer log.\n")
+    chunks = chunk_markdown(source, max_tokens=256, overlap_tokens=0)
+    assert [c.section_path for c in chunks] == ["CPU", "Memory"]
+    intro = "Runbooks for the database hosts.\n\n" + source
+    assert [c.section_path for c in chunk_markdown(intro, max_tokens=256, overlap_tokens=0)] == [
+        "", "CPU", "Memory"], "the text before the first heading keeps apart too"
+    under_one = "# Hosts\n\n" + source.replace("# ", "## ")
+    assert len(chunk_markdown(under_one, max_tokens=256, overlap_tokens=0)) == 1, \
+        "small siblings under a common heading still merge"
+
+
 # -- splitting at seams ----------------------------------------------------------------------
 
 def test_table_split_between_rows_repeats_the_header() -> None:
@@ -213,6 +225,34 @@ def test_overlap_never_crosses_a_heading_or_comes_from_code() -> None:
         if nxt.start < prev.end:
             shared = source[nxt.start:prev.end]
             assert "#" not in shared and "code" not in shared
+
+
+def test_overlap_in_hard_wrapped_prose_starts_and_ends_at_whole_sentences() -> None:
+    wrapped = "\n".join(["服务在凌晨两点开始重启，", "重启完成后需要检查日志。", "如果日志里出现连接超时，",
+                          "先确认数据库主节点是否可用。"] * 12)
+    english = "\n".join(["The service restarts at two in the morning and", "the logs must be read",
+                          "after it comes back. If they show", "timeouts, check the primary."] * 12)
+    for source in (f"# 重启\n\n{wrapped}\n", f"# Restart\n\n{english}\n"):
+        chunks = chunk_markdown(source, max_tokens=64, overlap_tokens=24)
+        overlaps = [(nxt.start, prev.end) for prev, nxt in zip(chunks, chunks[1:])
+                    if nxt.start < prev.end]
+        assert overlaps
+        for start, end in overlaps:
+            assert source[:start].rstrip()[-1] in "。.", source[start:end]
+            assert source[end - 1] in "。."
+
+
+def test_a_block_that_fits_only_without_its_breadcrumb_shortens_it_and_stays_whole() -> None:
+    heads = "\n\n".join("#" * (i + 1) + f" Heading number {i} of a deep manual" for i in range(4))
+    code = "```bash\n" + "\n".join(f"kubectl rollout restart deploy/app-{i}" for i in range(5)) + "\n```"
+    source = f"{heads}\n\nIntro text.\n\n{code}\n"
+    counter = get_counter("cl100k_base")
+    budget = counter.count(code) + 3  # room for the code, not for a quarter-budget breadcrumb
+    chunks = chunk_markdown(source, max_tokens=budget, overlap_tokens=0)
+    holder = [c for c in chunks if "kubectl" in c.text]
+    assert len(holder) == 1 and code in holder[0].text, "the block is not cut"
+    assert holder[0].token_count <= budget
+    assert "Heading number 3" not in holder[0].embed_text, "its breadcrumb gave way"
 
 
 def test_breadcrumb_never_takes_more_than_a_quarter_of_the_budget() -> None:

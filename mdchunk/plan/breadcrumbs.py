@@ -1,7 +1,8 @@
 """Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``).
 
 A breadcrumb never takes more than a quarter of the budget: it is shortened from the outermost
-heading (``… > B > C``), and a single heading too long for that keeps its end.
+heading (``… > B > C``), and a single heading too long for that keeps its end. It yields to a
+block that fits the budget only without it: shortened the same way, to nothing if need be.
 """
 
 from __future__ import annotations
@@ -45,21 +46,24 @@ class Breadcrumbs:
     def __init__(self, counts: SpanCounts, max_tokens: int) -> None:
         self.counts = counts
         self.limit = max_tokens // 4
-        self._texts: dict[tuple[str, ...], str] = {}
+        self._texts: dict[tuple[tuple[str, ...], int], str] = {}
 
-    def text(self, path: Sequence[Block], start: int) -> str:
-        """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text)."""
-        return self._text(tuple(h.title for h in path if h.start < start))
+    def text(self, path: Sequence[Block], start: int, room: int | None = None) -> str:
+        """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text),
+        in at most ``room`` tokens when a block needs the rest of the chunk (guarantee 2)."""
+        limit = self.limit if room is None else max(0, min(self.limit, room))
+        return self._text(tuple(h.title for h in path if h.start < start), limit)
 
-    def tokens(self, path: Sequence[Block], start: int) -> int:
-        return self.counts.count_small(self.text(path, start))
+    def tokens(self, path: Sequence[Block], start: int, room: int | None = None) -> int:
+        return self.counts.count_small(self.text(path, start, room))
 
     def longest_tokens(self, path: Sequence[Block]) -> int:
         """Tokens of the breadcrumb of all of ``path``: what any chunk under it may carry."""
-        return self.counts.count_small(self._text(tuple(h.title for h in path)))
+        return self.counts.count_small(self._text(tuple(h.title for h in path), self.limit))
 
-    def _text(self, titles: tuple[str, ...]) -> str:
-        text = self._texts.get(titles)
+    def _text(self, titles: tuple[str, ...], limit: int) -> str:
+        key = (titles, limit)
+        text = self._texts.get(key)
         if text is None:
-            text = self._texts[titles] = breadcrumb(titles, self.counts.counter, self.limit)
+            text = self._texts[key] = breadcrumb(titles, self.counts.counter, limit)
         return text

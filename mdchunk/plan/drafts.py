@@ -87,13 +87,15 @@ class Drafter:
         self.tiling = tiling
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
-              prefix: str = "", oversized: bool = False) -> Draft:
-        """Assemble a draft and count its ``embed_text`` exactly."""
+              prefix: str = "", oversized: bool = False, crumb_room: int | None = None
+              ) -> Draft:
+        """Assemble a draft and count its ``embed_text`` exactly; ``crumb_room`` caps its
+        breadcrumb (see :class:`~mdchunk.plan.breadcrumbs.Breadcrumbs`)."""
         if self.tiling is not None:
             start, end = self.tiling.span(start, end)
         counts = self.counts
         source = counts.source
-        head = self.crumbs.text(path, start) + (prefix + "\n" if prefix else "")
+        head = self.crumbs.text(path, start, crumb_room) + (prefix + "\n" if prefix else "")
         embed_text = head + source[start:end]
         if not head:
             tokens = counts.count_span(start, end)

@@ -34,6 +34,9 @@ class Group:
     prefix_tokens: int = 0
     overlap_start: int | None = None
     overlap_tokens: int = 0
+    #: The breadcrumb's cap when a block needs the rest of the chunk (guarantee 2 before the
+    #: breadcrumb); ``None`` for the usual quarter of the budget.
+    crumb_room: int | None = None
 
     @property
     def used(self) -> int:
@@ -83,7 +86,32 @@ class PiecePacker:
         return self.max_tokens - crumb - self.squeeze
 
     def group_limit(self) -> int:
-        return self.limit(self.group.pieces[0].start)
+        group = self.group
+        if group.crumb_room is None:
+            return self.limit(group.pieces[0].start)
+        crumb = self.kit.crumbs.tokens(self.path, group.pieces[0].start, group.crumb_room)
+        return self.max_tokens - crumb - self.squeeze
+
+    def fits_bare(self, piece: Piece, lead_tokens: int = 0) -> bool:
+        """Would this whole block fit, after ``lead_tokens`` of headings, with no breadcrumb?
+        Then the breadcrumb yields rather than the block being cut (guarantee 2)."""
+        if not piece.atomic or self.keep_whole(piece):
+            return False
+        room = self.max_tokens - self.squeeze - lead_tokens
+        # the estimate counts the blank after the block; a block at the limit is counted exactly
+        return self.tokens(piece) <= room or self.counts.count_span(piece.start, piece.end) <= room
+
+    def yield_breadcrumb(self, piece: Piece) -> None:
+        """Put ``piece`` in the chunk under way (or a fresh one), its breadcrumb cut to what the
+        two leave of the budget."""
+        if not self.group.pieces:
+            self.open(piece)
+        else:
+            self.add(piece)
+        group = self.group
+        text = sum(self.tokens(p) for p in group.pieces[:-1]) + self.counts.count_span(
+            piece.start, piece.end)
+        group.crumb_room = self.max_tokens - self.squeeze - text - group.prefix_tokens
 
     def cost_in_fresh_chunk(self, piece: Piece) -> int:
         return self.tokens(piece) + self.cutter.prefix_tokens(self.usable_prefix(piece))
@@ -190,6 +218,7 @@ class PiecePacker:
         start = group.pieces[0].start if group.overlap_start is None else group.overlap_start
         kinds = merge_kinds([("paragraph",) if group.overlap_start is not None else (),
                              *(p.kinds for p in group.pieces)])
-        draft = self.drafter.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix)
+        draft = self.drafter.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix,
+                                   crumb_room=group.crumb_room)
         kept = any(self.keep_whole(p) for p in group.pieces)
         return replace(draft, oversized=kept and not self.drafter.fits(draft))

@@ -8,6 +8,7 @@ code between lines (fence reopened), prose between sentences, then words, then t
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 
 from ..formats.blocks import Block, kinds_of
@@ -16,6 +17,8 @@ from ..text import SentenceIndex, line_spans, word_spans
 from ..tokens import SpanCounts
 
 __all__ = ["Piece", "PieceCutter", "block_piece", "heading_piece"]
+
+_WORD_CHARACTER = re.compile(r"\w")
 
 
 @dataclass(slots=True)
@@ -98,7 +101,8 @@ class PieceCutter:
             parts = [Piece(child.start, child.end, merge_kinds([head, kinds_of(child)]),
                            _seam_of(child), child, prefix=prefix,
                            continues=piece.continues or i > 0,
-                           glue=block.kind == "table" and i == 0 and len(block.children) > 1)
+                           glue=block.kind == "table" and i == 0 and len(block.children) > 1,
+                           atomic=kind(child.kind).atomic)  # a list nested in an item
                      for i, child in enumerate(block.children)]
             return self._tile(piece, parts)
         rung = SEAMS.get(piece.seam, SEAMS["tokens"])
@@ -159,9 +163,17 @@ class PieceCutter:
         """Stretch the parts so that, blanks aside, they cover their piece: no cut between them
         drops text (guarantee 4)."""
         if parts:
-            parts[0].start = min(parts[0].start, piece.start)
-            parts[-1].end = max(parts[-1].end, piece.end)
             source = self.source
+            parts[0].start = min(parts[0].start, piece.start)
+            last = parts[-1]
+            if piece.end > last.end and _WORD_CHARACTER.search(source, last.end, piece.end):
+                # text after the last part (link definitions tile() gave the block) is a part of
+                # its own: a nested block before it must not grow past what fits (guarantee 2)
+                start = last.end + len(source[last.end:piece.end]) - len(
+                    source[last.end:piece.end].lstrip())
+                parts.append(Piece(start, piece.end, piece.kinds[:1], "lines", prefix=last.prefix,
+                                   continues=True))
+            parts[-1].end = max(parts[-1].end, piece.end)
             for prev, part in zip(parts, parts[1:]):
                 gap = source[prev.end:part.start]
                 if gap.strip():

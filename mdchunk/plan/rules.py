@@ -11,6 +11,7 @@ open_fresh_chunk        1 (budget): a piece that fits an empty chunk starts it
 add_if_it_fits          1 (budget): a piece that fits the chunk being filled joins it
 tail_keeps_company      3 (no heading alone): an empty section's heading never starts a chunk
 start_next_chunk        2 (no cut block that fits): a piece that fits a chunk of its own waits
+breadcrumb_yields       2 before the breadcrumb: a block that fits only without it shortens it
 shed_spare_headings     1 before 3: empty sections' headings stand alone only when they must
 close_heading_run       3: a heading is never cut to sit after headings without content
 cut_finer               2 and 1: only what does not fit is cut, one seam finer
@@ -86,15 +87,28 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
 
 def start_next_chunk(packer: PiecePacker, piece: Piece) -> bool:
     """Guarantee 2: a piece that does not fit the chunk under way, but fits a fresh one (or is
-    kept whole), closes the chunk and goes first into the next: a block that fits is never cut."""
+    kept whole, or fits one with a shorter breadcrumb), closes the chunk and goes first into
+    the next: a block that fits is never cut."""
     group = packer.group
     if not group.pieces or not group.has_content:
         return False
     if (packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start)
-            and not packer.keep_whole(piece)):
+            and not packer.keep_whole(piece) and not packer.fits_bare(piece)):
         return False
     packer.requeue(piece)
     packer.close()
+    return True
+
+
+def breadcrumb_yields(packer: PiecePacker, piece: Piece) -> bool:
+    """Guarantee 2 before the breadcrumb: a block that fits the budget with the headings before
+    it, but not with its breadcrumb too, keeps a shorter breadcrumb (down to none), not a cut."""
+    group = packer.group
+    if group.has_content or group.overlap_start is not None:
+        return False
+    if not packer.fits_bare(piece, group.tokens + group.prefix_tokens):
+        return False
+    packer.yield_breadcrumb(piece)
     return True
 
 
@@ -151,6 +165,7 @@ RULES: tuple[Rule, ...] = (
     add_if_it_fits,
     tail_keeps_company,
     start_next_chunk,
+    breadcrumb_yields,
     shed_spare_headings,
     close_heading_run,
     cut_finer,
