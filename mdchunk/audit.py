@@ -181,13 +181,15 @@ def shared_top_sections(blocks: Sequence[Block], spans: Sequence[Span]) -> list[
     its ``##`` sections share that parent and are not top-level.
     """
     root = build_sections(blocks)
+    not_content = ("heading", "comment")  # a section's headings, and comments no reader sees
     owners: list[tuple[int, int, int]] = [(b.start, b.end, -1) for b in root.blocks
-                                          if b.kind != "heading"]
+                                          if b.kind not in not_content]
     for number, top in enumerate(root.children):
         stack = [top]
         while stack:
             section = stack.pop()
-            owners += [(b.start, b.end, number) for b in section.blocks if b.kind != "heading"]
+            owners += [(b.start, b.end, number) for b in section.blocks
+                       if b.kind not in not_content]
             stack.extend(section.children)
     owners.sort()
     starts = [start for start, _, _ in owners]

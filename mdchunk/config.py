@@ -37,6 +37,9 @@ class ChunkerConfig:
     #: A hierarchy's budgets, coarsest first (level 1) down to the leaves; ``None`` for flat
     #: chunking at ``max_tokens``. See :meth:`at_level`.
     levels: tuple[int, ...] | None = None
+    #: ``"drop"`` leaves HTML comments (``<!-- -->``, shown by no site) out of ``embed_text``
+    #: and its count; ``text`` keeps them verbatim either way.
+    html_comments: Literal["keep", "drop"] = "drop"
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -66,6 +69,8 @@ class ChunkerConfig:
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
         if self.levels is not None:
             object.__setattr__(self, "levels", _checked_levels(self.levels, self.overlap_tokens))
+        if self.html_comments not in ("keep", "drop"):
+            raise ConfigError(f"html_comments={self.html_comments!r} must be 'keep' or 'drop'")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -95,6 +100,8 @@ class ChunkerConfig:
             "tokenizer": tokenizer,
             "oversized": self.oversized,
         }
+        if self.html_comments != "drop":
+            shape["html_comments"] = self.html_comments
         if self.levels is not None:  # the levels' budgets replace the flat ones; flat configs
             del shape["max_tokens"], shape["min_tokens"]  # hash as they always have
             shape["levels"] = list(self.levels)

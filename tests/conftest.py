@@ -9,7 +9,9 @@ line saying how many were skipped and how to enable them. CI sets
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -57,3 +59,23 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 
 # Fixtures that need the embedding model or Milvus live beside their helpers.
 from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,F401
+
+
+def embedded_text(source: str, chunk) -> str:
+    """What ``chunk.embed_text`` must end with: its text, HTML comments left out (the default
+    ``html_comments="drop"``), blank lines they leave collapsed."""
+    from mdchunk.formats.blocks import without_spans
+
+    comments = [(max(a, chunk.start), min(b, chunk.end))
+                for a, b in _comments(source) if a < chunk.end and b > chunk.start]
+    if not comments:
+        return chunk.text
+    text = without_spans(source, chunk.start, chunk.end, comments)
+    return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", text).strip()
+
+
+@functools.lru_cache(maxsize=4)
+def _comments(source: str) -> tuple[tuple[int, int], ...]:
+    from mdchunk.formats import parse_markdown
+
+    return parse_markdown(source).comments

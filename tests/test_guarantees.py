@@ -22,6 +22,7 @@ from .conftest import (
     CORPORA,
     REQUIRE_CORPORA,
     corpus_files,
+    embedded_text,
     fixture_files,
     with_corpus,
 )
@@ -40,7 +41,7 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     spans = [(c.start, c.end) for c in chunks]
     for c in chunks:  # verbatim slices, exact counts, honest embed text and lines
         assert c.text == source[c.start:c.end]
-        assert c.embed_text.endswith(c.text)
+        assert c.embed_text.endswith(embedded_text(source, c))
         assert c.token_count == counter.count(c.embed_text)
         assert c.section_path == " > ".join(c.headings)
         assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source

@@ -21,7 +21,7 @@ from mdchunk.audit import audit_markdown
 from mdchunk.formats.registry import format_for
 from mdchunk.text import read_document
 
-from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
+from .conftest import CORPORA, corpus_files, embedded_text, fixture_files, with_corpus
 from .test_guarantees import _document
 
 LEVEL_SETS = [(2048, 512, 128), (512, 128, 32), (256, 64), (96,), (1024, 256, 64, 16)]
@@ -59,7 +59,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
         assert [c.start for c in group] == sorted(c.start for c in group)
         for c in group:
             assert c.text == source[c.start:c.end]
-            assert c.embed_text.endswith(c.text)
+            assert c.embed_text.endswith(embedded_text(source, c))
             assert c.token_count == counter.count(c.embed_text)
             assert c.token_count <= levels[level - 1], "guarantee 1 at every level"
             if level > 1:

@@ -149,6 +149,23 @@ def test_sections_under_different_top_level_headings_never_share_a_chunk() -> No
         "small siblings under a common heading still merge"
 
 
+def test_html_comments_are_left_out_of_embed_text_by_default_but_kept_in_text() -> None:
+    source = ("<!-- Licensed under CC BY 4.0. -->\n\n# Restart\n\nDrain the node <!-- TODO -->"
+              " first.\n\n```html\n<!-- kept: this is code -->\n```\n")
+    counter = get_counter("cl100k_base")
+    (chunk,) = chunk_markdown(source, max_tokens=256, overlap_tokens=0)
+    assert chunk.text == source.rstrip("\n"), "the licence header leads the section, verbatim"
+    assert "Licensed" not in chunk.embed_text and "TODO" not in chunk.embed_text
+    assert "<!-- kept: this is code -->" in chunk.embed_text
+    assert chunk.token_count == counter.count(chunk.embed_text)
+    assert chunk.kinds[0] == "comment"
+    (kept,) = mdchunk.Chunker(ChunkerConfig(max_tokens=256, overlap_tokens=0,
+                                            html_comments="keep")).chunk(source)
+    assert kept.embed_text == kept.text
+    with pytest.raises(ConfigError, match="html_comments"):
+        ChunkerConfig(html_comments="strip")  # type: ignore[arg-type]
+
+
 # -- splitting at seams ----------------------------------------------------------------------
 
 def test_table_split_between_rows_repeats_the_header() -> None:

@@ -172,7 +172,8 @@ class Chunker:
         """Leaves only, at ``max_tokens``: the chunks of every entry point but the hierarchy."""
         if reading is None:
             return []
-        kit = PackingKit.of(reading.doc.source, self.counter, self.config)
+        kit = PackingKit.of(reading.doc.source, self.counter, self.config,
+                            comments=reading.doc.comments)
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         meta = json_ready(reading.metadata)
         return [self._chunk(reading.doc, draft, doc_id, meta, self.fingerprint, 3, index, None)
@@ -192,7 +193,7 @@ class Chunker:
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
         kits = [PackingKit.of(source, self.counter, config.at_level(level),
-                              Tiling.of(source) if level == 1 else None)
+                              Tiling.of(source) if level == 1 else None, reading.doc.comments)
                 for level in range(1, len(budgets) + 1)]
         planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
         fingerprint = config.fingerprint

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import accumulate
 
@@ -24,6 +25,7 @@ __all__ = [
     "lines_of",
     "rstrip_end",
     "tile",
+    "without_spans",
 ]
 
 #: The line breaks markdown-it normalises, and the only ones mdchunk knows.
@@ -87,6 +89,9 @@ class Document:
     #: Where the front matter lies, fences included: the chunks of a hierarchy's first level
     #: tile the whole source, so the first one holds it.
     front_matter_block: Block | None = None
+    #: Spans of HTML comments (``<!-- -->``, block or inline, outside code), in order: text no
+    #: site shows, which ``html_comments="drop"`` leaves out of ``embed_text``.
+    comments: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(slots=True)
@@ -152,6 +157,16 @@ def clip(source: str, block: Block, start: int, end: int) -> Block | None:
                      if part is not None)
     return replace(block, start=lo, end=hi, children=children,
                    continued=block.continued or block.start < start)
+
+
+def without_spans(source: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
+    """``source[start:end]`` with ``spans`` (ordered, within it) left out."""
+    parts, pos = [], start
+    for a, b in spans:
+        parts.append(source[pos:a])
+        pos = b
+    parts.append(source[pos:end])
+    return "".join(parts)
 
 
 def _with_span(block: Block, start: int, end: int) -> Block:

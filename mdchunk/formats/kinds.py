@@ -59,6 +59,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("blockquote", atomic=True),
     Kind("code", atomic=True, seam="lines"),
     Kind("html", atomic=True, seam="lines"),
+    Kind("comment", atomic=True, seam="lines"),  # an HTML block of comments only: no site shows it
     Kind("math", atomic=True, seam="lines"),
     Kind("hr"),
     Kind("deflist", atomic=True),

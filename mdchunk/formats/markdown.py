@@ -23,7 +23,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile
+from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
 from .kinds import KIND_OF_TOKEN, kind
 
 __all__ = ["parse_markdown"]
@@ -111,7 +111,7 @@ def parse_markdown(source: str) -> Document:
     front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
                   if front else None)
     return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
-                    builder.lines, front[0] if front else None)
+                    builder.lines, front[0] if front else None, tuple(builder.comments))
 
 
 class _BlockBuilder:
@@ -123,6 +123,7 @@ class _BlockBuilder:
         self.lines = lines
         self.env = env  # link reference definitions, for heading titles
         self.closes = closes  # index of each opening token -> index of its closing token
+        self.comments: list[tuple[int, int]] = []  # HTML comments found on the way
 
     def blocks(self, tokens: Sequence[Token], i: int, j: int) -> list[Block]:
         """Blocks for the tokens in ``[i, j)`` that sit at the shallowest nesting depth."""
@@ -153,7 +154,26 @@ class _BlockBuilder:
         if start >= end:
             return None
         prefix = self.fence_line(start) if token.type == "fence" else ""
-        return Block(KIND_OF_TOKEN.get(token.type, token.type), start, end, prefix=prefix)
+        name = KIND_OF_TOKEN.get(token.type, token.type)
+        if name == "html" and "<!--" in token.content:
+            found = self.find_comments(start, end, _html_comments(token.content))
+            if found and not without_spans(self.source, start, end, found).strip():
+                name = "comment"  # nothing but comments: no site shows any of it
+        return Block(name, start, end, prefix=prefix)
+
+    def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
+        """Record where each of ``comments`` (as the parser gave them, in order) lies in
+        ``source[start:end]``."""
+        found = []
+        pos = start
+        for comment in comments:
+            at = self.source.find(comment, pos, end)
+            if at < 0:
+                continue
+            found.append((at, at + len(comment)))
+            pos = at + len(comment)
+        self.comments.extend(found)
+        return found
 
     def container(self, tokens: Sequence[Token], i: int, close: int, base: str) -> Block | None:
         opening = tokens[i]
@@ -168,6 +188,8 @@ class _BlockBuilder:
             return Block(name, start, end, level=int(opening.tag[1:]),
                          title=_plain(tokens[i + 1], self.env))
         if kind(name).inline:
+            if name == "paragraph" and "<!--" in tokens[i + 1].content:
+                self.find_comments(start, end, _inline_comments(tokens[i + 1], self.env))
             return Block(name, start, end)
         children = tuple(tile(self.source, self.blocks(tokens, i + 1, close), start, end))
         if name == "table":
@@ -193,6 +215,20 @@ class _BlockBuilder:
         """The opening fence line (e.g. ```` ```bash ````), stripped of indentation."""
         line_end = NEWLINE.search(self.source, start)
         return self.source[start: line_end.start() if line_end else len(self.source)].strip()
+
+
+def _html_comments(html: str) -> list[str]:
+    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    return [m.group() for m in HTML_TAG_RE.finditer(html) if m.group().startswith("<!--")]
+
+
+def _inline_comments(inline: Token, env: dict[str, Any]) -> list[str]:
+    """The HTML comments of a paragraph, as its inline parse finds them (not in code spans)."""
+    md = _parser()
+    children = md.inline.parse(inline.content, md, env, [])
+    return [t.content for t in children if t.type == "html_inline" and t.content.startswith("<!--")]
 
 
 def _closing_indices(tokens: Sequence[Token]) -> dict[int, int]:

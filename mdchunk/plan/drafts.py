@@ -6,16 +6,21 @@ from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch o
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..formats.blocks import Block
+from ..formats.blocks import Block, without_spans
 from ..formats.kinds import HEADING_KINDS
 from ..tokens import SpanCounts
 from ..tokens.spans import TEXT_AHEAD
 from .breadcrumbs import Breadcrumbs
 
 __all__ = ["Draft", "Drafter", "Tiling"]
+
+#: Blank lines a left-out comment leaves behind, collapsed to one.
+_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,11 +85,14 @@ class Drafter:
     """Assembles drafts and weighs them against the budget."""
 
     def __init__(self, counts: SpanCounts, crumbs: Breadcrumbs, max_tokens: int,
-                 tiling: Tiling | None = None) -> None:
+                 tiling: Tiling | None = None, hidden: Sequence[tuple[int, int]] = ()) -> None:
         self.counts = counts
         self.crumbs = crumbs
         self.max_tokens = max_tokens
         self.tiling = tiling
+        #: Spans left out of ``embed_text`` (HTML comments, when the config drops them).
+        self.hidden = tuple(hidden)
+        self._hidden_starts = [a for a, _ in self.hidden]
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               prefix: str = "", oversized: bool = False, crumb_room: int | None = None
@@ -96,6 +104,12 @@ class Drafter:
         counts = self.counts
         source = counts.source
         head = self.crumbs.text(path, start, crumb_room) + (prefix + "\n" if prefix else "")
+        hidden = self._hidden_in(start, end)
+        if hidden:  # what no site shows is not what the model reads either
+            text = _BLANK_LINES.sub("\n\n", without_spans(source, start, end, hidden)).strip()
+            embed_text = head + text
+            return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
+                         counts.counter.count(embed_text), oversized)
         embed_text = head + source[start:end]
         if not head:
             tokens = counts.count_span(start, end)
@@ -104,6 +118,14 @@ class Drafter:
         else:
             tokens = counts.counter.count(embed_text)
         return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)
+
+    def _hidden_in(self, start: int, end: int) -> list[tuple[int, int]]:
+        """The hidden spans inside ``[start, end)``, clipped to it."""
+        if not self.hidden:
+            return []
+        i = max(0, bisect_right(self._hidden_starts, start) - 1)
+        return [(max(a, start), min(b, end)) for a, b in self.hidden[i:]
+                if a < end and b > start]
 
     def fits(self, draft: Draft) -> bool:
         return draft.token_count <= self.max_tokens

@@ -7,6 +7,7 @@ many packers weigh it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ..config import ChunkerConfig
@@ -31,12 +32,16 @@ class PackingKit:
 
     @classmethod
     def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig,
-           tiling: Tiling | None = None) -> PackingKit:
-        """``tiling`` makes drafts tile the source (a hierarchy's first level)."""
+           tiling: Tiling | None = None, comments: Sequence[tuple[int, int]] = ()
+           ) -> PackingKit:
+        """``tiling`` makes drafts tile the source (a hierarchy's first level); ``comments``
+        are the document's HTML comments, left out of ``embed_text`` when the config drops
+        them."""
         counts = SpanCounts(source, counter, long_text=3 * config.max_tokens)
         crumbs = Breadcrumbs(counts, config.max_tokens)
+        hidden = comments if config.html_comments == "drop" else ()
         return cls(source, config, counts, crumbs, SentenceIndex(source),
-                   Drafter(counts, crumbs, config.max_tokens, tiling))
+                   Drafter(counts, crumbs, config.max_tokens, tiling, hidden))
 
     @property
     def max_tokens(self) -> int:

@@ -131,11 +131,12 @@ class SectionPacker:
             return [whole]
         heading = (section.heading,) if section.heading else ()
         units: list[_Unit] = []
-        if section.blocks:
+        unseen = bool(section.children) and all(b.kind == "comment" for b in section.blocks)
+        if section.blocks and not unseen:
             units.append(self.intro(section, (*lead, *heading)))
             lead = ()
-        else:
-            lead = (*lead, *heading)
+        else:  # comments no reader sees (a licence header) lead the first sub-section too
+            lead = (*lead, *heading, *section.blocks)
         for i, child in enumerate(section.children):
             if child.is_empty and i + 1 < len(section.children):
                 lead = (*lead, *child.heading_blocks())  # an empty section heads the next one
@@ -158,8 +159,9 @@ class SectionPacker:
         does the text before the first of them: the root is drafted whole only when it holds
         one top-level section and nothing else, or no heading at all. (A page title is a path,
         not a section: the headings under it are the top level.)"""
+        shown = any(b.kind != "comment" for b in section.blocks)  # a licence header may lead
         return section is self.root and (len(section.children) > 1
-                                         or (bool(section.children) and bool(section.blocks)))
+                                         or (bool(section.children) and shown))
 
     def intro(self, section: Section, headings: tuple[Block, ...]) -> _Unit:
         """The heading(s) and the blocks before the first sub-section."""
