@@ -97,11 +97,14 @@ def _fold_empty_tails(section: Section) -> None:
     heading becomes a trailing block of the section just before it in the document."""
     for child in section.children:
         _fold_empty_tails(child)
+    tails: list[Section] = []
     while section.children and section.children[-1].is_empty:
-        headings = section.children.pop().heading_blocks()
-        before = section
-        if section.children:
-            before = section.children[-1]
-            while before.children:
-                before = before.children[-1]
-        before.blocks.extend(headings)
+        tails.append(section.children.pop())  # a section stays empty when headings join it:
+    if not tails:                              # all the tails go to one place, in one move
+        return
+    before = section
+    if section.children:
+        before = section.children[-1]
+        while before.children:
+            before = before.children[-1]
+    before.blocks.extend(b for tail in reversed(tails) for b in tail.heading_blocks())

@@ -42,13 +42,18 @@ class TokenCounter:
     def prefix_within(self, text: str, max_tokens: int) -> int:
         """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
 
-        Used only to cut a single word or CJK run that alone exceeds the budget, so a binary
-        search over character positions (O(log n) counts) is fast enough for any tokenizer.
+        Used only to cut a single word or CJK run that alone exceeds the budget: a binary search
+        over character positions, within a window that doubles until it holds more than
+        ``max_tokens`` tokens, so that cutting a 5 MB line costs time linear in its length, not
+        a count of the whole rest of the line at every cut.
 
         >>> TokenCounter("chars", len).prefix_within("abcdef", 4)
         4
         """
-        lo, hi = 0, len(text)
+        window = 8 * max(1, max_tokens)
+        while window < len(text) and self.count(text[:window]) <= max_tokens:
+            window *= 2
+        lo, hi = 0, min(window, len(text))
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self.count(text[:mid]) <= max_tokens:
