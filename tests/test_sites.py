@@ -7,8 +7,15 @@ generator numbers duplicates across a page.
 
 from __future__ import annotations
 
-import pytest
+import re
 
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import mdchunk
+from mdchunk import ChunkerConfig, ConfigError
+from mdchunk.audit import audit_markdown, headings_only, overlap_problems
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown import split_heading_id
 from mdchunk.formats.sites import (
@@ -21,6 +28,8 @@ from mdchunk.formats.sites import (
     page_title,
     slugs,
 )
+
+from .test_guarantees import _document
 
 # -- heading ids ------------------------------------------------------------------------------
 
@@ -52,6 +61,26 @@ def test_heading_ids_are_split_from_the_title(content: str, expected: tuple[str,
 ])
 def test_text_that_only_looks_like_an_id_stays(content: str) -> None:
     assert split_heading_id(content) == (content, None)
+
+
+def test_heading_id_never_reaches_headings_but_stays_in_the_text() -> None:
+    source = "# Ops {#ops}\n\n## Rolling restarts {#rolling}\n\nRestart one node at a time.\n"
+    (chunk,) = mdchunk.chunk_markdown(source, max_tokens=64, overlap_tokens=0)
+    assert chunk.headings == ["Ops", "Rolling restarts"]
+    assert chunk.section_path == "Ops > Rolling restarts"
+    assert chunk.text == source.rstrip()  # verbatim: the markup is still there
+    assert chunk.anchor == "rolling"
+    blocks = parse_markdown(source).blocks
+    assert [(b.title, b.heading_id) for b in blocks if b.kind == "heading"] == [
+        ("Ops", "ops"), ("Rolling restarts", "rolling")]
+
+
+def test_heading_id_is_removed_from_breadcrumbs() -> None:
+    source = ("## Setup {/* #setup-id */}\n\n" + "A sentence about the setup. " * 30 + "\n")
+    chunks = mdchunk.chunk_markdown(source, max_tokens=48, overlap_tokens=0)
+    assert len(chunks) > 1
+    assert all("#setup-id" not in c.embed_text[: -len(c.text)] for c in chunks)
+    assert all(c.headings == ["Setup"] and c.anchor == "setup-id" for c in chunks)
 
 
 # -- slugs ------------------------------------------------------------------------------------
@@ -138,7 +167,68 @@ def test_docusaurus_does_not_count_explicit_ids() -> None:
     assert list(anchors(blocks, "plain").values()) == ["setup", "setup-1", "setup-2"]
 
 
+def test_headings_in_quotes_and_admonitions_count_for_duplicates() -> None:
+    source = (":::note\n\n## Setup\n\ninside\n\n:::\n\n> ## Setup\n\n## Setup\n\n"
+              + "Outside the note. " * 20 + "\n")
+    assert list(anchors(parse_markdown(source).blocks).values()) == ["setup", "setup-1", "setup-2"]
+    chunks = mdchunk.chunk_markdown(source, max_tokens=64, overlap_tokens=0, min_tokens=0)
+    assert chunks[-1].headings == ["Setup"] and chunks[-1].anchor == "setup-2"
+
+
+def test_an_empty_slug_gives_no_anchor() -> None:
+    (chunk,) = mdchunk.chunk_markdown("## 🚀\n\nLaunch.\n", max_tokens=64, overlap_tokens=0,
+                                      base_url="https://example.com")
+    assert chunk.anchor is None and chunk.url == "https://example.com/"
+
+
 # -- page titles ------------------------------------------------------------------------------
+
+PAGE = """---
+title: Rolling upgrades
+sidebar_label: Upgrades
+---
+
+Read this before you upgrade.
+
+## Drain
+
+Drain the node.
+
+## Upgrade
+
+Upgrade the node.
+"""
+
+
+def test_front_matter_title_heads_every_chunk() -> None:
+    chunks = mdchunk.chunk_markdown(PAGE, max_tokens=24, overlap_tokens=0, min_tokens=0)
+    assert [c.headings for c in chunks] == [
+        ["Rolling upgrades"], ["Rolling upgrades", "Drain"], ["Rolling upgrades", "Upgrade"]]
+    assert {c.title for c in chunks} == {"Rolling upgrades"}
+    assert all(c.embed_text.startswith("Rolling upgrades") for c in chunks)
+    assert chunks[1].section_path == "Rolling upgrades > Drain"
+    assert chunks[0].anchor is None and chunks[1].anchor == "drain"
+    counter = mdchunk.Chunker().counter
+    assert all(c.token_count == counter.count(c.embed_text) <= 24 for c in chunks)
+
+
+def test_title_keys_choose_and_can_turn_the_title_off() -> None:
+    label = mdchunk.chunk_markdown(PAGE, title_keys=("sidebar_label", "title"))
+    assert {c.title for c in label} == {"Upgrades"}
+    off = mdchunk.chunk_markdown(PAGE, title_keys=())
+    assert {c.title for c in off} == {None}
+    assert off[0].headings == []
+    only_label = mdchunk.chunk_markdown(PAGE.replace("title: Rolling upgrades\n", ""))
+    assert only_label[0].headings == ["Upgrades"]
+
+
+def test_a_level_one_heading_is_the_title_already() -> None:
+    source = "---\ntitle: Front matter title\n---\n\n# Page heading\n\n## Part\n\nText.\n"
+    (chunk,) = mdchunk.chunk_markdown(source)
+    assert chunk.headings == ["Page heading", "Part"] and chunk.title is None
+    setext = "---\ntitle: T\n---\n\nPage heading\n============\n\nText.\n"
+    assert mdchunk.chunk_markdown(setext)[0].title is None
+
 
 def test_page_title_is_not_a_heading_of_the_text() -> None:
     blocks = parse_markdown("## A\n\nx\n").blocks
@@ -147,6 +237,20 @@ def test_page_title_is_not_a_heading_of_the_text() -> None:
     assert title.start < 0  # before every chunk: always in the breadcrumb
     assert page_title({"title": ["not", "a", "title"]}, blocks) is None
     assert page_title({"title": "  "}, blocks) is None
+
+
+def test_title_is_in_the_hierarchy_too() -> None:
+    chunks = mdchunk.chunk_hierarchy(PAGE, levels=(64, 24), overlap_tokens=0)
+    assert {c.title for c in chunks} == {"Rolling upgrades"}
+
+
+def test_long_title_shortens_in_the_breadcrumb_before_a_block_is_cut() -> None:
+    long_title = "A very long page title that goes on and on about many things " * 3
+    source = f"---\ntitle: {long_title}\n---\n\n## Steps\n\n" + "Do a step now. " * 8 + "\n"
+    chunks = mdchunk.chunk_markdown(source, max_tokens=48, overlap_tokens=0)
+    assert all(c.token_count <= 48 for c in chunks)
+    assert chunks[0].headings[0] == " ".join(long_title.split())
+    assert chunks[0].embed_text.startswith("…")
 
 
 # -- page URLs --------------------------------------------------------------------------------
@@ -222,5 +326,91 @@ def test_urls_escape_what_a_url_cannot_hold_and_keep_readable_text() -> None:
         "https://example.com/blob/main/x%25y.md"
 
 
+def test_chunks_get_page_urls_with_their_anchor() -> None:
+    chunks = mdchunk.chunk_markdown(PAGE, max_tokens=24, overlap_tokens=0, min_tokens=0,
+                                    doc_id="docs/ops/upgrades.md", site="docusaurus",
+                                    base_url="https://example.com/")
+    assert [c.url for c in chunks] == [
+        "https://example.com/docs/ops/upgrades",
+        "https://example.com/docs/ops/upgrades#drain",
+        "https://example.com/docs/ops/upgrades#upgrade"]
+    plain = mdchunk.chunk_markdown(PAGE, doc_id="docs/ops/upgrades.md",
+                                   base_url="https://github.com/o/r/blob/main")
+    assert plain[0].url == "https://github.com/o/r/blob/main/docs/ops/upgrades.md"
+    assert {c.url for c in mdchunk.chunk_markdown(PAGE)} == {None}
+
+
+def test_text_and_qa_get_page_urls_but_no_anchors(tmp_path) -> None:
+    text = mdchunk.chunk_text("INSTALLATION\n\nRun the installer.\n", doc_id="manual.txt",
+                              base_url="https://example.com")
+    assert {(c.anchor, c.url) for c in text} == {(None, "https://example.com/manual.txt")}
+    qa = mdchunk.chunk_qa("question: Why?\nanswer: Because.\n", doc_id="faq.txt",
+                          base_url="https://example.com", site="mkdocs")
+    assert {(c.anchor, c.url) for c in qa} == {(None, "https://example.com/faq/")}
+
+
+def test_chunk_file_and_chunker_take_the_site_settings(tmp_path) -> None:
+    page = tmp_path / "install.md"
+    page.write_text(PAGE, encoding="utf-8")
+    chunks = mdchunk.chunk_file(page, doc_id="guides/install.md", site="mkdocs",
+                                base_url="https://example.com/", max_tokens=24,
+                                overlap_tokens=0, min_tokens=0)
+    assert chunks[1].url == "https://example.com/guides/install/#drain"
+    config = ChunkerConfig(site="hugo", base_url="https://example.com")
+    (first, *_) = mdchunk.Chunker(config).chunk(PAGE, doc_id="content/ops/Upgrades.md")
+    assert first.url == "https://example.com/ops/upgrades/"
+
+
 # -- configuration ----------------------------------------------------------------------------
 
+
+def test_bad_site_settings_are_refused_by_name() -> None:
+    with pytest.raises(ConfigError, match="site='jekyll'"):
+        ChunkerConfig(site="jekyll")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="base_url=42"):
+        ChunkerConfig(base_url=42)  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="title_keys='title'"):
+        mdchunk.chunk_markdown("x", title_keys="title")  # type: ignore[arg-type]
+
+
+def test_site_settings_are_hashed_only_when_set() -> None:
+    default = ChunkerConfig().fingerprint
+    assert ChunkerConfig(site="plain", title_keys=["title", "sidebar_label"]).fingerprint \
+        == default
+    changed = {ChunkerConfig(site="mkdocs").fingerprint,
+               ChunkerConfig(base_url="https://example.com").fingerprint,
+               ChunkerConfig(title_keys=("title",)).fingerprint}
+    assert default not in changed and len(changed) == 3
+
+
+# -- guarantees with a page title -------------------------------------------------------------
+
+_title_words = st.lists(st.sampled_from(["Rolling", "upgrades", "of", "the", "服务", "重启",
+                                         "cluster", "v1.2"]), min_size=1, max_size=40)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(body=_document, title=_title_words, max_tokens=st.sampled_from([32, 64, 160]),
+       with_ids=st.booleans())
+def test_guarantees_hold_with_a_page_title(body: str, title: list[str], max_tokens: int,
+                                           with_ids: bool, counter) -> None:
+    """Guarantee 1 counts the title in the budget; the others hold as without one."""
+    body = re.sub(r"^# ", "## ", body, flags=re.MULTILINE)  # no `#` heading: the title is used
+    if with_ids:
+        body = re.sub(r"^(#+ .*)$", r"\1 {#an-id}", body, flags=re.MULTILINE)
+    source = f"---\ntitle: {' '.join(title)}\n---\n\n{body}\n"
+    overlap = max_tokens // 8
+    chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap)
+    spans = [(c.start, c.end) for c in chunks]
+    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
+    assert report.over_budget == [] and report.cut == [] and report.uncovered == []
+    blocks = parse_markdown(source).blocks
+    assert headings_only(blocks, spans) == []
+    assert overlap_problems(source, blocks, spans, counter, overlap) == []
+    for c in chunks:
+        assert c.text == source[c.start:c.end]
+        assert c.token_count == counter.count(c.embed_text) <= max_tokens
+        assert c.title == " ".join(title) == c.headings[0]
+        assert all("{#" not in h for h in c.headings)
+        assert not with_ids or c.anchor in (None, "an-id")
