@@ -414,3 +414,56 @@ def test_guarantees_hold_with_a_page_title(body: str, title: list[str], max_toke
         assert c.title == " ".join(title) == c.headings[0]
         assert all("{#" not in h for h in c.headings)
         assert not with_ids or c.anchor in (None, "an-id")
+
+
+# -- docsearch records ------------------------------------------------------------------------
+
+
+def test_docsearch_record_maps_the_page_title_to_lvl1() -> None:
+    chunks = mdchunk.chunk_markdown(PAGE, max_tokens=24, overlap_tokens=0, min_tokens=0,
+                                    doc_id="docs/ops/upgrades.md", site="docusaurus",
+                                    base_url="https://example.com")
+    first, drain, _ = (mdchunk.docsearch_record(c) for c in chunks)
+    assert first["hierarchy"] == {"lvl0": "Documentation", "lvl1": "Rolling upgrades",
+                                  "lvl2": None, "lvl3": None, "lvl4": None, "lvl5": None,
+                                  "lvl6": None}
+    assert drain["hierarchy"]["lvl2"] == "Drain"
+    assert drain["type"] == "content" and drain["content"] == chunks[1].text
+    assert drain["url"] == "https://example.com/docs/ops/upgrades#drain"
+    assert drain["url_without_anchor"] == "https://example.com/docs/ops/upgrades"
+    assert drain["anchor"] == "drain" and drain["objectID"] == chunks[1].id
+    assert set(drain["hierarchy_radio"].values()) == {None}  # content records fill none
+    assert drain["weight"] == {"page_rank": 0, "level": 0, "position": 1}
+
+
+def test_docsearch_record_of_a_heading_alone_is_a_level_record() -> None:
+    chunk = mdchunk.Chunk(id="x", doc_id="a.md", index=3, level=3, parent_id=None,
+                          text="### Empty", start=0, end=9, line_start=1, line_end=1,
+                          headings=["Guide", "Setup", "Empty"], section_path="Guide > Setup > Empty",
+                          embed_text="### Empty", token_count=3, kinds=["heading"])
+    record = mdchunk.docsearch_record(chunk, lvl0="Ops")
+    assert record["type"] == "lvl3" and record["content"] is None
+    assert record["hierarchy_radio"]["lvl3"] == "Empty"
+    assert [v for v in record["hierarchy_radio"].values() if v] == ["Empty"]
+    assert record["weight"]["level"] == 70 and record["hierarchy"]["lvl0"] == "Ops"
+    assert record["url"] is None and record["url_without_anchor"] is None
+
+
+def test_docsearch_records_flatten_for_typesense_and_meilisearch() -> None:
+    (chunk,) = mdchunk.chunk_markdown("# Guide\n\nText.\n", base_url="https://example.com")
+    dotted = mdchunk.docsearch_record(chunk, separator=".")
+    assert dotted["hierarchy.lvl1"] == "Guide" and "hierarchy" not in dotted
+    assert dotted["weight.level"] == 0
+    underscored = mdchunk.docsearch_record(chunk, separator="_")
+    assert underscored["hierarchy_lvl0"] == "Documentation"
+    assert underscored["hierarchy_radio_lvl1"] is None
+
+
+def test_docsearch_folds_headings_past_lvl6() -> None:
+    source = "".join(f"{'#' * n} H{n}\n\n" for n in range(1, 7)) + "Text.\n"
+    (chunk,) = mdchunk.chunk_markdown(source, max_tokens=128, overlap_tokens=0)
+    record = mdchunk.docsearch_record(chunk)
+    assert [record["hierarchy"][f"lvl{n}"] for n in range(1, 7)] == [
+        "H1", "H2", "H3", "H4", "H5", "H6"]
+    long_path = mdchunk.Chunk(**{**chunk.to_dict(), "headings": [f"T{n}" for n in range(8)]})
+    assert mdchunk.docsearch_record(long_path)["hierarchy"]["lvl6"] == "T5 > T6 > T7"
