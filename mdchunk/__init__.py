@@ -19,6 +19,7 @@ from .chunks import (
     chunk_markdown,
     chunk_qa,
     chunk_text,
+    docsearch_record,
 )
 from .config import DEFAULT_LEVELS, ChunkerConfig
 from .errors import ConfigError, DependencyError, InputError, MdchunkError, StoreError
@@ -38,6 +39,7 @@ __all__ = [
     "chunk_markdown",
     "chunk_qa",
     "chunk_text",
+    "docsearch_record",
 ]
 
 __version__ = "0.1.0"

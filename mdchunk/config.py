@@ -8,9 +8,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from .errors import ConfigError
+from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["DEFAULT_LEVELS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_TITLE_KEYS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig",
+           "Site", "TokenizerSpec"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -18,6 +20,8 @@ MIN_MAX_TOKENS = 16
 DEFAULT_LEVELS = (2048, 512, 128)
 #: More levels than this add parents nobody reads.
 MAX_LEVELS = 4
+#: Front matter keys that name a page's title, first present wins.
+DEFAULT_TITLE_KEYS = ("title", "sidebar_label")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +44,15 @@ class ChunkerConfig:
     #: ``"drop"`` leaves HTML comments (``<!-- -->``, shown by no site) out of ``embed_text``
     #: and its count; ``text`` keeps them verbatim either way.
     html_comments: Literal["keep", "drop"] = "drop"
+    #: Where the pages are published: with it, every chunk gets a ``url`` (page URL plus
+    #: ``#anchor``); ``None`` gives no URLs.
+    base_url: str | None = None
+    #: Whose conventions build page URLs and heading anchors: ``plain`` (a repository on
+    #: GitHub), ``docusaurus``, ``mkdocs`` or ``hugo`` (see :mod:`mdchunk.formats.sites`).
+    site: Site = "plain"
+    #: Front matter keys whose value is the page title, first present wins; the title heads
+    #: every chunk's ``headings`` of a page without a ``#`` heading. ``()`` turns it off.
+    title_keys: tuple[str, ...] = DEFAULT_TITLE_KEYS
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -71,6 +84,11 @@ class ChunkerConfig:
             object.__setattr__(self, "levels", _checked_levels(self.levels, self.overlap_tokens))
         if self.html_comments not in ("keep", "drop"):
             raise ConfigError(f"html_comments={self.html_comments!r} must be 'keep' or 'drop'")
+        if self.site not in SITES:
+            raise ConfigError(f"site={self.site!r} must be one of {', '.join(SITES)}")
+        if self.base_url is not None and not isinstance(self.base_url, str):
+            raise ConfigError(f"base_url={self.base_url!r} must be a URL string or None")
+        object.__setattr__(self, "title_keys", _checked_title_keys(self.title_keys))
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -105,6 +123,13 @@ class ChunkerConfig:
         if self.levels is not None:  # the levels' budgets replace the flat ones; flat configs
             del shape["max_tokens"], shape["min_tokens"]  # hash as they always have
             shape["levels"] = list(self.levels)
+        # Site settings are hashed only when set, so ids made before they existed stay put.
+        if self.base_url is not None:
+            shape["base_url"] = self.base_url
+        if self.site != "plain":
+            shape["site"] = self.site
+        if self.title_keys != DEFAULT_TITLE_KEYS:
+            shape["title_keys"] = list(self.title_keys)
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
@@ -130,6 +155,15 @@ def _checked_levels(levels: object, overlap_tokens: int) -> tuple[int, ...]:
         raise ConfigError(f"overlap_tokens={overlap_tokens} must be smaller than the smallest of "
                           f"levels={budgets!r}")
     return budgets
+
+
+def _checked_title_keys(keys: object) -> tuple[str, ...]:
+    if isinstance(keys, str) or not hasattr(keys, "__iter__"):
+        raise ConfigError(f"title_keys={keys!r} must be a sequence of front matter keys")
+    checked = tuple(keys)
+    if not all(isinstance(key, str) for key in checked):
+        raise ConfigError(f"title_keys={checked!r} must be strings")
+    return checked
 
 
 def _check_int(name: str, value: object) -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-DOCS = [ROOT / "docs" / "guarantees.md", ROOT / "docs" / "architecture.md", ROOT / "README.md"]
+DOCS = [ROOT / "docs" / "guarantees.md", ROOT / "docs" / "architecture.md",
+        ROOT / "docs" / "sites.md", ROOT / "README.md"]
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])

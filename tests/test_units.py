@@ -376,7 +376,7 @@ def test_to_dict_has_every_contract_field() -> None:
     assert set(chunk.to_dict()) == {
         "id", "doc_id", "index", "level", "parent_id", "text", "start", "end", "line_start",
         "line_end", "headings", "section_path", "embed_text", "token_count", "kinds", "metadata",
-        "oversized"}
+        "oversized", "anchor", "url", "title"}
     assert chunk.level == 3 and chunk.parent_id is None and chunk.doc_id == "t.md"
 
 

@@ -10,6 +10,7 @@ from .chunker import (
     chunk_qa,
     chunk_text,
 )
+from .docsearch import docsearch_record
 
 __all__ = ["Chunk", "Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa",
-           "chunk_text"]
+           "chunk_text", "docsearch_record"]

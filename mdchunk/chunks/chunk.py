@@ -17,6 +17,10 @@ class Chunk:
 
     ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
     table header or reopened code fence, and ``token_count`` counts ``embed_text``.
+
+    ``headings`` may begin with the page title from front matter, which no heading of the
+    text gives: then ``title`` holds it (and ``headings[0] == title``); when ``title`` is
+    ``None``, every heading in ``headings`` is a heading of the text.
     """
 
     id: str
@@ -36,6 +40,14 @@ class Chunk:
     kinds: list[str]
     metadata: dict[str, Any] = field(default_factory=dict)
     oversized: bool = False
+    #: The id of the deepest heading of ``headings`` on the rendered page: its explicit
+    #: ``{#id}``, else the slug the ``site`` generator gives it; ``None`` without a heading.
+    anchor: str | None = None
+    #: The page's URL under the config's ``base_url``, plus ``#anchor`` when there is one.
+    url: str | None = None
+    #: The page title at the root of ``headings`` (front matter ``title``, ``sidebar_label``…,
+    #: for a page without a ``#`` heading); ``None`` when ``headings`` holds none.
+    title: str | None = None
 
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-ready values (lists and dicts are copies)."""

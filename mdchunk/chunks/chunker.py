@@ -9,13 +9,13 @@ drafts into chunks with ids, line numbers and metadata. Nothing here does I/O ex
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import yaml
 
-from ..config import DEFAULT_LEVELS, ChunkerConfig, TokenizerSpec
+from ..config import DEFAULT_LEVELS, DEFAULT_TITLE_KEYS, ChunkerConfig, TokenizerSpec
 from ..errors import ConfigError, InputError
 from ..formats import (
     Block,
@@ -27,6 +27,7 @@ from ..formats import (
     read_qa,
 )
 from ..formats.registry import FormatName
+from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import (
     BoundaryStrategy,
     Draft,
@@ -46,13 +47,37 @@ __all__ = ["Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_
 
 
 @dataclass(frozen=True, slots=True)
+class _Page:
+    """Where a document is published: its page title (the root of every heading path, when
+    front matter gives one the text does not), its headings' anchors by start, and its page
+    path under ``base_url`` (``None`` without one)."""
+
+    title: Block | None = None
+    anchors: Mapping[int, str] = field(default_factory=dict)
+    base_url: str | None = None
+    path: str = "/"
+
+    @property
+    def root_path(self) -> tuple[Block, ...]:
+        return (self.title,) if self.title is not None else ()
+
+    def anchor(self, path: Sequence[Block]) -> str | None:
+        """The anchor of the deepest heading of ``path`` (not of a page title)."""
+        return self.anchors.get(path[-1].start) if path and path[-1].kind == "heading" else None
+
+    def url(self, anchor: str | None) -> str | None:
+        return None if self.base_url is None else join_url(self.base_url, self.path, anchor)
+
+
+@dataclass(frozen=True, slots=True)
 class _Reading:
     """A document as a format reader left it: its blocks' section trees, packed independently
-    (one for Markdown and plain text, one per pair for Q&A), and its metadata."""
+    (one for Markdown and plain text, one per pair for Q&A), its metadata and its page."""
 
     doc: Document
     tops: list[Section]
     metadata: dict[str, Any]
+    page: _Page
 
     @property
     def lead(self) -> tuple[Block, ...]:
@@ -148,13 +173,26 @@ class Chunker:
     def _read_markdown(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None
                        ) -> _Reading:
         doc = parse_markdown(text)
-        meta = {**_front_matter(doc, doc_id), **(metadata or {})}
-        return _Reading(doc, [build_sections(doc.blocks)], meta)
+        front = _front_matter(doc, doc_id)
+        meta = {**front, **(metadata or {})}
+        page = self._page(doc_id, front, page_title(front, doc.blocks, self.config.title_keys),
+                          anchors(doc.blocks, self.config.site))
+        return _Reading(doc, [build_sections(doc.blocks, page.root_path)], meta, page)
 
     def _read_text(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None
                    ) -> _Reading:
         doc = read_plain_text(text)
-        return _Reading(doc, [build_sections(doc.blocks)], dict(metadata or {}))
+        return _Reading(doc, [build_sections(doc.blocks)], dict(metadata or {}),
+                        self._page(doc_id))
+
+    def _page(self, doc_id: str, front: Mapping[str, Any] | None = None,
+              title: Block | None = None, found: Mapping[int, str] | None = None) -> _Page:
+        """Markdown headings get anchors; plain text and Q&A have none to link to, but their
+        chunks still get the page URL."""
+        config = self.config
+        if config.base_url is None:
+            return _Page(title, found or {})
+        return _Page(title, found or {}, config.base_url, page_path(doc_id, config.site, front))
 
     def _read_qa(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None) -> _Reading:
         loose, pairs = read_qa(text)
@@ -164,7 +202,7 @@ class Chunker:
         tops += [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
                  for p in pairs]
         doc = Document(text, (), None, LineIndex.of(text))
-        return _Reading(doc, tops, dict(metadata or {}))
+        return _Reading(doc, tops, dict(metadata or {}), self._page(doc_id))
 
     # -- assembly -----------------------------------------------------------------------------
 
@@ -176,7 +214,7 @@ class Chunker:
                             comments=reading.doc.comments)
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         meta = json_ready(reading.metadata)
-        return [self._chunk(reading.doc, draft, doc_id, meta, self.fingerprint, 3, index, None)
+        return [self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3, index, None)
                 for index, draft in enumerate(drafts)]
 
     def _hierarchy_config(self, levels: Sequence[int] | None) -> ChunkerConfig:
@@ -201,7 +239,7 @@ class Chunker:
         chunks: list[Chunk] = []
         parent_ids: list[str] = []
         for nodes in planned:
-            level = [self._chunk(reading.doc, node.draft, doc_id, meta, fingerprint, node.level,
+            level = [self._chunk(reading, node.draft, doc_id, meta, fingerprint, node.level,
                                  index, None if node.parent is None else parent_ids[node.parent])
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
@@ -209,10 +247,12 @@ class Chunker:
         return chunks
 
     @staticmethod
-    def _chunk(doc: Document, draft: Draft, doc_id: str, metadata: dict[str, Any],
+    def _chunk(reading: _Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
                fingerprint: str, level: int, index: int, parent_id: str | None) -> Chunk:
+        doc, page = reading.doc, reading.page
         text = doc.source[draft.start:draft.end]
         headings = [h.title for h in draft.path]
+        anchor = page.anchor(draft.path)
         return Chunk(
             id=chunk_id(doc_id, level, draft.start, draft.end, text, draft.embed_text, fingerprint,
                         parent_id),
@@ -232,6 +272,9 @@ class Chunker:
             kinds=list(draft.kinds),
             metadata=dict(metadata),
             oversized=draft.oversized,
+            anchor=anchor,
+            url=page.url(anchor),
+            title=draft.path[0].title if draft.path and draft.path[0].kind == "title" else None,
         )
 
 
@@ -257,50 +300,66 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
 
 
 def _config(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec,
-            oversized: str, min_tokens: int | None) -> ChunkerConfig:
+            oversized: str, min_tokens: int | None, base_url: str | None, site: str,
+            title_keys: Sequence[str]) -> ChunkerConfig:
     return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer,
-                         oversized=oversized, min_tokens=min_tokens)  # type: ignore[arg-type]
+                         oversized=oversized, min_tokens=min_tokens,  # type: ignore[arg-type]
+                         base_url=base_url, site=site,  # type: ignore[arg-type]
+                         title_keys=title_keys)  # type: ignore[arg-type]  # checked there
 
 
 def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                    tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
                    oversized: str = "split", metadata: Mapping[str, Any] | None = None,
-                   min_tokens: int | None = None) -> list[Chunk]:
-    """Chunk a Markdown string (see ``CONTRACT.md``).
+                   min_tokens: int | None = None, base_url: str | None = None,
+                   site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
+                   ) -> list[Chunk]:
+    """Chunk a Markdown string (see ``CONTRACT.md``). With ``base_url``, each chunk's ``url``
+    is its page's URL as ``site`` builds it (``plain``, ``docusaurus``, ``mkdocs``, ``hugo``)
+    from ``doc_id``, plus ``#anchor``; ``title_keys`` name the front matter page title.
 
     >>> [c.text for c in chunk_markdown("# T\\n\\nHello.\\n", max_tokens=32, overlap_tokens=0)]
     ['# T\\n\\nHello.']
     """
-    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens)
+    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
+                     title_keys)
     return Chunker(config).chunk(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_text(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
-               min_tokens: int | None = None) -> list[Chunk]:
+               min_tokens: int | None = None, base_url: str | None = None,
+               site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
+               ) -> list[Chunk]:
     """Chunk plain text; headings are found by a line classifier."""
-    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens)
+    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
+                     title_keys)
     return Chunker(config).chunk_text(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
              tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
              oversized: str = "split", metadata: Mapping[str, Any] | None = None,
-             min_tokens: int | None = None) -> list[Chunk]:
+             min_tokens: int | None = None, base_url: str | None = None,
+             site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
+             ) -> list[Chunk]:
     """Chunk a ``question:/answer:`` file, one chunk per pair."""
-    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens)
+    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
+                     title_keys)
     return Chunker(config).chunk_qa(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int = 64,
                tokenizer: TokenizerSpec = "cl100k_base", doc_id: str | None = None,
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
-               min_tokens: int | None = None, levels: Sequence[int] | None = None
-               ) -> list[Chunk]:
+               min_tokens: int | None = None, levels: Sequence[int] | None = None,
+               base_url: str | None = None, site: str = "plain",
+               title_keys: Sequence[str] = DEFAULT_TITLE_KEYS) -> list[Chunk]:
     """Chunk a file, picking the reader by extension and content; with ``levels``, every level
     of a hierarchy (see :func:`chunk_hierarchy`)."""
-    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens)
+    config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
+                     title_keys)
     return Chunker(config).chunk_file(path, doc_id=doc_id, metadata=metadata, levels=levels)
 
 
@@ -308,7 +367,9 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                     overlap_tokens: int = 64, tokenizer: TokenizerSpec = "cl100k_base",
                     doc_id: str = "", oversized: str = "split",
                     metadata: Mapping[str, Any] | None = None,
-                    format: FormatName = "markdown") -> list[Chunk]:
+                    format: FormatName = "markdown", base_url: str | None = None,
+                    site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
+                    ) -> list[Chunk]:
     """Chunks of every level of a hierarchy, coarsest (level 1) first, linked by ``parent_id``.
 
     Level 1 tiles ``text`` exactly; each finer level is packed inside its parents with its own
@@ -319,6 +380,8 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
     [(1, '# T\\n\\nHello.\\n', False), (2, '# T\\n\\nHello.\\n', True)]
     """
     config = ChunkerConfig(overlap_tokens=overlap_tokens, tokenizer=tokenizer,
-                           oversized=oversized, levels=levels)  # type: ignore[arg-type]
+                           oversized=oversized, levels=levels,  # type: ignore[arg-type]
+                           base_url=base_url, site=site,  # type: ignore[arg-type]
+                           title_keys=title_keys)  # type: ignore[arg-type]  # checked there
     return Chunker(config).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
                                            format=format)

@@ -46,6 +46,9 @@ class Block:
     level: int = 0
     #: Heading text without markup; empty for other kinds.
     title: str = ""
+    #: A heading's explicit id (``## Title {#id}``, ``## Title {/* #id */}``), taken out of
+    #: ``title``; empty when it has none (see :func:`mdchunk.formats.markdown.split_heading_id`).
+    heading_id: str = ""
     #: Text repeated in ``embed_text`` when the block is cut: a table's header, a code fence.
     prefix: str = ""
     #: The rest of a block whose start a coarser chunk took (see :func:`clip`): a chunk that

@@ -69,6 +69,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("admonition", atomic=True),
     Kind("container", atomic=True),
     Kind("front_matter", seam="lines"),
+    # A page title from front matter: only ever the root of a heading path, never in the text.
+    Kind("title"),
 )}
 
 _PLAIN = Kind("")  # any kind a plugin brings that the table does not name: prose

@@ -16,6 +16,8 @@ from typing import Any
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
+from mdit_py_plugins.attrs.parse import ParseError
+from mdit_py_plugins.attrs.parse import parse as parse_attrs
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
@@ -26,7 +28,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
 from .kinds import KIND_OF_TOKEN, kind
 
-__all__ = ["parse_markdown"]
+__all__ = ["parse_markdown", "split_heading_id"]
 
 # Wrappers whose children are the real blocks (markdown-it gives footnote_block no map).
 _TRANSPARENT = frozenset({"footnote_block", "thead", "tbody"})
@@ -185,8 +187,9 @@ class _BlockBuilder:
             return None
         name = KIND_OF_TOKEN.get(base, "container" if base.startswith("container_") else base)
         if name == "heading":
-            return Block(name, start, end, level=int(opening.tag[1:]),
-                         title=_plain(tokens[i + 1], self.env))
+            title, heading_id = _heading_title(tokens[i + 1], self.env)
+            return Block(name, start, end, level=int(opening.tag[1:]), title=title,
+                         heading_id=heading_id)
         if kind(name).inline:
             if name == "paragraph" and "<!--" in tokens[i + 1].content:
                 self.find_comments(start, end, _inline_comments(tokens[i + 1], self.env))
@@ -254,6 +257,72 @@ def _union_map(tokens: Sequence[Token], i: int, close: int) -> tuple[int, int] |
 #: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a
 #: soft line break; a heading without any is its own plain text.
 _INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>&!~$\r\n]")
+
+
+def split_heading_id(content: str) -> tuple[str, str | None]:
+    """A heading's text and its explicit id, when a trailing attribute block gives one.
+
+    Two syntaxes, as documentation sites write them: an attribute block (Pandoc, Hugo's
+    goldmark, Python-Markdown's ``attr_list`` with its optional colon, Docusaurus' classic
+    form), parsed by mdit-py-plugins' own attribute parser and set off from the text by a
+    blank (so ``${#var}`` stays text); and Docusaurus' MDX comment, whose first word after
+    ``#`` is the id. The block is taken out of the text even when it names no id (``{.cls}``);
+    the id is ``None`` when there is no block at all.
+
+    >>> split_heading_id("Rolling restarts {#rolling-restarts}")
+    ('Rolling restarts', 'rolling-restarts')
+    >>> split_heading_id("Title {/* #my-id */}")
+    ('Title', 'my-id')
+    >>> split_heading_id("Step 2 {: #step-2 .note }")
+    ('Step 2', 'step-2')
+    >>> split_heading_id("Length: ${#var}")
+    ('Length: ${#var}', None)
+    """
+    text = content.rstrip()
+    if not text.endswith("}"):
+        return content, None
+    comment = _MDX_COMMENT_ID.search(text)
+    if comment:
+        words = comment["body"].split()
+        if words and words[0].startswith("#") and len(words[0]) > 1:
+            return text[:comment.start()].rstrip(), words[0][1:]
+    pos = text.rfind("{")
+    while pos >= 0:
+        if pos == 0 or text[pos - 1] in " \t":
+            found = _attributes(text[pos:])
+            if found is not None:
+                return text[:pos].rstrip(), found
+        pos = text.rfind("{", 0, pos)
+    return content, None
+
+
+#: ``{/* ... */}`` at the end of a heading: one MDX comment and nothing else in the braces.
+_MDX_COMMENT_ID = re.compile(r"\{/\*(?P<body>(?:(?!\*/).)*)\*/\}$")
+
+
+def _attributes(block: str) -> str | None:
+    """The id in ``block`` when the whole of it is one attribute block naming at least one
+    attribute (``""`` for one without an id), else ``None``."""
+    if block.startswith("{:"):  # Python-Markdown's attr_list allows ``{: #id }``
+        block = "{" + block[2:]
+    try:
+        end, attrs = parse_attrs(block)
+    except ParseError:
+        return None
+    if end != len(block) - 1 or not attrs:
+        return None
+    return attrs.get("id", "")
+
+
+def _heading_title(inline: Token, env: dict[str, Any]) -> tuple[str, str]:
+    """A heading's plain title and explicit id (``""`` when none); the id's markup is not part
+    of the title, so it never reaches a breadcrumb."""
+    if inline.type != "inline":
+        return "", ""
+    text, heading_id = split_heading_id(inline.content)
+    if heading_id is None:
+        return _plain(inline, env), ""
+    return _plain(inline.copy(content=text, children=None), env), heading_id
 
 
 def _plain(inline: Token, env: dict[str, Any] | None = None) -> str:

@@ -68,8 +68,11 @@ class Section:
         return Section(heading, self.path, blocks, children)
 
 
-def build_sections(blocks: Sequence[Block]) -> Section:
+def build_sections(blocks: Sequence[Block], root_path: tuple[Block, ...] = ()) -> Section:
     """Nest ``blocks`` under their headings and return the root section.
+
+    ``root_path`` heads every path of the tree (a page title that no heading of the text
+    gives): it reaches each chunk's breadcrumb and headings but opens no section.
 
     >>> from mdchunk.formats import parse_markdown
     >>> doc = parse_markdown("# A\\n\\n## B\\n\\ntext\\n\\n# C\\n\\nmore\\n")
@@ -77,7 +80,7 @@ def build_sections(blocks: Sequence[Block]) -> Section:
     >>> [(c.titles(), [g.titles() for g in c.children]) for c in root.children]
     [(('A',), [('A', 'B')]), (('C',), [])]
     """
-    root = Section(heading=None, path=())
+    root = Section(heading=None, path=root_path)
     stack = [root]
     for block in blocks:
         if block.kind == "heading":
