@@ -149,7 +149,7 @@ class PieceCutter:
         prefix_within = self.counts.counter.prefix_within
         size_limit = max(1, min(room - 2, limit))
         while pos < piece.end:
-            size = prefix_within(text[pos:piece.end], size_limit)
+            size = prefix_within(text, size_limit, pos, piece.end)
             if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
                 size_limit = limit
                 continue

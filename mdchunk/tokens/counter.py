@@ -39,24 +39,30 @@ class TokenCounter:
     #: counted (see :meth:`mdchunk.tokens.spans.SpanCounts.count_span`).
     pretoken_ends: PretokenEnds | None = None
 
-    def prefix_within(self, text: str, max_tokens: int) -> int:
-        """Length of the longest prefix of ``text`` that has at most ``max_tokens`` tokens.
+    def prefix_within(self, text: str, max_tokens: int, start: int = 0, end: int | None = None
+                      ) -> int:
+        """Length of the longest prefix of ``text[start:end]`` that has at most ``max_tokens``
+        tokens.
 
         Used only to cut a single word or CJK run that alone exceeds the budget: a binary search
         over character positions, within a window that doubles until it holds more than
-        ``max_tokens`` tokens, so that cutting a 5 MB line costs time linear in its length, not
-        a count of the whole rest of the line at every cut.
+        ``max_tokens`` tokens. Only the window is ever copied or counted, so cutting a 5 MB line
+        into parts costs time linear in its length.
 
         >>> TokenCounter("chars", len).prefix_within("abcdef", 4)
         4
+        >>> TokenCounter("chars", len).prefix_within("abcdef", 2, start=3)
+        2
         """
+        end = len(text) if end is None else end
+        length = end - start
         window = 8 * max(1, max_tokens)
-        while window < len(text) and self.count(text[:window]) <= max_tokens:
+        while window < length and self.count(text[start:start + window]) <= max_tokens:
             window *= 2
-        lo, hi = 0, min(window, len(text))
+        lo, hi = 0, min(window, length)
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self.count(text[:mid]) <= max_tokens:
+            if self.count(text[start:start + mid]) <= max_tokens:
                 lo = mid
             else:
                 hi = mid - 1
