@@ -39,5 +39,8 @@ bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instruct
 bench-hierarchy: $(STAMP)  # issue #11: is the evidence in the leaf, its parent or the auto-merge?
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_hierarchy.py --out bench/results/hierarchy.md
 
+bench-pathological: $(STAMP)  # issue #13: does time stay linear when each odd input doubles?
+	$(PY) bench/bench_pathological.py
+
 clean:
 	rm -rf $(VENV) demo.db *.egg-info .pytest_cache
