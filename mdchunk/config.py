@@ -10,7 +10,8 @@ from typing import Literal
 from .errors import ConfigError
 from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["DEFAULT_LEVELS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec"]
+__all__ = ["DEFAULT_LEVELS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig", "TokenizerSpec",
+           "checked_levels"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -65,7 +66,7 @@ class ChunkerConfig:
         if self.oversized not in ("split", "keep"):
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
         if self.levels is not None:
-            object.__setattr__(self, "levels", _checked_levels(self.levels, self.overlap_tokens))
+            object.__setattr__(self, "levels", checked_levels(self.levels, self.overlap_tokens))
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -102,9 +103,16 @@ class ChunkerConfig:
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def _checked_levels(levels: object, overlap_tokens: int) -> tuple[int, ...]:
+def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:
     """``levels`` as a tuple: 1 to MAX_LEVELS budgets, strictly decreasing, each at least
-    MIN_MAX_TOKENS and larger than the overlap."""
+    MIN_MAX_TOKENS and larger than the overlap; else a :class:`ConfigError` naming them.
+
+    Public so that callers that derive other settings from the levels (the indexer's window
+    check, the command line) validate them first, with the same rules and words.
+
+    >>> checked_levels([2048, 512, 128])
+    (2048, 512, 128)
+    """
     if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
         raise ConfigError(f"levels={levels!r} must be a sequence of token budgets, coarsest first")
     budgets = tuple(levels)
