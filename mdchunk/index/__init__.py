@@ -12,13 +12,14 @@ from .indexer import (
     chunker_config,
     config_fingerprint,
     detect_analyzer,
+    index_config,
     index_paths,
     plan_index,
 )
 from .search import search
 from .store import ChunkStore, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "IndexMeta", "IndexPlan", "IndexReport",
-           "Manifest", "ManifestEntry", "SearchHit", "SearchMode", "SentenceTransformerEmbedder",
-           "chunker_config", "config_fingerprint", "detect_analyzer", "index_paths", "plan_index",
-           "search"]
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "IndexMeta", "IndexPlan",
+           "IndexReport", "Manifest", "ManifestEntry", "SearchHit", "SearchMode",
+           "SentenceTransformerEmbedder", "chunker_config", "config_fingerprint",
+           "detect_analyzer", "index_config", "index_paths", "plan_index", "search"]
