@@ -422,6 +422,101 @@ def test_search_hit_fields_and_path_prefix(indexed: dict[str, str]) -> None:
     assert weighted[0].doc_id == "docs/postgres_replication.md"
 
 
+def leaf_texts(milvus: dict[str, str]) -> dict[str, str]:
+    with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        return {r["id"]: r["text"] for r in store.rows(("id", "text"))}
+
+
+def assert_marks_are_the_leaves(hits, leaves: dict[str, str]) -> None:
+    for hit in hits:
+        assert hit.leaf_ids and len(hit.marks) == len(hit.leaf_ids)
+        for (a, b), leaf in zip(hit.marks, hit.leaf_ids):
+            assert hit.text[a:b] == leaves[leaf], (hit.id, leaf)
+
+
+def test_search_expand_parent(corpus: Path, milvus: dict[str, str], model) -> None:
+    index_paths([corpus], model=model, levels=LEVELS, **milvus)
+    leaves = leaf_texts(milvus)
+    query = "pg_ctl promote the standby"
+    plain = search(query, k=3, **milvus)
+    assert [h.level for h in plain] == [3, 3, 3]
+    assert all(h.marks == [(0, len(h.text))] and h.leaf_ids == [h.id] for h in plain)
+    assert search(query, k=3, expand="none", **milvus) == plain  # the default
+    for mode in ("hybrid", "bm25"):
+        pool = search(query, k=9, mode=mode, **milvus)  # the 3k leaves "parent" starts from
+        hits = search(query, k=3, mode=mode, expand="parent", **milvus)
+        assert len(hits) == 3 and len({h.id for h in hits}) == 3  # deduplicated, k remain
+        assert all(h.level == 2 for h in hits)
+        assert_marks_are_the_leaves(hits, leaves)
+        # each parent holds the pool's leaves under it, at the best one's score and rank
+        expected: dict[str, list] = {}
+        for leaf in pool:
+            expected.setdefault(leaf.parent_id, []).append(leaf)
+        assert [h.id for h in hits] == list(expected)[:3]
+        for hit in hits:
+            under = expected[hit.id]
+            assert hit.score == pytest.approx(max(h.score for h in under))
+            assert set(hit.leaf_ids) == {h.id for h in under}
+            assert hit.line_start <= min(h.line_start for h in under)
+        assert hits[0].doc_id == "docs/postgres_replication.md"
+        assert "pg_ctl promote" in hits[0].text
+
+
+def test_search_expand_auto_merges_at_the_ratio(tmp_path: Path, milvus: dict[str, str],
+                                                model) -> None:
+    """Two sections, Alpha in two leaves and Beta in three; BM25 finds exactly the leaves that
+    hold the query's rare word. One leaf of two merges into its parent, one of three does not,
+    two of three do."""
+    def para(topic: str, extra: str = "") -> str:
+        return (f"The {topic} service keeps its state on local disk and replicates it to two "
+                f"peers. {extra}When a peer falls behind, the operator checks the replication "
+                "log, compares the offsets and restarts the lagging peer only after the leader "
+                "has written a snapshot. Every restart is recorded in the change calendar.")
+
+    guide = ("# Storage guide\n\n## Alpha\n\n" + para("alpha", "Zebrafish counters live here. ")
+             + "\n\n" + para("alpha-two") + "\n\n## Beta\n\n"
+             + para("beta", "Zebrafish and quokka gauges live here. ") + "\n\n"
+             + para("beta-two", "Quokka alarms fire here. ") + "\n\n" + para("beta-three") + "\n")
+    kb = write_corpus(tmp_path / "kb", {"guide.md": guide})
+    levels = (300, 120)
+    index_paths([kb], model=model, levels=levels, overlap_tokens=0, **milvus)
+    leaves, parents = expected_tree(model, kb, levels=levels, overlap_tokens=0)
+    alpha, beta = sorted(parents.values(), key=lambda c: c.start)
+    under = {p.id: sorted((c for c in leaves.values() if c.parent_id == p.id),
+                          key=lambda c: c.start) for p in (alpha, beta)}
+    assert [len(under[alpha.id]), len(under[beta.id])] == [2, 3]  # the case as built
+    a1, b1, b2 = under[alpha.id][0], under[beta.id][0], under[beta.id][1]
+    texts = {i: c.text for i, c in leaves.items()}
+
+    zebra = search("zebrafish", mode="bm25", k=2, **milvus)
+    assert {h.id for h in zebra} == {a1.id, b1.id}  # the only leaves with the word
+    merged = search("zebrafish", mode="bm25", k=2, expand="auto", **milvus)
+    by_id = {h.id: h for h in merged}
+    assert set(by_id) == {alpha.id, b1.id}  # 1 of 2 >= 0.5 merges; 1 of 3 does not
+    assert by_id[alpha.id].level == 1 and by_id[alpha.id].text == alpha.text
+    assert by_id[alpha.id].leaf_ids == [a1.id] and by_id[b1.id].level == 2
+    assert by_id[alpha.id].score == pytest.approx(next(h.score for h in zebra if h.id == a1.id))
+    assert_marks_are_the_leaves(merged, texts)
+
+    quokka = search("quokka", mode="bm25", k=2, expand="auto", **milvus)
+    assert [(h.id, h.leaf_ids) for h in quokka] == [(beta.id, [b1.id, b2.id])]  # 2 of 3
+    assert (quokka[0].line_start, quokka[0].line_end) == (beta.line_start, beta.line_end)
+    assert_marks_are_the_leaves(quokka, texts)
+    parent = search("quokka", mode="bm25", k=2, expand="parent", **milvus)
+    assert [h.id for h in parent] == [beta.id]
+
+
+def test_one_level_index_hits_are_their_own_parents(corpus: Path, milvus: dict[str, str],
+                                                    model) -> None:
+    index_paths([corpus], model=model, levels=(200,), **milvus)
+    rows, _, parents = snapshot(milvus)
+    assert parents == {} and {r["level"] for r in rows.values()} == {1}
+    # expanding starts from 3k leaves: with none to merge, the best k of them
+    plain = search("redis evicts keys at maxmemory", k=9, **milvus)[:3]
+    for expand in ("parent", "auto"):
+        assert search("redis evicts keys at maxmemory", k=3, expand=expand, **milvus) == plain
+
+
 def test_model_mismatch_is_refused_and_index_untouched(indexed: dict[str, str], corpus: Path
                                                        ) -> None:
     before = snapshot(indexed)
@@ -442,6 +537,8 @@ def test_search_errors(tmp_path: Path) -> None:
         search("x", db=str(tmp_path / "empty.db"), mode="fuzzy")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="k=0"):
         search("x", db=str(tmp_path / "empty.db"), k=0)
+    with pytest.raises(ConfigError, match="expand='wide' must be 'none', 'parent' or 'auto'"):
+        search("x", db=str(tmp_path / "empty.db"), expand="wide")  # type: ignore[arg-type]
 
 
 def test_unreachable_server(corpus: Path) -> None:
