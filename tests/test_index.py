@@ -22,7 +22,7 @@ from mdchunk.index import (
     search,
 )
 from mdchunk.index.milvus import MilvusManifest, MilvusStore
-from mdchunk.index.store import embed_hash
+from mdchunk.index.store import IndexMeta, ManifestEntry, embed_hash
 from mdchunk.sources import discover
 
 from .conftest_milvus import (
@@ -236,6 +236,26 @@ def test_levels_over_the_model_window_are_refused(tmp_path: Path, model) -> None
                        ((256, "x"), "must be an integer")]:
         with pytest.raises(ConfigError, match=words):  # checked before connecting
             index_paths([kb], db="http://127.0.0.1:9", model=model, levels=bad)
+
+
+def test_an_index_of_an_older_schema_is_rebuilt(tmp_path: Path,
+                                                caplog: pytest.LogCaptureFixture) -> None:
+    """A collection written before parents existed (schema 1) matches in everything else; the
+    next run rebuilds it instead of calling it foreign, and search refuses it until then."""
+    kb = write_corpus(tmp_path / "kb", {"a.md": "# A\n\nSome text about replicas.\n"})
+    emb, db = HashEmbedder(), str(tmp_path / "old.db")
+    config = index_config(emb, max_tokens=512, overlap_tokens=64, tokenizer=None)
+    old = IndexMeta(emb.name, emb.dim, config_fingerprint(config, emb), "standard", schema="1")
+    with MilvusStore(db, "kb") as store:
+        store.open(old)
+        store.manifest.put([ManifestEntry("a.md", "stale", old.config, 1, "a.md")])
+    with pytest.raises(StoreError, match="schema 1"):
+        search("replicas", db=db, collection="kb", mode="bm25")
+    with caplog.at_level(logging.WARNING, logger="mdchunk.index"):
+        report = index_paths([kb], db=db, collection="kb", model=emb, analyzer="standard")
+    assert report.rebuilt and report.added == 1 and "schema: 1 -> 2" in caplog.text
+    hits = search("replicas", db=db, collection="kb", mode="bm25", expand="parent")
+    assert [h.doc_id for h in hits] == ["a.md"]
 
 
 def test_only_leaves_are_embedded_and_parents_are_stored(corpus: Path, milvus: dict[str, str],
