@@ -48,8 +48,8 @@ def leaf(lid: str, score: float) -> SearchHit:
     text = SOURCE[start:start + 10]
     return SearchHit(score=score, id=lid, doc_id="doc.md", path="kb/doc.md", title="Doc",
                      section_path=lid, line_start=1, line_end=1, text=text, level=3,
-                     parent_id=parent, start=start, end=start + 10, marks=[(0, 10)],
-                     leaf_ids=[lid])
+                     parent_id=parent, start=start, end=start + 10, marks=((0, 10),),
+                     leaf_ids=(lid,))
 
 
 class Lookup:
@@ -69,13 +69,13 @@ def hits(*ids: str) -> list[SearchHit]:
 
 
 def assert_marks_are_the_leaves(hit: SearchHit) -> None:
-    assert len(hit.marks) == len(hit.leaf_ids) and hit.marks == sorted(hit.marks)
+    assert len(hit.marks) == len(hit.leaf_ids) and list(hit.marks) == sorted(hit.marks)
     for (a, b), lid in zip(hit.marks, hit.leaf_ids):
         assert hit.text[a:b] == leaf(lid, 0).text, (hit.id, lid)
 
 
 def shape(result: list[SearchHit]) -> list[tuple[str, float, list[str]]]:
-    return [(h.id, round(h.score, 2), h.leaf_ids) for h in result]
+    return [(h.id, round(h.score, 2), list(h.leaf_ids)) for h in result]
 
 
 def test_parent_replaces_each_leaf_once_with_the_best_score() -> None:
@@ -83,7 +83,8 @@ def test_parent_replaces_each_leaf_once_with_the_best_score() -> None:
     assert shape(result) == [("B", 1.0, ["b1", "b3"]), ("A", 0.9, ["a0"]),
                              ("solo", 0.7, ["solo"]), ("C", 0.6, ["c2"])]
     assert [h.level for h in result] == [2, 2, 3, 2]
-    assert result[0].marks == [(10, 20), (30, 40)] and result[0].text == SOURCE[20:60]
+    assert len(set(result)) == 4  # hits stay hashable, as they were before marks
+    assert result[0].marks == ((10, 20), (30, 40)) and result[0].text == SOURCE[20:60]
     for hit in result:
         assert_marks_are_the_leaves(hit)
 
@@ -111,7 +112,7 @@ def test_auto_merges_level_after_level() -> None:
     result = auto_merge(hits("a1", "b1", "b2", "solo"), Lookup())
     assert shape(result) == [("top", 1.0, ["a1", "b1", "b2"]), ("solo", 0.7, ["solo"])]
     top = result[0]
-    assert top.level == 1 and top.text == SOURCE[:200] and top.marks == [(10, 20), (30, 40), (40, 50)]
+    assert top.level == 1 and top.text == SOURCE[:200] and top.marks == ((10, 20), (30, 40), (40, 50))
     assert_marks_are_the_leaves(top)
     # only B merges; one level-2 chunk of three is below the ratio at the top
     assert [h.id for h in auto_merge(hits("b1", "b2", "c0"), Lookup())] == ["B", "c0"]
@@ -142,7 +143,7 @@ def test_absorb_folds_a_hit_inside_a_larger_one() -> None:
     outer = auto_merge(hits("b0", "b2"), Lookup())[0]  # B with b0, b2 marked
     result = absorb([inner, outer, leaf("c0", 0.1)])
     assert [h.id for h in result] == ["B", "c0"]
-    assert result[0].score == pytest.approx(1.0) and result[0].leaf_ids == ["b0", "b1", "b2"]
+    assert result[0].score == pytest.approx(1.0) and result[0].leaf_ids == ("b0", "b1", "b2")
     assert_marks_are_the_leaves(result[0])
     # a hit from another document is never folded
     other = dataclasses.replace(leaf("b1", 0.5), doc_id="x.md")

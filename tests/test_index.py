@@ -460,7 +460,7 @@ def test_search_expand_parent(corpus: Path, milvus: dict[str, str], model) -> No
     query = "pg_ctl promote the standby"
     plain = search(query, k=3, **milvus)
     assert [h.level for h in plain] == [3, 3, 3]
-    assert all(h.marks == [(0, len(h.text))] and h.leaf_ids == [h.id] for h in plain)
+    assert all(h.marks == ((0, len(h.text)),) and h.leaf_ids == (h.id,) for h in plain)
     assert search(query, k=3, expand="none", **milvus) == plain  # the default
     for mode in ("hybrid", "bm25"):
         pool = search(query, k=9, mode=mode, **milvus)  # the 3k leaves "parent" starts from
@@ -514,12 +514,12 @@ def test_search_expand_auto_merges_at_the_ratio(tmp_path: Path, milvus: dict[str
     by_id = {h.id: h for h in merged}
     assert set(by_id) == {alpha.id, b1.id}  # 1 of 2 >= 0.5 merges; 1 of 3 does not
     assert by_id[alpha.id].level == 1 and by_id[alpha.id].text == alpha.text
-    assert by_id[alpha.id].leaf_ids == [a1.id] and by_id[b1.id].level == 2
+    assert by_id[alpha.id].leaf_ids == (a1.id,) and by_id[b1.id].level == 2
     assert by_id[alpha.id].score == pytest.approx(next(h.score for h in zebra if h.id == a1.id))
     assert_marks_are_the_leaves(merged, texts)
 
     quokka = search("quokka", mode="bm25", k=2, expand="auto", **milvus)
-    assert [(h.id, h.leaf_ids) for h in quokka] == [(beta.id, [b1.id, b2.id])]  # 2 of 3
+    assert [(h.id, h.leaf_ids) for h in quokka] == [(beta.id, (b1.id, b2.id))]  # 2 of 3
     assert (quokka[0].line_start, quokka[0].line_end) == (beta.line_start, beta.line_end)
     assert_marks_are_the_leaves(quokka, texts)
     parent = search("quokka", mode="bm25", k=2, expand="parent", **milvus)

@@ -135,7 +135,7 @@ def test_parents_round_trip_and_delete_doc(store: MilvusStore) -> None:
         {leaves[0].id: mid.id}
     hit = store.search(mode="bm25", k=1, text="replica lag", vector=None)[0]
     assert (hit.id, hit.parent_id, hit.level, hit.marks, hit.leaf_ids) == \
-        (leaves[0].id, mid.id, 3, [(0, len(leaves[0].text))], [leaves[0].id])
+        (leaves[0].id, mid.id, 3, ((0, len(leaves[0].text)),), (leaves[0].id,))
     store.delete_doc("docs/pg.md")
     assert [r["id"] for r in store.parent_rows(("id",))] == [other.id]
     assert [r["id"] for r in store.rows(("id",))] == [leaves[1].id]

@@ -137,7 +137,8 @@ def absorb(hits: Sequence[SearchHit]) -> list[SearchHit]:
     return out
 
 
-def _marks(base: int, members: Iterable[SearchHit]) -> tuple[list[tuple[int, int]], list[str]]:
+def _marks(base: int, members: Iterable[SearchHit]
+           ) -> tuple[tuple[tuple[int, int], ...], tuple[str, ...]]:
     """The members' leaf marks relative to a text starting at ``base``, in document order,
     each leaf once."""
     spans: dict[str, tuple[int, int]] = {}
@@ -145,7 +146,7 @@ def _marks(base: int, members: Iterable[SearchHit]) -> tuple[list[tuple[int, int
         for (a, b), leaf in zip(hit.marks, hit.leaf_ids, strict=True):
             spans.setdefault(leaf, (hit.start - base + a, hit.start - base + b))
     ordered = sorted(spans.items(), key=lambda item: (item[1], item[0]))
-    return [span for _, span in ordered], [leaf for leaf, _ in ordered]
+    return tuple(span for _, span in ordered), tuple(leaf for leaf, _ in ordered)
 
 
 def _parent_ids(hits: Iterable[SearchHit]) -> list[str]:

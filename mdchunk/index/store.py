@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..chunks import Chunk
@@ -134,7 +134,7 @@ class SearchHit:
     ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth
     in the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span
     in ``text`` (``text[a:b]`` is that leaf's text), in document order; an unexpanded leaf
-    marks all of itself.
+    marks all of itself. Tuples, so that a hit stays hashable.
     """
 
     score: float
@@ -150,8 +150,8 @@ class SearchHit:
     parent_id: str | None = None
     start: int = 0
     end: int = 0
-    marks: list[tuple[int, int]] = field(default_factory=list)
-    leaf_ids: list[str] = field(default_factory=list)
+    marks: tuple[tuple[int, int], ...] = ()
+    leaf_ids: tuple[str, ...] = ()
 
 
 def embed_hash(text: str) -> str:
@@ -219,7 +219,7 @@ def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
         title=row["title"], section_path=row["section_path"], line_start=row["line_start"],
         line_end=row["line_end"], text=row["text"], level=row["level"],
         parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
-        marks=[(0, len(row["text"]))], leaf_ids=[str(row["id"])])
+        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),))
 
 
 def quote(value: str) -> str:
