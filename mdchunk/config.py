@@ -12,7 +12,7 @@ from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_TITLE_KEYS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig",
-           "Site", "TokenizerSpec"]
+           "Site", "TokenizerSpec", "checked_levels"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -81,7 +81,7 @@ class ChunkerConfig:
         if self.oversized not in ("split", "keep"):
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
         if self.levels is not None:
-            object.__setattr__(self, "levels", _checked_levels(self.levels, self.overlap_tokens))
+            object.__setattr__(self, "levels", checked_levels(self.levels, self.overlap_tokens))
         if self.html_comments not in ("keep", "drop"):
             raise ConfigError(f"html_comments={self.html_comments!r} must be 'keep' or 'drop'")
         if self.site not in SITES:
@@ -134,9 +134,16 @@ class ChunkerConfig:
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
-def _checked_levels(levels: object, overlap_tokens: int) -> tuple[int, ...]:
+def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:
     """``levels`` as a tuple: 1 to MAX_LEVELS budgets, strictly decreasing, each at least
-    MIN_MAX_TOKENS and larger than the overlap."""
+    MIN_MAX_TOKENS and larger than the overlap; else a :class:`ConfigError` naming them.
+
+    Public so that callers that derive other settings from the levels (the indexer's window
+    check, the command line) validate them first, with the same rules and words.
+
+    >>> checked_levels([2048, 512, 128])
+    (2048, 512, 128)
+    """
     if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
         raise ConfigError(f"levels={levels!r} must be a sequence of token budgets, coarsest first")
     budgets = tuple(levels)

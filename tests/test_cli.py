@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+import mdchunk
 from mdchunk.cli import app
 
 from .conftest import FIXTURES
@@ -91,3 +93,95 @@ def test_unreachable_server_is_one_line_and_exit_1() -> None:
     assert result.exit_code == 1
     assert result.stderr.strip().startswith("mdchunk: error: Milvus at http://127.0.0.1:9")
     assert len(result.stderr.strip().splitlines()) == 1
+
+
+def _error_text(stderr: str) -> str:
+    """The usage error's message, unwrapped from the box Typer draws around it."""
+    return " ".join(re.sub(r"[│╭╮╰╯─]", " ", stderr.split("Error", 1)[-1]).split())
+
+
+def test_chunk_levels_writes_every_level_linked(tmp_path: Path) -> None:
+    fixture = FIXTURES / "long-code.md"
+    out = tmp_path / "tree.jsonl"
+    result = runner.invoke(app, ["chunk", str(fixture), "--levels", "1024,256,64", "--overlap",
+                                 "16", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert rows == [c.to_dict() for c in mdchunk.Chunker(mdchunk.ChunkerConfig(
+        overlap_tokens=16, levels=(1024, 256, 64))).chunk_file(fixture, doc_id="long-code.md")]
+    levels = [r["level"] for r in rows]
+    assert levels == sorted(levels) and set(levels) == {1, 2, 3}
+    ids = {r["id"]: r for r in rows}
+    for r in rows:
+        assert (r["parent_id"] is None) == (r["level"] == 1)
+        if r["parent_id"]:
+            assert ids[r["parent_id"]]["level"] == r["level"] - 1
+    source = fixture.read_text(encoding="utf-8")
+    assert "".join(r["text"] for r in rows if r["level"] == 1) == source
+    for budget, level in ((1024, 1), (256, 2), (64, 3)):
+        assert all(r["token_count"] <= budget for r in rows if r["level"] == level)
+    # the worker processes chunk with the same levels
+    two = runner.invoke(app, ["chunk", str(FIXTURES), "--levels", "1024,256,64", "--overlap",
+                              "16", "--workers", "2"])
+    one = runner.invoke(app, ["chunk", str(FIXTURES), "--levels", "1024,256,64", "--overlap",
+                              "16"])
+    assert one.exit_code == two.exit_code == 0, two.output
+    assert one.stdout == two.stdout and '"level": 1' in one.stdout
+
+
+def test_bad_levels_are_usage_errors(tmp_path: Path) -> None:
+    fixture = str(FIXTURES / "long-code.md")
+    for value, words in [("1024,abc", "'1024,abc' is not comma-separated integers"),
+                         ("128,512", "must decrease strictly, coarsest first: 512 follows 128"),
+                         ("256,8", "budget 8 is too small"),
+                         ("", "is not comma-separated integers")]:
+        for command in (["chunk", fixture], ["index", fixture, "--db", str(tmp_path / "x.db")]):
+            result = runner.invoke(app, [*command, "--levels", value])
+            assert result.exit_code == 2, (command, value, result.output)
+            assert result.stderr.count("Invalid value for --levels") == 1
+            assert words in _error_text(result.stderr), (value, result.stderr)
+            assert "Traceback" not in result.output
+    assert not (tmp_path / "x.db").exists()  # refused before anything was opened
+
+
+def test_index_levels_over_the_window_is_one_line_and_exit_1(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["index", str(FIXTURES / "long-code.md"), "--db",
+                                 str(tmp_path / "x.db"), "--levels", "2048,512"])
+    assert result.exit_code == 1
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("mdchunk: error: levels=2048,512")
+    assert "512" in lines[0] and "254-token window" in lines[0]
+
+
+def test_search_expand_through_the_cli(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    sections = "".join(f"## Part {i}\n\nPart {i} of the replication guide: the replica lag "
+                       f"grows when WAL piles up on disk number {i}.\n\n" for i in range(6))
+    (docs / "pg.md").write_text("# Postgres\n\n" + sections)
+    (docs / "redis.md").write_text("# Redis\n\n## Memory\n\nEvictions start at maxmemory.\n")
+    db = str(tmp_path / "kb.db")
+    first = runner.invoke(app, ["index", str(docs), "--db", db, "--levels", "512,128,32",
+                                "--overlap", "0"])
+    assert first.exit_code == 0, first.output
+    assert "levels 512/128/32" in first.stdout
+    rows = {}
+    for expand in ("none", "parent", "auto"):
+        found = runner.invoke(app, ["search", "replica lag WAL", "--db", db, "-k", "2",
+                                    "--mode", "bm25", "--expand", expand, "--json"])
+        assert found.exit_code == 0, found.output
+        rows[expand] = [json.loads(block) for block in
+                        re.split(r"(?m)^(?=\{)", found.stdout) if block.strip()]
+    assert [r["level"] for r in rows["none"]] == [3, 3]
+    assert all(r["level"] == 2 for r in rows["parent"]) and rows["parent"]
+    for r in rows["parent"] + rows["auto"]:
+        assert {"line_start", "line_end", "marks", "leaf_ids"} <= set(r)
+        for (a, b), leaf in zip(r["marks"], r["leaf_ids"]):
+            assert "replica lag" in r["text"][a:b] and leaf
+    listing = runner.invoke(app, ["search", "replica lag WAL", "--db", db, "-k", "2",
+                                  "--expand", "parent"])
+    assert listing.exit_code == 0
+    assert re.search(r"^1\. \S*pg\.md:\d+-\d+  level 2  ", listing.stdout, re.MULTILINE)
+    bad = runner.invoke(app, ["search", "q", "--db", db, "--expand", "wide"])
+    assert bad.exit_code == 2
+    assert "'wide' is not one of none, parent, auto" in _error_text(bad.stderr)

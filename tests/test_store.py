@@ -14,7 +14,16 @@ import pytest
 from mdchunk import Chunk
 from mdchunk.errors import DependencyError, StoreError
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.store import IndexMeta, ManifestEntry, chunk_row, embed_hash, path_prefix_filter
+from mdchunk.index.store import (
+    PARENT_FIELDS,
+    SCHEMA_VERSION,
+    IndexMeta,
+    ManifestEntry,
+    chunk_row,
+    embed_hash,
+    parent_row,
+    path_prefix_filter,
+)
 
 from .conftest_milvus import HashEmbedder, free_port
 
@@ -23,8 +32,10 @@ pytestmark = pytest.mark.slow
 EMB = HashEmbedder(dim=8)
 
 
-def make_chunk(doc_id: str, index: int, text: str, section: str = "S") -> Chunk:
-    return Chunk(id=f"{doc_id}#{index}", doc_id=doc_id, index=index, level=3, parent_id=None,
+def make_chunk(doc_id: str, index: int, text: str, section: str = "S", level: int = 3,
+               parent_id: str | None = None) -> Chunk:
+    return Chunk(id=f"{doc_id}#{level}.{index}" if level != 3 else f"{doc_id}#{index}",
+                 doc_id=doc_id, index=index, level=level, parent_id=parent_id,
                  text=text, start=0, end=len(text), line_start=1, line_end=1 + text.count("\n"),
                  headings=[section], section_path=section, embed_text=f"{section}\n\n{text}",
                  token_count=len(text.split()), kinds=["paragraph"])
@@ -63,6 +74,7 @@ def test_open_records_meta_and_reopen_keeps_rows(store: MilvusStore) -> None:
     store.upsert_chunks(rows_for(DOCS))
     assert store.open(meta()) is False  # same meta: nothing recreated
     assert store.count() == len(DOCS)
+    assert store.parent_rows() == []  # the parents' collection exists, empty
 
 
 def test_interrupted_creation_is_finished_by_next_open(store: MilvusStore,
@@ -93,6 +105,69 @@ def test_upsert_is_idempotent_and_delete_by_doc(store: MilvusStore) -> None:
     store.delete_doc("docs/pg.md")
     store.delete_chunks(["docs/a_b.md#0"])
     assert sorted(r["id"] for r in store.rows()) == ["docs/100%.md#0", "docs/axb.md#0"]
+
+
+def test_parents_round_trip_and_delete_doc(store: MilvusStore) -> None:
+    store.open(meta())
+    top = make_chunk("docs/pg.md", 0, "Replication.\n\nThe replica lag grows.\n\nPromote.",
+                     level=1)
+    mid = make_chunk("docs/pg.md", 0, "The replica lag grows.\n\nPromote.", level=2,
+                     parent_id=top.id)
+    other = make_chunk("docs/a_b.md", 0, "Redis evicts keys.", level=2)
+    rows = [parent_row(c, path=c.doc_id, file_type="md", title="T", child_count=n)
+            for c, n in ((top, 1), (mid, 2), (other, 1))]
+    store.upsert_parents(rows)
+    store.upsert_parents(rows[:1])  # idempotent
+    assert sorted(r["id"] for r in store.parent_rows(("id",))) == sorted(r["id"] for r in rows)
+    got = {r["id"]: r for r in store.doc_parents("docs/pg.md")}
+    assert set(got) == {top.id, mid.id}
+    assert got[mid.id] == {f: rows[1][f] for f in PARENT_FIELDS}
+    assert got[mid.id]["parent_id"] == top.id and got[top.id]["parent_id"] == ""
+    assert got[mid.id]["child_count"] == 2 and got[mid.id]["text"] == mid.text
+    # fetched by id for a search: unknown ids are left out, quotes are literal
+    assert {r["id"] for r in store.parents([mid.id, "nope", 'x"y', mid.id])} == {mid.id}
+    assert store.parents([]) == []
+    # leaves carry their parent; deleting a document removes leaves and parents
+    leaves = [make_chunk("docs/pg.md", 0, "The replica lag grows.", parent_id=mid.id),
+              make_chunk("docs/a_b.md", 0, "Redis evicts keys.", parent_id=other.id)]
+    store.upsert_chunks(rows_for(leaves))
+    assert {r["id"]: r["parent_id"] for r in store.doc_chunks("docs/pg.md", vectors=False)} == \
+        {leaves[0].id: mid.id}
+    hit = store.search(mode="bm25", k=1, text="replica lag", vector=None)[0]
+    assert (hit.id, hit.parent_id, hit.level, hit.marks, hit.leaf_ids) == \
+        (leaves[0].id, mid.id, 3, ((0, len(leaves[0].text)),), (leaves[0].id,))
+    store.delete_doc("docs/pg.md")
+    assert [r["id"] for r in store.parent_rows(("id",))] == [other.id]
+    assert [r["id"] for r in store.rows(("id",))] == [leaves[1].id]
+    store.delete_parents([other.id])
+    assert store.parent_rows() == []
+
+
+def test_a_leaf_without_parent_is_stored_with_an_empty_one(store: MilvusStore) -> None:
+    store.open(meta())
+    store.upsert_chunks(rows_for(DOCS[:1]))
+    assert store.doc_chunks("docs/pg.md", vectors=False)[0]["parent_id"] == ""
+    assert store.search(mode="bm25", k=1, text="replica", vector=None)[0].parent_id is None
+
+
+def test_older_schema_is_rebuilt_and_refused_by_search(store: MilvusStore,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    old = IndexMeta(model=EMB.name, dim=8, config="cfg1", analyzer="standard", schema="1")
+    store.open(old)
+    store.upsert_chunks(rows_for(DOCS))
+    store.manifest.put([ManifestEntry("docs/pg.md", "h", "cfg1", 2, "docs/pg.md")])
+    assert store.meta() == old  # an older mdchunk's collection is still recognised as ours
+    with pytest.raises(StoreError) as err:
+        store.check()
+    assert "schema 1" in str(err.value) and "mdchunk index" in str(err.value)
+    with pytest.raises(StoreError, match="schema: 1 -> " + SCHEMA_VERSION):
+        store.open(meta(), rebuild=False)
+    assert store.count() == len(DOCS)
+    with caplog.at_level(logging.WARNING, logger="mdchunk.index"):
+        assert store.open(meta()) is True
+    assert "schema: 1 -> 2" in caplog.text
+    assert store.meta() == meta() and store.count() == 0 and store.manifest.entries() == {}
+    assert store.check() == meta()
 
 
 def test_manifest_round_trip(store: MilvusStore) -> None:

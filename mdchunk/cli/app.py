@@ -6,6 +6,7 @@ failed dependency — always with one line that names the file or service, never
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import logging
@@ -18,14 +19,17 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ..chunks import Chunk, Chunker
-from ..config import ChunkerConfig
-from ..errors import MdchunkError
+from ..config import ChunkerConfig, checked_levels
+from ..errors import ConfigError, MdchunkError
+from ..index.expand import MERGE_RATIO
+from ..index.store import EXPAND_NAMES
 
 if TYPE_CHECKING:
-    from ..index import SearchMode
+    from ..index import SearchHit, SearchMode
     from ..index.indexer import ProgressCallback
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
@@ -44,6 +48,9 @@ Collection = Annotated[str, typer.Option("--collection", help="Collection name."
 Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
 Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
                                               help="Milvus token.")]
+Levels = Annotated[Optional[str], typer.Option(
+    "--levels", help="A hierarchy's token budgets, coarsest first, e.g. 2048,512,128; the last "
+                     "is the leaves' budget and replaces --max-tokens.")]
 
 
 @contextmanager
@@ -57,6 +64,21 @@ def _one_line_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         err.print("mdchunk: interrupted", markup=False)
         raise typer.Exit(130) from None
+
+
+def _levels(value: str | None) -> tuple[int, ...] | None:
+    """``--levels`` as budgets, checked by the chunker's own rules; a usage error otherwise."""
+    if value is None:
+        return None
+    try:
+        budgets = tuple(int(part) for part in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not comma-separated integers",
+                                 param_hint="--levels") from None
+    try:
+        return checked_levels(budgets)
+    except ConfigError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--levels") from None
 
 
 def _files(paths: list[Path]) -> list[tuple[str, Path]]:
@@ -74,10 +96,14 @@ def chunk(
     output: Annotated[Optional[Path],
                       typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+    levels: Levels = None,
 ) -> None:
-    """Write chunks as JSON Lines, one chunk a line."""
+    """Write chunks as JSON Lines, one chunk a line; with --levels, every level of a hierarchy
+    (coarsest first; each chunk's level and parent_id link them)."""
+    budgets = _levels(levels)
     with _one_line_errors():
-        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
+        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer,
+                               levels=budgets)
         files = _files(paths)
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
         try:
@@ -163,18 +189,25 @@ def index(
     overlap: Overlap = 64,
     analyzer: Annotated[str, typer.Option("--analyzer", help="auto, standard or jieba.")] = "auto",
     token: Token = None,
+    levels: Levels = None,
 ) -> None:
-    """Chunk, embed and write to Milvus; only what changed is re-embedded."""
+    """Chunk, embed and write to Milvus; only what changed is re-embedded.
+
+    Leaves are embedded and searched; the coarser levels are kept for search --expand. Without
+    --levels: 16x, 4x and 1x the leaf budget (--max-tokens, capped at the model's window)."""
+    budgets = _levels(levels)
     with _one_line_errors():
         from ..index import index_paths
 
         with _progress("indexing") as progress:
             report = index_paths(paths, db=db, collection=collection, model=model,
                                  max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
-                                 token=token, progress=progress)
+                                 token=token, progress=progress, levels=budgets)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
-                  f"chunks in {report.seconds:.1f}s" + (" (rebuilt)" if report.rebuilt else ""))
+                  f"chunks in {report.seconds:.1f}s; levels "
+                  + "/".join(map(str, report.levels)) + (" (rebuilt)" if report.rebuilt else ""),
+                  highlight=False, soft_wrap=True)
 
 
 @contextmanager
@@ -208,28 +241,41 @@ def search(
     token: Token = None,
     as_json: Annotated[bool,
                        typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
+    expand: Annotated[str, typer.Option(
+        "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
+                         f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
+                         "level after level).")] = "none",
 ) -> None:
     """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
     if mode not in ("hybrid", "dense", "bm25"):
         raise typer.BadParameter(f"{mode!r} is not one of hybrid, dense, bm25", param_hint="--mode")
+    if expand not in EXPAND_NAMES:
+        raise typer.BadParameter(f"{expand!r} is not one of {', '.join(EXPAND_NAMES)}",
+                                 param_hint="--expand")
     with _one_line_errors():
         from ..index import search as run_search
 
         hits = run_search(query, db=db, collection=collection, k=k,
                           mode=cast("SearchMode", mode),  # checked against its values above
-                          path_prefix=path_prefix, model=model, token=token)
+                          path_prefix=path_prefix, model=model, token=token,
+                          expand=expand)
         for rank, hit in enumerate(hits, 1):
             if as_json:
-                row = (hit.__dict__ if hasattr(hit, "__dict__") else
-                       {f: getattr(hit, f) for f in hit.__slots__})
-                out.print_json(json.dumps(row, ensure_ascii=False))
+                out.print_json(json.dumps(dataclasses.asdict(hit), ensure_ascii=False))
                 continue
-            out.print(f"[bold]{rank}. {hit.path}:{hit.line_start}-{hit.line_end}[/]  "
-                      f"[dim]{hit.score:.4f}[/]  {hit.section_path}", highlight=False)
-            preview = " ".join(hit.text.split())[:200]
-            out.print(f"   {preview}", markup=False, highlight=False)
+            out.print(f"[bold]{rank}. {escape(hit.path)}:{hit.line_start}-{hit.line_end}[/]  "
+                      f"level {hit.level}  [dim]{hit.score:.4f}[/]  {escape(hit.section_path)}",
+                      highlight=False, soft_wrap=True)
+            out.print(f"   {_preview(hit)}", markup=False, highlight=False)
         if not hits:
             out.print("no hits")
+
+
+def _preview(hit: SearchHit, width: int = 200) -> str:
+    """The start of what matched: the first marked leaf, with an ellipsis when a parent's
+    text comes before it."""
+    start = hit.marks[0][0] if hit.marks else 0
+    return ("… " if start else "") + " ".join(hit.text[start:].split())[:width]
 
 
 def main() -> None:

@@ -2,7 +2,8 @@
 
 ``embed`` (models, offline), ``store`` (the storage protocols and the values that cross them),
 ``milvus`` (their implementation), ``indexer`` (plan a run, then apply it crash-safely),
-``search``. Importing this package loads neither torch nor pymilvus: they load on first use.
+``search``, and ``expand`` (widening leaf hits to their parents). Importing this package
+loads neither torch nor pymilvus: they load on first use.
 """
 
 from .embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
@@ -12,13 +13,14 @@ from .indexer import (
     chunker_config,
     config_fingerprint,
     detect_analyzer,
+    index_config,
     index_paths,
     plan_index,
 )
 from .search import search
-from .store import ChunkStore, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
+from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "IndexMeta", "IndexPlan", "IndexReport",
-           "Manifest", "ManifestEntry", "SearchHit", "SearchMode", "SentenceTransformerEmbedder",
-           "chunker_config", "config_fingerprint", "detect_analyzer", "index_paths", "plan_index",
-           "search"]
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "Expand", "IndexMeta", "IndexPlan",
+           "IndexReport", "Manifest", "ManifestEntry", "SearchHit", "SearchMode",
+           "SentenceTransformerEmbedder", "chunker_config", "config_fingerprint",
+           "detect_analyzer", "index_config", "index_paths", "plan_index", "search"]

@@ -4,15 +4,20 @@ A run reads every file, compares its hash with the manifest kept in Milvus and t
 what changed: new and changed documents are re-chunked and only chunks whose embedded text is
 new are embedded; chunks and documents that disappeared are deleted.
 
+The index is hierarchical (:func:`index_config`): every document is chunked at each level, the
+leaves are embedded and searched, and the coarser levels are stored as *parents*, for a search
+to widen a hit to its context.
+
 Crash safety comes from the order of writes, per document:
 
-1. its manifest entry is marked *pending* (empty hash) before any of its chunks is written;
-2. its chunks are upserted, then the stored chunks not in the new set are deleted;
+1. its manifest entry is marked *pending* (empty hash) before any of its rows is written;
+2. its parents are upserted, then its leaves; then the stored leaves not in the new set are
+   deleted, then such parents (a reader never meets a leaf whose parent is missing);
 3. its manifest entry gets the real hash last.
 
 A run interrupted anywhere leaves only pending documents or whole ones; the next run redoes the
 pending ones (steps 1-3 are idempotent), so it ends with exactly the rows of an uninterrupted
-run. A document is deleted chunks first, manifest entry last, for the same reason.
+run. A document is deleted leaves first, then parents, manifest entry last, for the same reason.
 """
 
 from __future__ import annotations
@@ -22,13 +27,14 @@ import hashlib
 import logging
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk, Chunker
-from ..config import ChunkerConfig, TokenizerSpec
+from ..config import ChunkerConfig, TokenizerSpec, checked_levels
 from ..errors import ConfigError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
@@ -36,19 +42,21 @@ from .embed import Embedder, load_embedder
 from .milvus import MilvusStore
 from .store import (
     ANALYZER_NAMES,
+    PARENT_FIELDS,
     SCALAR_FIELDS,
     ChunkStore,
     IndexMeta,
     ManifestEntry,
     chunk_row,
     embed_hash,
+    parent_row,
 )
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["IndexPlan", "IndexReport", "ProgressCallback", "chunker_config", "config_fingerprint",
-           "detect_analyzer", "index_paths", "plan_index"]
+__all__ = ["LEVEL_FACTOR", "IndexPlan", "IndexReport", "ProgressCallback", "chunker_config",
+           "config_fingerprint", "detect_analyzer", "index_config", "index_paths", "plan_index"]
 
 log = logging.getLogger(__name__)
 
@@ -60,26 +68,33 @@ ProgressCallback = Callable[[int, int, str, int], None]
 #: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
 #: unreachable by BM25, while jieba still splits Latin words as the standard analyzer does.
 CJK_SHARE_FOR_JIEBA = 0.02
+#: Budget of each default level over the next finer one (see :func:`index_config`).
+LEVEL_FACTOR = 4
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
 _SAMPLE_BYTES = 64 * 1024
 
 
 @dataclass(frozen=True, slots=True)
 class _Doc:
-    """A document about to be written: its chunks and their embed-text hashes."""
+    """A document about to be written: its leaves with their embed-text hashes, its parents
+    (every coarser level) with their number of children."""
 
     source: Source
     digest: str
     known: bool  # has a manifest entry, so it may have stored chunks
-    chunks: list[Chunk]
-    keys: list[str]
+    leaves: list[Chunk]
+    keys: list[str]  # embed hashes of the leaves
+    parents: list[Chunk]
+    child_counts: Mapping[str, int]
 
 
 @dataclass(slots=True)
 class IndexReport:
-    """What a run did: documents added, updated, deleted and unchanged; then chunks embedded
-    (new embed texts), reused (vector taken from the stored chunk with the same embed text),
-    written (rows upserted), kept (stored row already identical) and removed."""
+    """What a run did: documents added, updated, deleted and unchanged; then chunks (leaves)
+    embedded (new embed texts), reused (vector taken from the stored chunk with the same embed
+    text), written (rows upserted), kept (stored row already identical) and removed; the same
+    for parents, which are never embedded. ``levels`` are the hierarchy's budgets, coarsest
+    first; ``max_tokens`` is the leaves' budget."""
 
     added: int = 0
     updated: int = 0
@@ -90,8 +105,12 @@ class IndexReport:
     written_chunks: int = 0
     kept_chunks: int = 0
     removed_chunks: int = 0
+    written_parents: int = 0
+    kept_parents: int = 0
+    removed_parents: int = 0
     rebuilt: bool = False
     max_tokens: int = 0
+    levels: tuple[int, ...] = ()
     tokenizer: str = ""
     analyzer: str = ""
     seconds: float = 0.0
@@ -128,6 +147,41 @@ def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
         return ChunkerConfig(max_tokens=budget, overlap_tokens=min(overlap_tokens, budget // 2),
                              tokenizer=embedder.tokenizer)
     return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer)
+
+
+def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
+                 tokenizer: TokenizerSpec | None, levels: Sequence[int] | None = None
+                 ) -> ChunkerConfig:
+    """The hierarchical chunker config an index is built with.
+
+    Leaves are what is embedded and searched, so their budget is the flat one: with no
+    ``levels``, :func:`chunker_config`'s (``max_tokens``, capped at the model's window when
+    chunks are sized in its own tokens), under two coarser levels of :data:`LEVEL_FACTOR` and
+    ``LEVEL_FACTOR**2`` times it (all-MiniLM-L6-v2 reads 254 tokens: 4064, 1016, 254). A
+    parent of four leaves is about a section, a grandparent of sixteen about a page: enough
+    context for an answer, small enough to show. The default is hierarchical because parents
+    cost no embedding, only storage, and a flat index could not be widened without re-indexing.
+
+    With ``levels`` (coarsest first), the last is the leaves' budget and ``max_tokens`` is not
+    used; a leaf budget over the model's window is refused when chunks are sized in the
+    model's tokens (a named tokenizer's leaves are checked one by one, as flat chunks are).
+    One level, ``(budget,)``, makes leaves without parents.
+    """
+    if levels is None:
+        leaf = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                              tokenizer=tokenizer).max_tokens
+        budgets = tuple(leaf * LEVEL_FACTOR ** n for n in (2, 1, 0))
+    else:
+        budgets = checked_levels(levels)
+        own_tokens = tokenizer is None or tokenizer == embedder.tokenizer
+        if own_tokens and budgets[-1] > embedder.max_tokens:
+            raise ConfigError(f"levels={','.join(map(str, budgets))}: the leaf budget "
+                              f"{budgets[-1]} exceeds the {embedder.max_tokens}-token window of "
+                              f"{embedder.name}; make the last level at most "
+                              f"{embedder.max_tokens}")
+    config = chunker_config(embedder, max_tokens=budgets[-1], overlap_tokens=overlap_tokens,
+                            tokenizer=tokenizer)
+    return dataclasses.replace(config, levels=budgets)
 
 
 def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
@@ -189,6 +243,8 @@ class _Run:
         self.fingerprint, self.report, self.progress = fingerprint, report, progress
         self.check_window = check_window
         self.chunker = Chunker(config)
+        assert config.levels is not None, "an index is hierarchical (index_config)"
+        self.leaf_level = len(config.levels)
         self.done = 0
         self.total = 0
 
@@ -197,11 +253,15 @@ class _Run:
         if self.progress is not None:
             self.progress(self.done, self.total, doc_id, self.report.embedded_chunks)
 
-    def chunk(self, source: Source) -> list[Chunk]:
+    def prepare(self, source: Source, digest: str, known: bool) -> _Doc:
+        """Chunk ``source`` at every level, split into leaves and parents."""
         chunks = self.chunker.chunk_file(source.file, doc_id=source.doc_id)
+        leaves = [c for c in chunks if c.level == self.leaf_level]
         if self.check_window:
-            _check_window(chunks, source, self.embedder)
-        return chunks
+            _check_window(leaves, source, self.embedder)
+        return _Doc(source, digest, known, leaves, [embed_hash(c.embed_text) for c in leaves],
+                    [c for c in chunks if c.level < self.leaf_level],
+                    Counter(c.parent_id for c in chunks if c.parent_id is not None))
 
     def write(self, group: list[_Doc]) -> None:
         """Embed what is new in ``group`` in one call, then write and commit each document."""
@@ -214,35 +274,61 @@ class _Run:
                 reusable.update((r["content_hash"], r["dense"]) for r in rows)
         todo: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
         for doc in group:
-            for key, chunk in zip(doc.keys, doc.chunks):
+            for key, chunk in zip(doc.keys, doc.leaves):
                 if key not in reusable:
                     todo.setdefault(key, chunk.embed_text)
         vectors: np.ndarray | list[Any] = self.embedder.embed(list(todo.values())) if todo else []
         reusable.update(zip(todo, vectors))
         self.report.embedded_chunks += len(todo)
         for doc in group:
-            title = _title(doc.chunks, doc.source)
-            file_type = doc.source.file.suffix.lstrip(".").lower()
-            old = stored.get(doc.source.doc_id, {})
-            rows = [chunk_row(c, path=doc.source.path, file_type=file_type, title=title,
-                              vector=reusable[key]) for key, c in zip(doc.keys, doc.chunks)]
-            # A row stored with the same fields (vector aside) is left alone, not rewritten.
-            changed = [r for r in rows if _scalars(old.get(r["id"])) != _scalars(r)]
-            self.store.upsert_chunks(changed)
-            new_ids = {c.id for c in doc.chunks}
-            stale = [i for i in old if i not in new_ids]
-            self.store.delete_chunks(stale)
-            self.store.manifest.put([ManifestEntry(doc.source.doc_id, doc.digest,
-                                                   self.fingerprint, len(rows), doc.source.path)])
-            self.report.written_chunks += len(changed)
-            self.report.kept_chunks += len(rows) - len(changed)
-            self.report.removed_chunks += len(stale)
+            self.commit(doc, stored.get(doc.source.doc_id, {}), reusable)
             self.report.reused_chunks += sum(1 for key in doc.keys if key not in todo)
             self.tick(doc.source.doc_id)
 
+    def commit(self, doc: _Doc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
+               ) -> None:
+        """Write one document in the order of the module docstring, its manifest entry last."""
+        store, report, source = self.store, self.report, doc.source
+        title = _title(doc.leaves, source)
+        file_type = source.file.suffix.lstrip(".").lower()
+        old_parents = ({r["id"]: r for r in store.doc_parents(source.doc_id)} if doc.known
+                       else {})
+        parents = [parent_row(c, path=source.path, file_type=file_type, title=title,
+                              child_count=doc.child_counts.get(c.id, 0)) for c in doc.parents]
+        leaves = [chunk_row(c, path=source.path, file_type=file_type, title=title,
+                            vector=vectors[key]) for key, c in zip(doc.keys, doc.leaves)]
+        new_parents = _changed(parents, old_parents, PARENT_FIELDS)
+        store.upsert_parents(new_parents)
+        new_leaves = _changed(leaves, old, SCALAR_FIELDS)
+        store.upsert_chunks(new_leaves)
+        stale_leaves = _stale(old, leaves)
+        store.delete_chunks(stale_leaves)
+        stale_parents = _stale(old_parents, parents)
+        store.delete_parents(stale_parents)
+        store.manifest.put([ManifestEntry(source.doc_id, doc.digest, self.fingerprint,
+                                          len(leaves), source.path)])
+        report.written_chunks += len(new_leaves)
+        report.kept_chunks += len(leaves) - len(new_leaves)
+        report.removed_chunks += len(stale_leaves)
+        report.written_parents += len(new_parents)
+        report.kept_parents += len(parents) - len(new_parents)
+        report.removed_parents += len(stale_parents)
 
-def _scalars(row: dict[str, Any] | None) -> dict[str, Any] | None:
-    return None if row is None else {f: row[f] for f in SCALAR_FIELDS}
+
+def _changed(rows: list[dict[str, Any]], old: Mapping[str, Mapping[str, Any]],
+             fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows to write: a row stored with the same ``fields`` (vectors aside) is left alone,
+    not rewritten."""
+    def scalars(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        return None if row is None else {f: row[f] for f in fields}
+
+    return [r for r in rows if scalars(old.get(r["id"])) != scalars(r)]
+
+
+def _stale(old: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ids of stored rows that are not in the new set, in stored order."""
+    new_ids = {r["id"] for r in rows}
+    return [i for i in old if i not in new_ids]
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +364,7 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> 
     for doc_id in plan.unchanged:
         run.tick(doc_id)
     report.unchanged = len(plan.unchanged)
-    for doc_id in plan.gone:  # chunks first, manifest entry last
+    for doc_id in plan.gone:  # leaves, then parents, manifest entry last
         store.delete_doc(doc_id)
         store.manifest.delete([doc_id])
     report.deleted = len(plan.gone)
@@ -288,10 +374,9 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> 
     group: list[_Doc] = []
     pending_chunks = 0
     for source, digest, known in plan.write:
-        chunks = run.chunk(source)
-        keys = [embed_hash(c.embed_text) for c in chunks]
-        group.append(_Doc(source, digest, known, chunks, keys))
-        pending_chunks += len(chunks)
+        doc = run.prepare(source, digest, known)
+        group.append(doc)
+        pending_chunks += len(doc.leaves)
         report.changed_docs.append(source.doc_id)
         if known:
             report.updated += 1
@@ -321,6 +406,7 @@ def index_paths(
     prune: bool = True,
     rebuild: bool = True,
     batch_chunks: int = 256,
+    levels: Sequence[int] | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -330,6 +416,11 @@ def index_paths(
     documents no longer found are removed. A collection built with another model or chunker
     config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
     are embedded per round; each round commits its documents.
+
+    The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
+    the leaves' (embedded and searched; the others are stored as their parents, in
+    ``<collection>_parents``). Without ``levels``, three levels grow from the leaf budget that
+    ``max_tokens`` and the model's window give: see :func:`index_config`.
     """
     started = time.perf_counter()
     if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
@@ -337,15 +428,18 @@ def index_paths(
                           f"{', '.join(ANALYZER_NAMES)}")
     if batch_chunks < 1:
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
+    if levels is not None:
+        levels = checked_levels(levels)  # before connecting or loading a model
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with MilvusStore(db, collection, token=token) as store:
         recorded = store.meta()
         embedder = load_embedder(model)
-        config = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                                tokenizer=tokenizer)
+        config = index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                              tokenizer=tokenizer, levels=levels)
         fingerprint = config_fingerprint(config, embedder)
-        report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer))
+        report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
+                             levels=config.levels or ())
         if analyzer == "auto":
             analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
         report.analyzer = analyzer

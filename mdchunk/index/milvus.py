@@ -1,4 +1,5 @@
-"""Milvus storage: one collection of chunks plus a manifest collection, on Lite or a server.
+"""Milvus storage: a collection of chunks, one of their parents and a manifest, on Lite or a
+server.
 
 The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or cluster
 (``http(s)://host:port``): only the dense index type differs. What the index was built with
@@ -6,7 +7,9 @@ The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or 
 so a query or an indexing run with another model is caught before anything is written.
 
 The manifest (``<collection>_manifest``, one row per document) lives in Milvus too, so two
-machines indexing into one server agree on what is already there.
+machines indexing into one server agree on what is already there. So do the parents of a
+hierarchical index (``<collection>_parents``): the chunks above the leaves, with their text and
+provenance but no embedding, fetched by id when a search widens a hit to its context.
 """
 
 from __future__ import annotations
@@ -19,11 +22,14 @@ from typing import Any, Self
 from ..errors import DependencyError, StoreError
 from .store import (
     FIELD_BYTES,
+    PARENT_FIELDS,
     SCALAR_FIELDS,
+    SCHEMA_VERSION,
     IndexMeta,
     ManifestEntry,
     SearchHit,
     SearchMode,
+    leaf_hit,
     quote,
 )
 
@@ -38,8 +44,10 @@ ANALYZERS: dict[str, dict[str, Any]] = {
     "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
 }
 
-_DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection, the manifest too
-_OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text"]
+_DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
+_OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
+                  "level", "parent_id", "start", "end"]
+_INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
 # A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
 # channel per address for the whole process and pings it every 10 s even with no call under way;
@@ -55,7 +63,7 @@ def is_local(uri: str) -> bool:
 
 
 class MilvusStore:
-    """The chunk collection of one index, and its manifest, behind one
+    """The chunk collection of one index, its parents and its manifest, behind one
     :class:`pymilvus.MilvusClient`."""
 
     def __init__(self, uri: str = "./mdchunk.db", collection: str = "mdchunk", *,
@@ -78,6 +86,7 @@ class MilvusStore:
             self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
                                                  dedicated=True, grpc_options=_GRPC_OPTIONS)
         self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
+        self.parents_collection = f"{collection}_parents"
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -123,11 +132,15 @@ class MilvusStore:
         if meta is None:
             raise StoreError(f"Milvus at {self.uri}: no collection {self.collection!r}; "
                              "run `mdchunk index` first")
+        if meta.schema != SCHEMA_VERSION:
+            raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} was built by "
+                             f"another version of mdchunk (schema {meta.schema}, this one reads "
+                             f"{SCHEMA_VERSION}); run `mdchunk index` to rebuild it")
         if (model is not None and model != meta.model) or (dim is not None and dim != meta.dim):
             raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} holds "
                              f"{meta.model} vectors (dim {meta.dim}), not {model} (dim {dim}); "
                              "search with the model it was indexed with or re-index")
-        self._load(self.collection)
+        self._load(self.collection, self.parents_collection)
         return meta
 
     def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
@@ -149,28 +162,33 @@ class MilvusStore:
             recorded = None
         with self._errors(f"create collection {self.collection!r}"):
             if recorded is None:
-                # A manifest without its chunks would claim documents are indexed: drop it first.
-                if self._client.has_collection(self.manifest.collection):
-                    self._client.drop_collection(self.manifest.collection)
+                # A manifest without its chunks would claim documents are indexed, and parents
+                # without them would be stale: drop both first.
+                for name in (self.manifest.collection, self.parents_collection):
+                    if self._client.has_collection(name):
+                        self._client.drop_collection(name)
                 self._create_chunks(meta)
                 created = True
             if not self._client.has_collection(self.manifest.collection):
                 self.manifest.create()
+            if not self._client.has_collection(self.parents_collection):
+                self._create_parents()
             self._ensure_indexes()
         self._load()
         return created
 
     def drop(self) -> None:
-        """Drop manifest first, then chunks: an interrupted drop never leaves a stale manifest."""
+        """Drop manifest first, then parents, then chunks: an interrupted drop never leaves a
+        stale manifest, and the next :meth:`open` drops whatever is left with the chunks."""
         with self._errors(f"drop collection {self.collection!r}"):
-            for name in (self.manifest.collection, self.collection):
+            for name in (self.manifest.collection, self.parents_collection, self.collection):
                 if self._client.has_collection(name):
                     self._client.drop_collection(name)
 
     def _load(self, *names: str) -> None:
         # Milvus Lite reopens collections released; search, query and get need them loaded.
         with self._errors(f"load collection {self.collection!r}"):
-            for name in names or (self.collection, self.manifest.collection):
+            for name in names or self._collections:
                 if self._client.has_collection(name):
                     self._client.load_collection(name)
 
@@ -182,8 +200,12 @@ class MilvusStore:
         run is well within its rate limit.
         """
         with self._errors(f"flush collection {self.collection!r}"):
-            for name in (self.collection, self.manifest.collection):
+            for name in self._collections:
                 self._client.flush(name)
+
+    @property
+    def _collections(self) -> tuple[str, str, str]:
+        return self.collection, self.parents_collection, self.manifest.collection
 
     def _create_chunks(self, meta: IndexMeta) -> None:
         from pymilvus import DataType, Function, FunctionType
@@ -195,8 +217,9 @@ class MilvusStore:
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
         for name in ("doc_id", "path", "file_type", "title", "section_path"):
             schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-        for name in ("level", "index", "start", "end", "line_start", "line_end", "token_count"):
+        for name in _INT_FIELDS:
             schema.add_field(name, DataType.INT64)
+        schema.add_field("parent_id", DataType.VARCHAR, max_length=FIELD_BYTES["parent_id"])
         schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"],
                          enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
@@ -206,6 +229,21 @@ class MilvusStore:
                                      input_field_names=["text"], output_field_names=["sparse"]))
         self._client.create_collection(self.collection, schema=schema,
                                        properties=meta.properties())
+
+    def _create_parents(self) -> None:
+        """The parents' collection: a chunk's fields without vectors but a placeholder, and
+        ``child_count``. Its text has no analyzer: parents are fetched by id, never searched."""
+        from pymilvus import DataType
+
+        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
+        for name in ("doc_id", "path", "file_type", "title", "section_path", "parent_id",
+                     "text"):
+            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
+        for name in (*_INT_FIELDS, "child_count"):
+            schema.add_field(name, DataType.INT64)
+        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
+        self._client.create_collection(self.parents_collection, schema=schema)
 
     def _ensure_indexes(self) -> None:
         """Create whichever index is missing.
@@ -222,6 +260,8 @@ class MilvusStore:
                               ("doc_id", {"index_type": "INVERTED"}),
                               ("dense", None)],
             self.manifest.collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
+            self.parents_collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"}),
+                                      ("doc_id", {"index_type": "INVERTED"})],
         }
         for collection, indexes in wanted.items():
             have = set(self._client.list_indexes(collection))
@@ -259,18 +299,50 @@ class MilvusStore:
             return _select(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]], batch: int = 512) -> None:
-        with self._errors("write chunks"):
-            for i in range(0, len(rows), batch):
-                self._client.upsert(self.collection, list(rows[i:i + batch]))
+        self._upsert(self.collection, rows, batch, "write chunks")
 
     def delete_chunks(self, ids: Sequence[str], batch: int = 1024) -> None:
-        with self._errors("delete chunks"):
-            for i in range(0, len(ids), batch):
-                self._client.delete(self.collection, ids=list(ids[i:i + batch]))
+        self._delete(self.collection, ids, batch, "delete chunks")
+
+    def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every stored parent row of a document (all of :data:`PARENT_FIELDS`)."""
+        with self._errors(f"read parents of {doc_id}"):
+            return _select(self._client, self.parents_collection, f"doc_id == {quote(doc_id)}",
+                           list(PARENT_FIELDS))
+
+    def upsert_parents(self, rows: Sequence[Mapping[str, Any]], batch: int = 128) -> None:
+        """Write parent rows (a smaller batch than leaves: a parent's text is larger)."""
+        self._upsert(self.parents_collection, [{**r, "dummy": _DUMMY_VECTOR} for r in rows],
+                     batch, "write parents")
+
+    def delete_parents(self, ids: Sequence[str], batch: int = 1024) -> None:
+        self._delete(self.parents_collection, ids, batch, "delete parents")
+
+    def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored parents among ``ids`` (for a search: a few dozen, one query)."""
+        if not ids:
+            return []
+        wanted = ", ".join(quote(i) for i in dict.fromkeys(ids))
+        with self._errors("read parents"):
+            return _select(self._client, self.parents_collection, f"id in [{wanted}]",
+                           list(PARENT_FIELDS))
 
     def delete_doc(self, doc_id: str) -> None:
-        with self._errors(f"delete chunks of {doc_id}"):
-            self._client.delete(self.collection, filter=f"doc_id == {quote(doc_id)}")
+        """Remove a document's leaves, then its parents: a leaf never outlives its parent."""
+        for name, what in ((self.collection, "chunks"), (self.parents_collection, "parents")):
+            with self._errors(f"delete {what} of {doc_id}"):
+                self._client.delete(name, filter=f"doc_id == {quote(doc_id)}")
+
+    def _upsert(self, collection: str, rows: Sequence[Mapping[str, Any]], batch: int,
+                action: str) -> None:
+        with self._errors(action):
+            for i in range(0, len(rows), batch):
+                self._client.upsert(collection, list(rows[i:i + batch]))
+
+    def _delete(self, collection: str, ids: Sequence[str], batch: int, action: str) -> None:
+        with self._errors(action):
+            for i in range(0, len(ids), batch):
+                self._client.delete(collection, ids=list(ids[i:i + batch]))
 
     def count(self) -> int:
         """Rows in the chunk collection (an exact count query, not possibly stale statistics)."""
@@ -283,6 +355,11 @@ class MilvusStore:
         """Every chunk row with ``fields`` (for tests, audits and small indexes)."""
         with self._errors("read chunks"):
             return _select(self._client, self.collection, 'id != ""', list(fields))
+
+    def parent_rows(self, fields: Sequence[str] = PARENT_FIELDS) -> list[dict[str, Any]]:
+        """Every parent row with ``fields`` (for tests, audits and small indexes)."""
+        with self._errors("read parents"):
+            return _select(self._client, self.parents_collection, 'id != ""', list(fields))
 
     # -- search -----------------------------------------------------------------------------
 
@@ -314,8 +391,7 @@ class MilvusStore:
                                              output_fields=_OUTPUT_FIELDS)
         # Milvus Lite reports BM25 as a negated distance, a server as a positive score.
         signed = abs if mode == "bm25" else float
-        return [SearchHit(score=signed(float(hit["distance"])), id=str(hit["id"]),
-                          **{f: hit["entity"][f] for f in _OUTPUT_FIELDS})
+        return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
                 for hit in result[0]]
 
 

@@ -1,11 +1,13 @@
-"""Search an index: hybrid (dense and BM25 fused by reciprocal rank), dense only, or BM25 only."""
+"""Search an index: hybrid (dense and BM25 fused by reciprocal rank), dense only, or BM25 only;
+each leaf found shown as itself, its parent, or an automatically merged ancestor."""
 
 from __future__ import annotations
 
 from ..errors import ConfigError
 from .embed import Embedder, load_embedder
+from .expand import CANDIDATES_PER_HIT, expand_hits
 from .milvus import MilvusStore
-from .store import SearchHit, SearchMode, path_prefix_filter
+from .store import EXPAND_NAMES, Expand, SearchHit, SearchMode, path_prefix_filter
 
 __all__ = ["search"]
 
@@ -21,15 +23,25 @@ def search(
     model: str | Embedder | None = None,
     token: str | None = None,
     weights: tuple[float, float] | None = None,
+    expand: Expand = "none",
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
     ``hybrid`` fuses dense and BM25 results by reciprocal rank (or by ``weights`` ``(dense,
     bm25)``); ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection
     was indexed with; another model is refused. ``path_prefix`` keeps hits under that path.
+
+    Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
+    parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
+    their parent where at least :data:`~mdchunk.index.expand.MERGE_RATIO` of its children
+    matched, level after level. To leave ``k`` hits after merging, expanding searches
+    :data:`~mdchunk.index.expand.CANDIDATES_PER_HIT` times as many leaves. Every hit marks where
+    its matching leaves lie in its text (``marks``, ``leaf_ids``).
     """
     if mode not in ("hybrid", "dense", "bm25"):
         raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
+    if expand not in EXPAND_NAMES:
+        raise ConfigError(f"expand={expand!r} must be 'none', 'parent' or 'auto'")
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
         raise ConfigError(f"k={k!r} must be a positive integer")
     if not query.strip():
@@ -42,6 +54,9 @@ def search(
             embedder = load_embedder(model if model is not None else store.check().model)
             store.check(model=embedder.name, dim=embedder.dim)
             vector = embedder.embed([query])[0]
-        return store.search(mode=mode, k=k, text=query, vector=vector,
+        leaves = k if expand == "none" else k * CANDIDATES_PER_HIT
+        hits = store.search(mode=mode, k=leaves, text=query, vector=vector,
                             filter=path_prefix_filter(path_prefix) if path_prefix else "",
                             weights=weights)
+        return expand_hits(hits, expand, lambda ids: {r["id"]: r for r in store.parents(ids)},
+                           k)

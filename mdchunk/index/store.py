@@ -1,7 +1,9 @@
 """The index's storage behind two small protocols, and the values that cross them.
 
 :class:`ChunkStore` holds chunk rows (verbatim text, provenance, dense and BM25 vectors) and
-answers searches; :class:`Manifest` records, per document, the hash and config it was indexed
+answers searches; it also keeps the parents of a hierarchical index (the coarser levels, text
+and provenance only: they are shown, never searched), so that a search can widen a hit to its
+context. :class:`Manifest` records, per document, the hash and config it was indexed
 with. The indexer and search are written against these protocols only; Milvus (Lite or a
 server, :mod:`mdchunk.index.milvus`) is the implementation.
 """
@@ -21,9 +23,13 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ANALYZER_NAMES",
+    "EXPAND_NAMES",
     "FIELD_BYTES",
+    "PARENT_FIELDS",
     "SCALAR_FIELDS",
+    "SCHEMA_VERSION",
     "ChunkStore",
+    "Expand",
     "IndexMeta",
     "Manifest",
     "ManifestEntry",
@@ -31,11 +37,18 @@ __all__ = [
     "SearchMode",
     "chunk_row",
     "embed_hash",
+    "leaf_hit",
+    "parent_row",
     "path_prefix_filter",
     "quote",
 ]
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
+#: What a search returns for a matching leaf: the leaf (``none``), its parent (``parent``), or
+#: the largest ancestor enough of whose children matched (``auto``; see
+#: :mod:`mdchunk.index.expand`).
+Expand = Literal["none", "parent", "auto"]
+EXPAND_NAMES: tuple[Expand, ...] = ("none", "parent", "auto")
 
 #: BM25 analyzers a store must offer: ``standard`` (words) and ``jieba`` (Chinese and words).
 ANALYZER_NAMES = ("standard", "jieba")
@@ -43,12 +56,20 @@ ANALYZER_NAMES = ("standard", "jieba")
 #: Byte limits of text fields (Milvus VARCHAR limits are in bytes). Display fields are clipped to
 #: them; identifiers and text never are.
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
-               "section_path": 8192, "text": 65535, "content_hash": 64}
-_SCHEMA_VERSION = "1"
+               "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64}
+#: Version of the collections' layout, recorded with the index. Version 2 added ``parent_id``
+#: to chunk rows and the parents collection; an index of another version is rebuilt by the
+#: next indexing run and refused by search.
+SCHEMA_VERSION = "2"
 _PROP = "mdchunk."
-#: Every stored field of a chunk row except the vectors.
-SCALAR_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
-                 "start", "end", "line_start", "line_end", "token_count", "text", "content_hash")
+#: Fields that leaves and parents share: a chunk's place in its document and its text.
+_CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
+                 "parent_id", "start", "end", "line_start", "line_end", "token_count", "text")
+#: Every stored field of a chunk (leaf) row except the vectors.
+SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
+#: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
+#: number of chunks one level down whose ``parent_id`` it is.
+PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,27 +81,32 @@ class IndexMeta:
     #: Portable fingerprint of the chunker config (see :func:`mdchunk.index.config_fingerprint`).
     config: str
     analyzer: str
+    #: The layout the collections were created with (:data:`SCHEMA_VERSION` for new ones).
+    schema: str = SCHEMA_VERSION
 
     def properties(self) -> dict[str, str]:
-        return {f"{_PROP}schema": _SCHEMA_VERSION, f"{_PROP}model": self.model,
+        return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
                 f"{_PROP}analyzer": self.analyzer}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
-        """The recorded meta, or ``None`` when the collection was not made by mdchunk."""
+        """The recorded meta, or ``None`` when the collection was not made by mdchunk.
+
+        A collection of another schema version is still mdchunk's: its meta differs from a
+        current one (``schema: 1 -> 2``), so indexing rebuilds it rather than refusing it.
+        """
         try:
-            if props[f"{_PROP}schema"] != _SCHEMA_VERSION:
-                return None
             return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
-                       props[f"{_PROP}config"], props[f"{_PROP}analyzer"])
+                       props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
+                       props[f"{_PROP}schema"])
         except (KeyError, ValueError):
             return None
 
     def differences(self, other: IndexMeta) -> list[str]:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
-                for name in ("model", "dim", "config", "analyzer")
+                for name in ("model", "dim", "config", "analyzer", "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 
@@ -101,7 +127,15 @@ class ManifestEntry:
 
 @dataclass(frozen=True, slots=True)
 class SearchHit:
-    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25)."""
+    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
+
+    A hit is a leaf, or with ``expand`` a parent standing for the leaves that matched inside
+    it (its score is their best). ``text`` is what to show, ``line_start``-``line_end`` and
+    ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth
+    in the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span
+    in ``text`` (``text[a:b]`` is that leaf's text), in document order; an unexpanded leaf
+    marks all of itself. Tuples, so that a hit stays hashable.
+    """
 
     score: float
     id: str
@@ -112,6 +146,12 @@ class SearchHit:
     line_start: int
     line_end: int
     text: str
+    level: int = 0
+    parent_id: str | None = None
+    start: int = 0
+    end: int = 0
+    marks: tuple[tuple[int, int], ...] = ()
+    leaf_ids: tuple[str, ...] = ()
 
 
 def embed_hash(text: str) -> str:
@@ -126,13 +166,14 @@ def _clip(value: str, field: str) -> str:
     return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
 
 
-def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
-              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """The Milvus row for ``chunk``; raises :class:`StoreError` if the verbatim text cannot fit."""
+def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str
+            ) -> dict[str, Any]:
+    """The fields every stored chunk has; raises :class:`StoreError` (ending with ``hint``)
+    when its verbatim text cannot fit, or when an identifier would have to be cut."""
     if len(chunk.text.encode("utf-8", "surrogatepass")) > FIELD_BYTES["text"]:
         raise StoreError(
             f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
-            f"{FIELD_BYTES['text']}-byte VARCHAR limit; chunk with oversized='split'"
+            f"{FIELD_BYTES['text']}-byte VARCHAR limit; {hint}"
         )
     for name, value in (("doc_id", chunk.doc_id), ("path", path)):
         if len(value.encode("utf-8", "surrogatepass")) > FIELD_BYTES[name]:
@@ -141,11 +182,44 @@ def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
         "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
         "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
         "section_path": _clip(chunk.section_path, "section_path"),
-        "level": chunk.level, "index": chunk.index, "start": chunk.start, "end": chunk.end,
+        "level": chunk.level, "index": chunk.index, "parent_id": chunk.parent_id or "",
+        "start": chunk.start, "end": chunk.end,
         "line_start": chunk.line_start, "line_end": chunk.line_end,
         "token_count": chunk.token_count, "text": chunk.text,
-        "dense": [float(x) for x in vector], "content_hash": embed_hash(chunk.embed_text),
     }
+
+
+def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
+              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The Milvus row for a leaf; raises :class:`StoreError` if the verbatim text cannot fit.
+
+    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here).
+    """
+    row = _fields(chunk, path=path, file_type=file_type, title=title,
+                  hint="chunk with oversized='split'")
+    row["dense"] = [float(x) for x in vector]
+    row["content_hash"] = embed_hash(chunk.embed_text)
+    return row
+
+
+def parent_row(chunk: Chunk, *, path: str, file_type: str, title: str, child_count: int
+               ) -> dict[str, Any]:
+    """The row of a parent (a chunk above the leaves): no vectors, and how many chunks one
+    level down it holds, which is what automatic merging weighs hits against."""
+    row = _fields(chunk, path=path, file_type=file_type, title=title,
+                  hint="index with smaller levels")
+    row["child_count"] = child_count
+    return row
+
+
+def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
+    """A leaf found by a search, from its stored ``row``: it marks all of its own text."""
+    return SearchHit(
+        score=score, id=str(row["id"]), doc_id=row["doc_id"], path=row["path"],
+        title=row["title"], section_path=row["section_path"], line_start=row["line_start"],
+        line_end=row["line_end"], text=row["text"], level=row["level"],
+        parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
+        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),))
 
 
 def quote(value: str) -> str:
@@ -204,13 +278,30 @@ class ChunkStore(Protocol):
         """The recorded meta, checked against the query side; raises when there is no index."""
         ...
 
-    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]: ...
+    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
+        """Every stored leaf row of a document (:data:`SCALAR_FIELDS`, and ``dense`` if asked)."""
+        ...
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
     def delete_chunks(self, ids: Sequence[str]) -> None: ...
 
-    def delete_doc(self, doc_id: str) -> None: ...
+    def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every stored parent row of a document (:data:`PARENT_FIELDS`)."""
+        ...
+
+    def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def delete_parents(self, ids: Sequence[str]) -> None: ...
+
+    def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored parent rows among ``ids`` (:data:`PARENT_FIELDS`); unknown ids are left
+        out."""
+        ...
+
+    def delete_doc(self, doc_id: str) -> None:
+        """Remove a document's leaves, then its parents."""
+        ...
 
     def flush(self) -> None:
         """Make what was written durable and fast to search (once per run)."""
