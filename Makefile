@@ -6,7 +6,7 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.mdchunk-installed
 TORCH  := torch==2.13.0
 
-.PHONY: demo test lint bench bench-instructions bench-hierarchy bench-pathological clean
+.PHONY: demo test lint bench bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -32,6 +32,11 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its peers, dense and BM25
+	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_retrieval.py --out bench/results/retrieval.md \
+		--json bench/results/retrieval.json
 
 bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
 	$(PY) bench/bench_instructions.py
