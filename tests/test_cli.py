@@ -185,3 +185,23 @@ def test_search_expand_through_the_cli(tmp_path: Path) -> None:
     bad = runner.invoke(app, ["search", "q", "--db", db, "--expand", "wide"])
     assert bad.exit_code == 2
     assert "'wide' is not one of none, parent, auto" in _error_text(bad.stderr)
+
+
+def test_chunk_docsearch_format_with_site_urls(tmp_path: Path) -> None:
+    page = FIXTURES / "docusaurus-rolling-upgrades.md"
+    result = runner.invoke(app, ["chunk", str(page), "--format", "docsearch", "--site",
+                                 "docusaurus", "--base-url", "https://docs.example.com"])
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    chunks = mdchunk.chunk_file(page, doc_id=page.name, site="docusaurus",
+                                base_url="https://docs.example.com")
+    assert [r["objectID"] for r in records] == [c.id for c in chunks]
+    for record, chunk in zip(records, chunks):
+        assert record["url"] == chunk.url and record["url"].startswith("https://docs.example.com/")
+        assert record["anchor"] == chunk.anchor and record["content"]
+        assert record["hierarchy"]["lvl1"] == chunk.headings[0]
+        assert record["type"] in ("content", *(f"lvl{n}" for n in range(7)))
+    bad = runner.invoke(app, ["chunk", str(page), "--format", "xml"])
+    assert bad.exit_code == 2
+    bad_site = runner.invoke(app, ["chunk", str(page), "--site", "jekyll"])
+    assert bad_site.exit_code == 2 and "jekyll" in bad_site.output

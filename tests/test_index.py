@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -591,3 +592,26 @@ def test_progress_reports_documents_and_embedded_chunks(tmp_path: Path, model) -
                 progress=lambda *args: seen.append(args))
     assert [s[:2] for s in seen] == [(1, 3), (2, 3), (3, 3)]
     assert seen[-1][3] == 3 and {s[2] for s in seen} == {"d0.md", "d1.md", "d2.md"}
+
+
+def test_urls_and_anchors_are_stored_and_returned(corpus: Path, milvus: dict[str, str],
+                                                  model) -> None:
+    """With a base_url and a site, every row keeps its chunk's url and anchor, and search (plain
+    and expanded) returns them: a hit links back to its place on the site."""
+    base = "https://runbooks.example.com"
+    index_paths([corpus], model=model, levels=LEVELS, base_url=base, site="mkdocs", **milvus)
+    config = index_config(model, max_tokens=512, overlap_tokens=64, tokenizer=None, levels=LEVELS)
+    chunker = Chunker(replace(config, base_url=base, site="mkdocs"))
+    chunks = {c.id: c for s in discover([corpus])
+              for c in chunker.chunk_file(s.file, doc_id=s.doc_id)}
+    with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        rows = store.rows(("id", "url", "anchor")) + store.parent_rows(("id", "url", "anchor"))
+    assert len(rows) == len(chunks)
+    for row in rows:
+        chunk = chunks[row["id"]]
+        assert row["url"] == (chunk.url or "") and row["anchor"] == (chunk.anchor or "")
+    assert all(row["url"].startswith(base + "/") for row in rows)
+    for expand in ("none", "parent"):
+        (hit,) = search("pg_ctl promote the standby", k=1, expand=expand, **milvus)
+        assert hit.url == chunks[hit.id].url and hit.anchor == chunks[hit.id].anchor
+        assert hit.url.startswith(base + "/postgres_replication/#")  # mkdocs: docs/ dropped

@@ -48,6 +48,10 @@ Collection = Annotated[str, typer.Option("--collection", help="Collection name."
 Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
 Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
                                               help="Milvus token.")]
+BaseUrl = Annotated[Optional[str], typer.Option(
+    "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
+SiteOption = Annotated[str, typer.Option(
+    "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo.")]
 Levels = Annotated[Optional[str], typer.Option(
     "--levels", help="A hierarchy's token budgets, coarsest first, e.g. 2048,512,128; the last "
                      "is the leaves' budget and replaces --max-tokens.")]
@@ -97,22 +101,47 @@ def chunk(
                       typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
     workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
     levels: Levels = None,
+    base_url: BaseUrl = None,
+    site: SiteOption = "plain",
+    output_format: Annotated[str, typer.Option(
+        "--format", help="jsonl (chunks as they are) or docsearch (doc-search records).")
+    ] = "jsonl",
 ) -> None:
     """Write chunks as JSON Lines, one chunk a line; with --levels, every level of a hierarchy
-    (coarsest first; each chunk's level and parent_id link them)."""
+    (coarsest first; each chunk's level and parent_id link them). --format docsearch writes one
+    DocSearch record a chunk (hierarchy.lvl0-lvl6, content, url, anchor, type, objectID), for
+    Typesense, Meilisearch or Algolia doc search."""
     budgets = _levels(levels)
+    site = _site(site)
+    if output_format not in ("jsonl", "docsearch"):
+        raise typer.BadParameter(f"{output_format!r} is not one of jsonl, docsearch",
+                                 param_hint="--format")
     with _one_line_errors():
+        from ..chunks.docsearch import docsearch_record
+
         config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer,
-                               levels=budgets)
+                               levels=budgets, base_url=base_url,
+                               site=site)  # type: ignore[arg-type]  # checked by the config
         files = _files(paths)
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
         try:
             for chunks in _chunk_all(files, config, workers):
                 for c in chunks:
-                    sink.write(json.dumps(c.to_dict(), ensure_ascii=False) + "\n")
+                    row = docsearch_record(c) if output_format == "docsearch" else c.to_dict()
+                    sink.write(json.dumps(row, ensure_ascii=False) + "\n")
         finally:
             if output:
                 sink.close()
+
+
+def _site(site: str) -> str:
+    """``--site`` checked like ``--mode``: a usage error (exit 2) names the choices."""
+    from ..formats.sites import SITES
+
+    if site not in SITES:
+        raise typer.BadParameter(f"{site!r} is not one of {', '.join(SITES)}",
+                                 param_hint="--site")
+    return site
 
 
 def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int
@@ -190,19 +219,23 @@ def index(
     analyzer: Annotated[str, typer.Option("--analyzer", help="auto, standard or jieba.")] = "auto",
     token: Token = None,
     levels: Levels = None,
+    base_url: BaseUrl = None,
+    site: SiteOption = "plain",
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
     Leaves are embedded and searched; the coarser levels are kept for search --expand. Without
     --levels: 16x, 4x and 1x the leaf budget (--max-tokens, capped at the model's window)."""
     budgets = _levels(levels)
+    site = _site(site)
     with _one_line_errors():
         from ..index import index_paths
 
         with _progress("indexing") as progress:
             report = index_paths(paths, db=db, collection=collection, model=model,
                                  max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
-                                 token=token, progress=progress, levels=budgets)
+                                 token=token, progress=progress, levels=budgets,
+                                 base_url=base_url, site=site)  # type: ignore[arg-type]
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
@@ -266,6 +299,8 @@ def search(
             out.print(f"[bold]{rank}. {escape(hit.path)}:{hit.line_start}-{hit.line_end}[/]  "
                       f"level {hit.level}  [dim]{hit.score:.4f}[/]  {escape(hit.section_path)}",
                       highlight=False, soft_wrap=True)
+            if hit.url:
+                out.print(f"   {hit.url}", markup=False, highlight=False)
             out.print(f"   {_preview(hit)}", markup=False, highlight=False)
         if not hits:
             out.print("no hits")

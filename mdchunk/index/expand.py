@@ -70,7 +70,8 @@ def lift(parent: Mapping[str, Any], children: Iterable[SearchHit]) -> SearchHit:
         section_path=parent["section_path"], line_start=parent["line_start"],
         line_end=parent["line_end"], text=parent["text"], level=parent["level"],
         parent_id=parent["parent_id"] or None, start=parent["start"], end=parent["end"],
-        marks=marks, leaf_ids=leaf_ids)
+        marks=marks, leaf_ids=leaf_ids, url=parent.get("url") or None,
+        anchor=parent.get("anchor") or None)
 
 
 def to_parents(hits: Sequence[SearchHit], parents: ParentLookup) -> list[SearchHit]:

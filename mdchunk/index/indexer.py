@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk, Chunker
-from ..config import ChunkerConfig, TokenizerSpec, checked_levels
+from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
@@ -407,6 +407,8 @@ def index_paths(
     rebuild: bool = True,
     batch_chunks: int = 256,
     levels: Sequence[int] | None = None,
+    base_url: str | None = None,
+    site: Site = "plain",
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -421,6 +423,9 @@ def index_paths(
     the leaves' (embedded and searched; the others are stored as their parents, in
     ``<collection>_parents``). Without ``levels``, three levels grow from the leaf budget that
     ``max_tokens`` and the model's window give: see :func:`index_config`.
+
+    ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
+    and ``anchor``, stored with it and returned by search.
     """
     started = time.perf_counter()
     if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
@@ -430,13 +435,15 @@ def index_paths(
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     if levels is not None:
         levels = checked_levels(levels)  # before connecting or loading a model
+    ChunkerConfig(base_url=base_url, site=site)  # checked as early
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with MilvusStore(db, collection, token=token) as store:
         recorded = store.meta()
         embedder = load_embedder(model)
-        config = index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                              tokenizer=tokenizer, levels=levels)
+        config = dataclasses.replace(
+            index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site)
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())

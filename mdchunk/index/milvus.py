@@ -46,7 +46,7 @@ ANALYZERS: dict[str, dict[str, Any]] = {
 
 _DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
-                  "level", "parent_id", "start", "end"]
+                  "level", "parent_id", "start", "end", "url", "anchor"]
 _INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
 # A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
@@ -219,7 +219,8 @@ class MilvusStore:
             schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
         for name in _INT_FIELDS:
             schema.add_field(name, DataType.INT64)
-        schema.add_field("parent_id", DataType.VARCHAR, max_length=FIELD_BYTES["parent_id"])
+        for name in ("parent_id", "url", "anchor"):
+            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
         schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"],
                          enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
@@ -238,7 +239,7 @@ class MilvusStore:
         schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
         schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
         for name in ("doc_id", "path", "file_type", "title", "section_path", "parent_id",
-                     "text"):
+                     "text", "url", "anchor"):
             schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
         for name in (*_INT_FIELDS, "child_count"):
             schema.add_field(name, DataType.INT64)

@@ -56,15 +56,17 @@ ANALYZER_NAMES = ("standard", "jieba")
 #: Byte limits of text fields (Milvus VARCHAR limits are in bytes). Display fields are clipped to
 #: them; identifiers and text never are.
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
-               "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64}
+               "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
+               "url": 8192, "anchor": 1024}
 #: Version of the collections' layout, recorded with the index. Version 2 added ``parent_id``
-#: to chunk rows and the parents collection; an index of another version is rebuilt by the
-#: next indexing run and refused by search.
-SCHEMA_VERSION = "2"
+#: to chunk rows and the parents collection, version 3 ``url`` and ``anchor``; an index of
+#: another version is rebuilt by the next indexing run and refused by search.
+SCHEMA_VERSION = "3"
 _PROP = "mdchunk."
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
-                 "parent_id", "start", "end", "line_start", "line_end", "token_count", "text")
+                 "parent_id", "start", "end", "line_start", "line_end", "token_count", "text",
+                 "url", "anchor")
 #: Every stored field of a chunk (leaf) row except the vectors.
 SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
 #: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
@@ -152,6 +154,10 @@ class SearchHit:
     end: int = 0
     marks: tuple[tuple[int, int], ...] = ()
     leaf_ids: tuple[str, ...] = ()
+    #: Where the hit is published (page URL plus ``#anchor``) when the index was built with a
+    #: ``base_url``, and its heading's anchor; ``None`` otherwise.
+    url: str | None = None
+    anchor: str | None = None
 
 
 def embed_hash(text: str) -> str:
@@ -186,6 +192,7 @@ def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str
         "start": chunk.start, "end": chunk.end,
         "line_start": chunk.line_start, "line_end": chunk.line_end,
         "token_count": chunk.token_count, "text": chunk.text,
+        "url": _clip(chunk.url or "", "url"), "anchor": _clip(chunk.anchor or "", "anchor"),
     }
 
 
@@ -219,7 +226,8 @@ def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
         title=row["title"], section_path=row["section_path"], line_start=row["line_start"],
         line_end=row["line_end"], text=row["text"], level=row["level"],
         parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
-        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),))
+        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),),
+        url=row.get("url") or None, anchor=row.get("anchor") or None)
 
 
 def quote(value: str) -> str:
