@@ -62,7 +62,7 @@ from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,
 
 
 def embedded_text(source: str, chunk) -> str:
-    """What ``chunk.embed_text`` must end with: its text, HTML comments left out (the default
+    """What ``chunk.embed_text`` must end with: its text, heading id markup and HTML comments left out (the default
     ``html_comments="drop"``), blank lines they leave collapsed."""
     from mdchunk.formats.blocks import without_spans
 
@@ -78,4 +78,4 @@ def embedded_text(source: str, chunk) -> str:
 def _comments(source: str) -> tuple[tuple[int, int], ...]:
     from mdchunk.formats import parse_markdown
 
-    return parse_markdown(source).comments
+    return parse_markdown(source).hidden(comments=True)

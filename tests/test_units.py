@@ -505,3 +505,13 @@ def test_token_byte_lengths_cover_the_text_exactly() -> None:
     for text in ("héllo 世界 ok", "```bash\necho 🙂\n```", "\r\n\t  x"):
         lengths = counter.token_bytes(text)
         assert len(lengths) == counter.count(text) and sum(lengths) == len(text.encode())
+
+
+def test_heading_id_markup_is_left_out_of_embed_text_but_kept_in_text() -> None:
+    source = "## Rolling restarts {#rolling-restarts}\n\nRestart one node at a time.\n"
+    counter = get_counter("cl100k_base")
+    (chunk,) = chunk_markdown(source, max_tokens=64, overlap_tokens=0)
+    assert "{#rolling-restarts}" in chunk.text and "{#" not in chunk.embed_text
+    assert chunk.embed_text.startswith("## Rolling restarts\n\nRestart")
+    assert chunk.anchor == "rolling-restarts" and chunk.headings == ["Rolling restarts"]
+    assert chunk.token_count == counter.count(chunk.embed_text)

@@ -211,7 +211,7 @@ class Chunker:
         if reading is None:
             return []
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
-                            comments=reading.doc.comments)
+                            hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         meta = json_ready(reading.metadata)
         return [self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3, index, None)
@@ -231,7 +231,8 @@ class Chunker:
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
         kits = [PackingKit.of(source, self.counter, config.at_level(level),
-                              Tiling.of(source) if level == 1 else None, reading.doc.comments)
+                              Tiling.of(source) if level == 1 else None,
+                              reading.doc.hidden(config.html_comments == "drop"))
                 for level in range(1, len(budgets) + 1)]
         planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
         fingerprint = config.fingerprint

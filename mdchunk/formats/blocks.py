@@ -95,6 +95,14 @@ class Document:
     #: Spans of HTML comments (``<!-- -->``, block or inline, outside code), in order: text no
     #: site shows, which ``html_comments="drop"`` leaves out of ``embed_text``.
     comments: tuple[tuple[int, int], ...] = ()
+    #: Spans of headings' attribute blocks (``{#id}``, ``{/* #id */}``): markup no site shows,
+    #: always left out of ``embed_text``.
+    id_markup: tuple[tuple[int, int], ...] = ()
+
+    def hidden(self, comments: bool) -> tuple[tuple[int, int], ...]:
+        """What ``embed_text`` leaves out, in order: heading id markup, and the HTML comments
+        when ``comments``."""
+        return tuple(sorted((*self.id_markup, *(self.comments if comments else ()))))
 
 
 @dataclass(slots=True)

@@ -113,7 +113,8 @@ def parse_markdown(source: str) -> Document:
     front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
                   if front else None)
     return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
-                    builder.lines, front[0] if front else None, tuple(builder.comments))
+                    builder.lines, front[0] if front else None, tuple(builder.comments),
+                    tuple(builder.id_markup))
 
 
 class _BlockBuilder:
@@ -126,6 +127,7 @@ class _BlockBuilder:
         self.env = env  # link reference definitions, for heading titles
         self.closes = closes  # index of each opening token -> index of its closing token
         self.comments: list[tuple[int, int]] = []  # HTML comments found on the way
+        self.id_markup: list[tuple[int, int]] = []  # headings' {#id} blocks
 
     def blocks(self, tokens: Sequence[Token], i: int, j: int) -> list[Block]:
         """Blocks for the tokens in ``[i, j)`` that sit at the shallowest nesting depth."""
@@ -163,6 +165,16 @@ class _BlockBuilder:
                 name = "comment"  # nothing but comments: no site shows any of it
         return Block(name, start, end, prefix=prefix)
 
+    def hide_id_markup(self, start: int, end: int, markup: str) -> None:
+        """Record where a heading's ``{#id}`` lies (with the blank before it): no site shows it,
+        so what the model reads leaves it out."""
+        at = self.source.rfind(markup, start, end)
+        if at >= 0:
+            begin = at
+            while begin > start and self.source[begin - 1] in " \t":
+                begin -= 1
+            self.id_markup.append((begin, at + len(markup)))
+
     def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
         """Record where each of ``comments`` (as the parser gave them, in order) lies in
         ``source[start:end]``."""
@@ -187,7 +199,9 @@ class _BlockBuilder:
             return None
         name = KIND_OF_TOKEN.get(base, "container" if base.startswith("container_") else base)
         if name == "heading":
-            title, heading_id = _heading_title(tokens[i + 1], self.env)
+            title, heading_id, markup = _heading_title(tokens[i + 1], self.env)
+            if markup:
+                self.hide_id_markup(start, end, markup)
             return Block(name, start, end, level=int(opening.tag[1:]), title=title,
                          heading_id=heading_id)
         if kind(name).inline:
@@ -314,15 +328,17 @@ def _attributes(block: str) -> str | None:
     return attrs.get("id", "")
 
 
-def _heading_title(inline: Token, env: dict[str, Any]) -> tuple[str, str]:
-    """A heading's plain title and explicit id (``""`` when none); the id's markup is not part
-    of the title, so it never reaches a breadcrumb."""
+def _heading_title(inline: Token, env: dict[str, Any]) -> tuple[str, str, str]:
+    """A heading's plain title, explicit id (``""`` when none) and the attribute markup that
+    gave it (``""`` when none); the markup is not part of the title, so it never reaches a
+    breadcrumb."""
     if inline.type != "inline":
-        return "", ""
+        return "", "", ""
     text, heading_id = split_heading_id(inline.content)
     if heading_id is None:
-        return _plain(inline, env), ""
-    return _plain(inline.copy(content=text, children=None), env), heading_id
+        return _plain(inline, env), "", ""
+    markup = inline.content.rstrip()[len(text):].strip()
+    return _plain(inline.copy(content=text, children=None), env), heading_id, markup
 
 
 def _plain(inline: Token, env: dict[str, Any] | None = None) -> str:

@@ -32,14 +32,12 @@ class PackingKit:
 
     @classmethod
     def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig,
-           tiling: Tiling | None = None, comments: Sequence[tuple[int, int]] = ()
+           tiling: Tiling | None = None, hidden: Sequence[tuple[int, int]] = ()
            ) -> PackingKit:
-        """``tiling`` makes drafts tile the source (a hierarchy's first level); ``comments``
-        are the document's HTML comments, left out of ``embed_text`` when the config drops
-        them."""
+        """``tiling`` makes drafts tile the source (a hierarchy's first level); ``hidden``
+        spans (markup no site shows: :meth:`Document.hidden`) are left out of ``embed_text``."""
         counts = SpanCounts(source, counter, long_text=3 * config.max_tokens)
         crumbs = Breadcrumbs(counts, config.max_tokens)
-        hidden = comments if config.html_comments == "drop" else ()
         return cls(source, config, counts, crumbs, SentenceIndex(source),
                    Drafter(counts, crumbs, config.max_tokens, tiling, hidden))
 
