@@ -201,7 +201,7 @@ Upgrade the node.
 
 
 def test_front_matter_title_heads_every_chunk() -> None:
-    chunks = mdchunk.chunk_markdown(PAGE, max_tokens=24, overlap_tokens=0, min_tokens=0)
+    chunks = mdchunk.chunk_markdown(PAGE, max_tokens=96, overlap_tokens=0, min_tokens=0)
     assert [c.headings for c in chunks] == [
         ["Rolling upgrades"], ["Rolling upgrades", "Drain"], ["Rolling upgrades", "Upgrade"]]
     assert {c.title for c in chunks} == {"Rolling upgrades"}
@@ -209,7 +209,7 @@ def test_front_matter_title_heads_every_chunk() -> None:
     assert chunks[1].section_path == "Rolling upgrades > Drain"
     assert chunks[0].anchor is None and chunks[1].anchor == "drain"
     counter = mdchunk.Chunker().counter
-    assert all(c.token_count == counter.count(c.embed_text) <= 24 for c in chunks)
+    assert all(c.token_count == counter.count(c.embed_text) <= 96 for c in chunks)
 
 
 def test_title_keys_choose_and_can_turn_the_title_off() -> None:

@@ -272,15 +272,26 @@ def test_a_block_that_fits_only_without_its_breadcrumb_shortens_it_and_stays_who
     assert "Heading number 3" not in holder[0].embed_text, "its breadcrumb gave way"
 
 
-def test_breadcrumb_never_takes_more_than_a_quarter_of_the_budget() -> None:
+def test_breadcrumb_never_takes_more_than_a_sixteenth_of_the_budget() -> None:
     heads = "\n\n".join("#" * (i + 1) + f" A rather long heading number {i} with words" for i in range(6))
     source = heads + "\n\n" + "Body text sentence. " * 40
     counter = get_counter("cl100k_base")
-    for chunk in chunk_markdown(source, max_tokens=64, overlap_tokens=0):
+    crumbs = []
+    for chunk in chunk_markdown(source, max_tokens=192, overlap_tokens=0):
         crumb = chunk.embed_text[: len(chunk.embed_text) - len(chunk.text)]
-        assert counter.count(crumb) <= 16
-        if crumb:
-            assert crumb.startswith("…") or crumb.count(">") <= 1
+        assert counter.count(crumb) <= 192 // 16
+        crumbs.append(crumb)
+    assert any(c.startswith("…") or " > … > " in c for c in crumbs if c), "it was shortened"
+
+
+def test_breadcrumb_keeps_the_outermost_heading_and_drops_the_middle_first() -> None:
+    from mdchunk.plan.breadcrumbs import breadcrumb
+
+    counter = get_counter("cl100k_base")
+    titles = ["Rate limiting", "Configuration", "Advanced options", "Attributes"]
+    assert breadcrumb(titles, counter, 10) == "Rate limiting > Configuration > Advanced options > Attributes\n\n"
+    assert breadcrumb(titles, counter, 8) == "Rate limiting > … > Attributes\n\n"
+    assert breadcrumb(titles, counter, 5) == "… > Attributes\n\n"
 
 
 # -- tokens and budget ---------------------------------------------------------------------

@@ -35,7 +35,7 @@ class Group:
     overlap_start: int | None = None
     overlap_tokens: int = 0
     #: The breadcrumb's cap when a block needs the rest of the chunk (guarantee 2 before the
-    #: breadcrumb); ``None`` for the usual quarter of the budget.
+    #: breadcrumb); ``None`` for the usual sixteenth of the budget.
     crumb_room: int | None = None
 
     @property
