@@ -20,6 +20,7 @@ demo: $(STAMP)
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "why do I get 429 rate limit errors" --db ./demo.db -k 3
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "how do I roll back the queue worker config" --db ./demo.db -k 2 --expand parent
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
