@@ -222,3 +222,11 @@ def test_one_fixtures_tree(snapshot_json) -> None:
     chunks = mdchunk.chunk_file(path, doc_id=path.name, levels=(384, 128, 48),
                                 overlap_tokens=8)
     assert [c.to_dict() for c in chunks] == snapshot_json
+
+
+def test_a_parent_of_empty_sections_headings_is_cut_under_the_finer_budget(counter) -> None:
+    """Found by hypothesis: a coarser chunk made only of empty sections' headings (they stand
+    alone when nothing fits with them) was one child over the finer budget."""
+    source = "# alpha\n\n" * 21 + "alpha."
+    chunks = mdchunk.chunk_hierarchy(source, levels=(256, 64, 16), overlap_tokens=4)
+    assert_hierarchy(source, chunks, (256, 64, 16), counter)

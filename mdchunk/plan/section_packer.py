@@ -149,9 +149,11 @@ class SectionPacker:
                 units.append(child_units[0])
             else:  # a split child is sealed: its parts never mix with its siblings
                 units.append(_Unit([d for u in child_units for d in u.drafts], False))
-        if lead:  # headings alone over budget: nothing to pack them with at this level
-            units.append(_Unit([self.drafter.draft(lead[0].start, lead[-1].end, section.path,
-                                           ("heading",))], True))
+        if lead:  # headings with nothing to pack them with at this level (a coarser chunk of
+            # empty sections' headings): they stand alone, packed under the budget like any run
+            drafts = self.strategy.pack(
+                Run([heading_piece(h, spare=True) for h in lead], section.path), self.kit)
+            units.append(_Unit(drafts, len(drafts) == 1))
         return units if apart else self.merge_small(units, section.path)
 
     def keeps_apart(self, section: Section) -> bool:
