@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 import mdchunk
 from mdchunk import InputError
 from mdchunk.cli import app
-from mdchunk.errors import LockedError, MissingFileError
+from mdchunk.errors import MissingFileError
 
 runner = CliRunner()
 # the module, not the Typer app that mdchunk.cli exports under the same name

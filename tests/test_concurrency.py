@@ -1,0 +1,94 @@
+"""Concurrent indexers (issue 13): one run at a time writes an index; a second one waits
+(``--wait``) or stops with one line naming the index and the run that holds it."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mdchunk.errors import LockedError
+from mdchunk.index.lock import index_lock, lock_path
+
+from .conftest_milvus import write_corpus
+
+
+def test_a_second_writer_is_refused_or_waits(tmp_path: Path) -> None:
+    db = str(tmp_path / "kb.db")
+    with index_lock(db, "kb"):
+        with pytest.raises(LockedError) as info, index_lock(db, "kb"):
+            pass
+        assert str(info.value).startswith(
+            f"{db}: another mdchunk index run is writing to this index (pid {os.getpid()} on ")
+        assert str(info.value).endswith(", collection 'kb'); let it finish, or pass --wait SECONDS")
+        # the lock is the file's, whatever the collection
+        with pytest.raises(LockedError, match=r"after waiting 0\.3s"), \
+                index_lock(db, "other", wait=0.3):
+            pass
+    released = threading.Event()
+
+    def hold() -> None:
+        with index_lock(db, "kb"):
+            released.wait(5)
+            time.sleep(0.5)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    time.sleep(0.2)
+    released.set()
+    started = time.monotonic()
+    with index_lock(db, "kb", wait=10):  # waits for the holder, then holds
+        assert time.monotonic() - started > 0.2
+    holder.join()
+    assert lock_path(db).exists()
+
+
+def test_a_server_is_not_locked_by_a_file(tmp_path: Path) -> None:
+    with index_lock("http://127.0.0.1:9", "kb"), index_lock("http://127.0.0.1:9", "kb"):
+        pass
+
+
+def _index_cli(kb: Path, db: str, *extra: str) -> subprocess.Popen[str]:
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    return subprocess.Popen([sys.executable, "-m", "mdchunk.cli", "index", str(kb), "--db", db,
+                             *extra], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=env)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wait", [None, "300"])
+def test_two_index_runs_started_together(tmp_path: Path, model, wait: str | None) -> None:
+    from mdchunk.index import index_paths
+
+    from .test_index import snapshot
+
+    kb = write_corpus(tmp_path / "kb")
+    db = str(tmp_path / "kb.db")
+    extra = ("--wait", wait) if wait else ()
+    runs = [_index_cli(kb, db, *extra) for _ in range(2)]
+    done = [(run.wait(timeout=600), *run.communicate()) for run in runs]
+    codes = sorted(code for code, _, _ in done)
+    outs = [out for code, out, _ in done if code == 0]
+    if wait:
+        assert codes == [0, 0], done
+        assert sorted(o.split(";")[0] for o in outs) == [
+            "added 0, updated 0, deleted 0, unchanged 6 documents",
+            "added 6, updated 0, deleted 0, unchanged 0 documents"]
+    else:
+        assert codes == [0, 1], done
+        refused = next(err for code, _, err in done if code == 1)
+        assert refused.strip().startswith(
+            f"mdchunk: error: {db}: another mdchunk index run is writing to this index (pid ")
+        assert len(refused.strip().splitlines()) == 1 and "Traceback" not in refused
+        assert outs[0].startswith("added 6, updated 0, deleted 0, unchanged 0 documents")
+    rows, manifest, parents = snapshot({"db": db, "collection": "mdchunk"})
+    clean = {"db": str(tmp_path / "clean.db"), "collection": "mdchunk"}
+    index_paths([kb], model=model, **clean)
+    clean_rows, clean_manifest, clean_parents = snapshot(clean)
+    assert set(rows) == set(clean_rows) and set(parents) == set(clean_parents)
+    assert manifest == clean_manifest
