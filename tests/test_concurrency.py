@@ -92,3 +92,28 @@ def test_two_index_runs_started_together(tmp_path: Path, model, wait: str | None
     clean_rows, clean_manifest, clean_parents = snapshot(clean)
     assert set(rows) == set(clean_rows) and set(parents) == set(clean_parents)
     assert manifest == clean_manifest
+
+
+@pytest.mark.slow
+def test_a_lite_file_open_elsewhere_is_one_line(tmp_path: Path) -> None:
+    """Milvus Lite opens a file in one process at a time: a search while another process holds
+    the file says so in one line, without the client libraries' tracebacks."""
+    db = str(tmp_path / "kb.db")
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time\n"
+                               "from pymilvus import MilvusClient\n"
+                               f"MilvusClient(uri={db!r}).list_collections()\n"
+                               "print('open', flush=True)\ntime.sleep(60)\n"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "open"
+        done = subprocess.run([sys.executable, "-m", "mdchunk.cli", "search", "q", "--db", db],
+                              capture_output=True, text=True, check=False,
+                              env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    finally:
+        holder.kill()
+        holder.wait()
+    assert done.returncode == 1
+    assert done.stderr.strip() == (
+        f"mdchunk: error: {db}: the Milvus Lite file is open in another process (Milvus Lite "
+        "opens a file in one process at a time); try again when it is done, or use a Milvus "
+        "server")

@@ -354,6 +354,10 @@ def main() -> None:
     logging.getLogger("mdchunk").propagate = False
     for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
+    # Milvus clients log a failure with its traceback before raising it; the error they raise
+    # becomes our one line.
+    for client in ("pymilvus", "milvus_lite"):
+        logging.getLogger(client).setLevel(logging.CRITICAL)
     try:  # jieba (Milvus Lite's Chinese analyzer) sets its own DEBUG level when imported
         import jieba
 
