@@ -56,7 +56,7 @@ from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
 from .embed import Embedder, load_embedder
-from .lock import index_lock
+from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .store import (
     ANALYZER_NAMES,
@@ -278,6 +278,8 @@ class _Run:
         self.leaf_level = len(config.levels)
         self.done = 0
         self.total = 0
+        #: Called before each group is written: raises when this run no longer holds the index.
+        self.guard: Callable[[], None] = lambda: None
 
     def tick(self, doc_id: str) -> None:
         self.done += 1
@@ -327,6 +329,7 @@ class _Run:
 
     def write(self, group: list[_Doc]) -> None:
         """Embed what is new in ``group`` in one call, then write and commit each document."""
+        self.guard()
         reusable: dict[str, Any] = {}  # embed hash -> vector
         stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
         for doc in group:
@@ -350,6 +353,7 @@ class _Run:
     def commit(self, doc: _Doc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
                ) -> None:
         """Write one document in the order of the module docstring, its manifest entry last."""
+        self.guard()
         store, report, source = self.store, self.report, doc.source
         title = _title(doc.leaves, source)
         file_type = source.file.suffix.lstrip(".").lower()
@@ -542,7 +546,8 @@ def index_paths(
     ChunkerConfig(base_url=base_url, site=site)  # checked as early
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store:
+    with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
+            server_lock(store, wait=wait) as lock:
         recorded = store.meta()
         embedder = load_embedder(model)
         config = dataclasses.replace(
@@ -562,6 +567,7 @@ def index_paths(
                    check_window=config.tokenizer != embedder.tokenizer, on_error=on_error,
                    prune=prune)
         run.total = report.total = len(sources)
+        run.guard = lock.check
         _apply(plan, store, run, batch_chunks, entries)
 
     report.seconds = time.perf_counter() - started
