@@ -48,6 +48,7 @@ def snapshot(milvus: dict[str, str]) -> tuple[dict, dict, dict]:
     fields = ("id", "doc_id", "path", "title", "section_path", "level", "parent_id", "start",
               "end", "line_start", "line_end", "token_count", "text", "content_hash", "dense")
     with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        store._load()  # a Lite file written by another process opens with its collections released
         rows = store.rows(fields)
         manifest = store.manifest.entries()
         parent_rows = store.parent_rows()

@@ -27,6 +27,7 @@ from ..config import ChunkerConfig, checked_levels
 from ..errors import ConfigError, MdchunkError
 from ..index.expand import MERGE_RATIO
 from ..index.store import EXPAND_NAMES
+from ..text.decode import read_document
 
 if TYPE_CHECKING:
     from ..index import SearchHit, SearchMode
@@ -57,13 +58,17 @@ Levels = Annotated[Optional[str], typer.Option(
                      "is the leaves' budget and replaces --max-tokens.")]
 
 
+def _error_line(message: object) -> None:
+    err.print(f"mdchunk: error: {message}", markup=False, highlight=False, soft_wrap=True)
+
+
 @contextmanager
 def _one_line_errors() -> Iterator[None]:
     """Turn mdchunk's errors into one line on stderr and exit status 1."""
     try:
         yield
     except MdchunkError as exc:
-        err.print(f"mdchunk: error: {exc}", markup=False, highlight=False, soft_wrap=True)
+        _error_line(exc)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err.print("mdchunk: interrupted", markup=False)
@@ -83,6 +88,25 @@ def _levels(value: str | None) -> tuple[int, ...] | None:
         return checked_levels(budgets)
     except ConfigError as exc:
         raise typer.BadParameter(str(exc), param_hint="--levels") from None
+
+
+class _Failures:
+    """Files that failed in a run that goes on: each is one error line as it happens; at the end,
+    one line counts them and the exit status is 1 (the contract's "bad input")."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, path: object, error: object) -> None:
+        self.count += 1
+        _error_line(error)
+
+    def finish(self, total: int, done: str) -> None:
+        if self.count:
+            rest = total - self.count
+            _error_line(f"{self.count} of {total} file{'s' if total != 1 else ''} failed (each "
+                        f"named above); the other {rest} {'was' if rest == 1 else 'were'} {done}")
+            raise typer.Exit(1)
 
 
 def _files(paths: list[Path]) -> list[tuple[str, Path]]:
@@ -123,15 +147,17 @@ def chunk(
                                levels=budgets, base_url=base_url,
                                site=site)  # type: ignore[arg-type]  # checked by the config
         files = _files(paths)
+        failures = _Failures()
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
         try:
-            for chunks in _chunk_all(files, config, workers):
+            for chunks in _chunk_all(files, config, workers, failures):
                 for c in chunks:
                     row = docsearch_record(c) if output_format == "docsearch" else c.to_dict()
                     sink.write(json.dumps(row, ensure_ascii=False) + "\n")
         finally:
             if output:
                 sink.close()
+        failures.finish(len(files), "chunked")
 
 
 def _site(site: str) -> str:
@@ -144,19 +170,15 @@ def _site(site: str) -> str:
     return site
 
 
-def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int
-               ) -> Iterator[list[Chunk]]:
-    if workers > 1:
-        from ..sources.batch import chunk_paths
+def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int,
+               on_error: _Failures) -> Iterator[list[Chunk]]:
+    """Each file's chunks in order; a file that cannot be chunked goes to ``on_error``."""
+    from ..sources.batch import chunk_paths
 
-        by_path = {path: doc_id for doc_id, path in files}
-        for _, chunks in chunk_paths(list(by_path), config, workers=workers,
-                                     doc_id=by_path.__getitem__):
-            yield chunks
-        return
-    chunker = Chunker(config)
-    for doc_id, path in files:
-        yield chunker.chunk_file(path, doc_id=doc_id)
+    by_path = {path: doc_id for doc_id, path in files}
+    for _, chunks in chunk_paths(list(by_path), config, workers=workers,
+                                 doc_id=by_path.__getitem__, on_error=on_error):
+        yield chunks
 
 
 @app.command()
@@ -181,7 +203,7 @@ def inspect(
                           ",".join(c.kinds), c.section_path, first)
         out.print(table)
         if html_out:
-            source = file.read_text(encoding="utf-8-sig")
+            source = read_document(file)
             html_out.write_text(render_html(source, chunks, str(file)), encoding="utf-8")
             err.print(f"wrote {html_out}")
 
@@ -221,26 +243,35 @@ def index(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = "plain",
+    wait: Annotated[float, typer.Option(
+        "--wait", help="Seconds to wait for another index run on the same index to finish "
+                       "(default: stop at once with a message).")] = 0.0,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
     Leaves are embedded and searched; the coarser levels are kept for search --expand. Without
-    --levels: 16x, 4x and 1x the leaf budget (--max-tokens, capped at the model's window)."""
+    --levels: 16x, 4x and 1x the leaf budget (--max-tokens, capped at the model's window).
+
+    A file that cannot be read is named on stderr and the others are indexed (exit status 1);
+    a file indexed before keeps its last good version, one deleted during the run is removed."""
     budgets = _levels(levels)
     site = _site(site)
     with _one_line_errors():
         from ..index import index_paths
 
+        failures = _Failures()
         with _progress("indexing") as progress:
             report = index_paths(paths, db=db, collection=collection, model=model,
                                  max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
                                  token=token, progress=progress, levels=budgets,
-                                 base_url=base_url, site=site)  # type: ignore[arg-type]
+                                 base_url=base_url, site=site,  # type: ignore[arg-type]
+                                 on_error=lambda error: failures(None, error), wait=wait)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
                   + "/".join(map(str, report.levels)) + (" (rebuilt)" if report.rebuilt else ""),
                   highlight=False, soft_wrap=True)
+        failures.finish(report.total, "indexed")
 
 
 @contextmanager
@@ -323,6 +354,10 @@ def main() -> None:
     logging.getLogger("mdchunk").propagate = False
     for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
+    # Milvus clients log a failure with its traceback before raising it; the error they raise
+    # becomes our one line.
+    for client in ("pymilvus", "milvus_lite"):
+        logging.getLogger(client).setLevel(logging.CRITICAL)
     try:  # jieba (Milvus Lite's Chinese analyzer) sets its own DEBUG level when imported
         import jieba
 

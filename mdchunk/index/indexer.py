@@ -18,6 +18,23 @@ Crash safety comes from the order of writes, per document:
 A run interrupted anywhere leaves only pending documents or whole ones; the next run redoes the
 pending ones (steps 1-3 are idempotent), so it ends with exactly the rows of an uninterrupted
 run. A document is deleted leaves first, then parents, manifest entry last, for the same reason.
+
+A file that cannot be read or decoded (binary, not UTF-8, unreadable, bad front matter: an
+:class:`~mdchunk.InputError`) does not stop the run: it is reported (``on_error``, else a
+warning; and in :attr:`IndexReport.failed`), the other documents are indexed, and its manifest
+entry is never left pending:
+
+- a file the index did not have is not indexed (its pending entry is removed);
+- a file the index had keeps the version indexed before, rows and manifest entry as they were
+  (a file that is unreadable for a while, or saved in another encoding by mistake, does not
+  vanish from search; the run's error says the old version is kept, and the next run that can
+  read it replaces it);
+- a file that vanished while the run was under way (deleted between discovery and reading) is
+  removed from the index like any deleted file (with ``prune``; without it, it is kept);
+- a file whose entry was still pending from an interrupted run has no good version to keep: its
+  rows are removed.
+
+Only one run writes to an index at a time (:mod:`mdchunk.index.lock`).
 """
 
 from __future__ import annotations
@@ -35,10 +52,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
-from ..errors import ConfigError
+from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
 from .embed import Embedder, load_embedder
+from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .store import (
     ANALYZER_NAMES,
@@ -55,14 +73,17 @@ from .store import (
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["LEVEL_FACTOR", "IndexPlan", "IndexReport", "ProgressCallback", "chunker_config",
-           "config_fingerprint", "detect_analyzer", "index_config", "index_paths", "plan_index"]
+__all__ = ["LEVEL_FACTOR", "ErrorCallback", "IndexPlan", "IndexReport", "ProgressCallback",
+           "chunker_config", "config_fingerprint", "detect_analyzer", "index_config",
+           "index_paths", "plan_index"]
 
 log = logging.getLogger(__name__)
 
 #: ``progress(done, total, doc_id, embedded)`` after each document is committed (or found
-#: unchanged): documents done of total, and chunks embedded so far.
+#: unchanged, or failed): documents done of total, and chunks embedded so far.
 ProgressCallback = Callable[[int, int, str, int], None]
+#: ``on_error(error)`` for each file that could not be indexed; the run goes on.
+ErrorCallback = Callable[[InputError], None]
 
 #: Share of CJK characters (among non-blank ones) from which BM25 uses the jieba analyzer. Low on
 #: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
@@ -114,15 +135,24 @@ class IndexReport:
     tokenizer: str = ""
     analyzer: str = ""
     seconds: float = 0.0
+    #: Documents found under the paths (each is added, updated, unchanged or failed).
+    total: int = 0
     changed_docs: list[str] = field(default_factory=list)
+    #: One line per file that could not be indexed, naming it, the problem and what the index
+    #: keeps of it (see the module docstring).
+    failed: list[str] = field(default_factory=list)
 
 
 def detect_analyzer(sources: Sequence[Source]) -> str:
     """``jieba`` when CJK characters make up a real share of the corpus, else ``standard``."""
     cjk = total = 0
     for source in sources:
-        with source.file.open("rb") as fh:
-            sample = fh.read(_SAMPLE_BYTES).decode("utf-8", "ignore")
+        try:
+            with source.file.open("rb") as fh:
+                sample = fh.read(_SAMPLE_BYTES).decode("utf-8", "ignore")
+        except OSError:
+            continue  # reported by name when the run reads it
+
         cjk += len(_CJK.findall(sample))
         total += sum(1 for ch in sample if not ch.isspace())
     share = cjk / total if total else 0.0
@@ -238,20 +268,54 @@ class _Run:
 
     def __init__(self, store: ChunkStore, embedder: Embedder, config: ChunkerConfig,
                  fingerprint: str, report: IndexReport, progress: ProgressCallback | None,
-                 check_window: bool) -> None:
+                 check_window: bool, on_error: ErrorCallback | None = None,
+                 prune: bool = True) -> None:
         self.store, self.embedder, self.config = store, embedder, config
         self.fingerprint, self.report, self.progress = fingerprint, report, progress
-        self.check_window = check_window
+        self.check_window, self.on_error, self.prune = check_window, on_error, prune
         self.chunker = Chunker(config)
         assert config.levels is not None, "an index is hierarchical (index_config)"
         self.leaf_level = len(config.levels)
         self.done = 0
         self.total = 0
+        #: Called before each group is written: raises when this run no longer holds the index.
+        self.guard: Callable[[], None] = lambda: None
 
     def tick(self, doc_id: str) -> None:
         self.done += 1
         if self.progress is not None:
             self.progress(self.done, self.total, doc_id, self.report.embedded_chunks)
+
+    def fail(self, source: Source, error: InputError, action: str) -> None:
+        """Report a file that could not be indexed, with what the index keeps of it."""
+        message = f"{error}; {action}"
+        self.report.failed.append(message)
+        if self.on_error is not None:
+            self.on_error(InputError(message))
+        else:
+            log.warning("%s", message)
+        self.tick(source.doc_id)
+
+    def skip(self, source: Source, error: InputError, old: ManifestEntry | None) -> None:
+        """A file that failed after its entry was marked pending: never leave it pending
+        (the rules are in the module docstring). Nothing of it was written in this run."""
+        store, doc_id = self.store, source.doc_id
+        if old is None:
+            store.manifest.delete([doc_id])
+            action = "not indexed"
+        elif isinstance(error, MissingFileError) and self.prune:
+            store.delete_doc(doc_id)
+            store.manifest.delete([doc_id])
+            self.report.deleted += 1
+            action = "removed from the index, as a deleted file is"
+        elif old.pending:
+            store.delete_doc(doc_id)
+            store.manifest.delete([doc_id])
+            action = "its rows, left half-written by an interrupted run, were removed"
+        else:
+            store.manifest.put([old])
+            action = "the version indexed before is kept"
+        self.fail(source, error, action)
 
     def prepare(self, source: Source, digest: str, known: bool) -> _Doc:
         """Chunk ``source`` at every level, split into leaves and parents."""
@@ -265,6 +329,7 @@ class _Run:
 
     def write(self, group: list[_Doc]) -> None:
         """Embed what is new in ``group`` in one call, then write and commit each document."""
+        self.guard()
         reusable: dict[str, Any] = {}  # embed hash -> vector
         stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
         for doc in group:
@@ -288,6 +353,7 @@ class _Run:
     def commit(self, doc: _Doc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
                ) -> None:
         """Write one document in the order of the module docstring, its manifest entry last."""
+        self.guard()
         store, report, source = self.store, self.report, doc.source
         title = _title(doc.leaves, source)
         file_type = source.file.suffix.lstrip(".").lower()
@@ -339,6 +405,9 @@ class IndexPlan:
     write: list[tuple[Source, str, bool]]
     unchanged: list[str]
     gone: list[str]
+    #: Files that could not even be read to hash them, with the error and what the index keeps
+    #: of them (nothing is written for them; a vanished one is among ``gone`` with ``prune``).
+    failed: list[tuple[Source, InputError, str]] = field(default_factory=list)
 
 
 def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fingerprint: str,
@@ -346,23 +415,47 @@ def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fi
     """Compare every file's hash and the chunker config with the manifest."""
     write: list[tuple[Source, str, bool]] = []
     unchanged: list[str] = []
+    failed: list[tuple[Source, InputError, str]] = []
+    present: set[str] = set()
     for source in sources:
-        digest = _file_hash(source.file.read_bytes())
         entry = manifest.get(source.doc_id)
+        try:
+            data = source.file.read_bytes()
+        except OSError as exc:
+            vanished = isinstance(exc, FileNotFoundError)
+            reason = ("no such file or directory" if vanished
+                      else (exc.strerror or str(exc) or type(exc).__name__).lower())
+            error_type = MissingFileError if vanished else InputError
+            error = error_type(f"{source.file}: cannot read: {reason}")
+            if entry is None:
+                action = "not indexed"
+            elif vanished and prune:
+                action = "removed from the index, as a deleted file is"
+            else:
+                action = "the version indexed before is kept"
+                present.add(source.doc_id)
+            failed.append((source, error, action))
+            continue
+        present.add(source.doc_id)
+        digest = _file_hash(data)
         if entry and not entry.pending and entry.content_hash == digest \
                 and entry.config == fingerprint:
             unchanged.append(source.doc_id)
         else:
             write.append((source, digest, entry is not None))
-    gone = sorted(set(manifest) - {s.doc_id for s in sources}) if prune else []
-    return IndexPlan(write, unchanged, gone)
+    gone = sorted(set(manifest) - present) if prune else []
+    return IndexPlan(write, unchanged, gone, failed)
 
 
-def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> None:
-    """Carry ``plan`` out in the crash-safe order of the module docstring."""
+def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int,
+           entries: Mapping[str, ManifestEntry]) -> None:
+    """Carry ``plan`` out in the crash-safe order of the module docstring; ``entries`` is the
+    manifest the plan was made from."""
     report = run.report
     for doc_id in plan.unchanged:
         run.tick(doc_id)
+    for source, error, action in plan.failed:
+        run.fail(source, error, action)
     report.unchanged = len(plan.unchanged)
     for doc_id in plan.gone:  # leaves, then parents, manifest entry last
         store.delete_doc(doc_id)
@@ -374,7 +467,11 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> 
     group: list[_Doc] = []
     pending_chunks = 0
     for source, digest, known in plan.write:
-        doc = run.prepare(source, digest, known)
+        try:
+            doc = run.prepare(source, digest, known)
+        except InputError as exc:
+            run.skip(source, exc, entries.get(source.doc_id))
+            continue
         group.append(doc)
         pending_chunks += len(doc.leaves)
         report.changed_docs.append(source.doc_id)
@@ -387,7 +484,7 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int) -> 
             group, pending_chunks = [], 0
     if group:
         run.write(group)
-    if plan.write or plan.gone or report.rebuilt:
+    if plan.write or plan.gone or report.rebuilt:  # (failed files are among plan.write)
         store.flush()
 
 
@@ -409,6 +506,8 @@ def index_paths(
     levels: Sequence[int] | None = None,
     base_url: str | None = None,
     site: Site = "plain",
+    on_error: ErrorCallback | None = None,
+    wait: float = 0.0,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -426,6 +525,15 @@ def index_paths(
 
     ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
     and ``anchor``, stored with it and returned by search.
+
+    A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
+    and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
+    a failed file: see the module docstring). A folder with no documents raises
+    :class:`~mdchunk.InputError` before anything is written.
+
+    Only one run writes to an index at a time: a run that finds another under way waits up to
+    ``wait`` seconds for it, then raises :class:`~mdchunk.errors.LockedError` naming the
+    holder (see :mod:`mdchunk.index.lock`).
     """
     started = time.perf_counter()
     if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
@@ -438,7 +546,8 @@ def index_paths(
     ChunkerConfig(base_url=base_url, site=site)  # checked as early
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with MilvusStore(db, collection, token=token) as store:
+    with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
+            server_lock(store, wait=wait) as lock:
         recorded = store.meta()
         embedder = load_embedder(model)
         config = dataclasses.replace(
@@ -452,11 +561,14 @@ def index_paths(
         report.analyzer = analyzer
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer)
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
-        plan = plan_index(sources, store.manifest.entries(), fingerprint, prune=prune)
+        entries = store.manifest.entries()
+        plan = plan_index(sources, entries, fingerprint, prune=prune)
         run = _Run(store, embedder, config, fingerprint, report, progress,
-                   check_window=config.tokenizer != embedder.tokenizer)
-        run.total = len(sources)
-        _apply(plan, store, run, batch_chunks)
+                   check_window=config.tokenizer != embedder.tokenizer, on_error=on_error,
+                   prune=prune)
+        run.total = report.total = len(sources)
+        run.guard = lock.check
+        _apply(plan, store, run, batch_chunks, entries)
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "

@@ -57,6 +57,28 @@ _GRPC_OPTIONS = {"grpc.keepalive_permit_without_calls": False, "grpc.keepalive_t
 _QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
 
 
+def _lite_in_use(uri: str) -> bool:
+    """Whether another process holds Milvus Lite's own lock on the file (``<uri>/LOCK``)."""
+    import fcntl
+    import os
+
+    try:
+        fd = os.open(os.path.join(uri, "LOCK"), os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    else:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+
+
 def is_local(uri: str) -> bool:
     """Milvus Lite takes a local file path; anything with a scheme is a server."""
     return "://" not in uri
@@ -82,9 +104,16 @@ class MilvusStore:
             except ImportError as exc:
                 raise DependencyError(f"{uri}: a local Milvus Lite file needs milvus-lite: "
                                       f"{_EXTRA_HINT}") from exc
-        with self._errors("cannot connect"):
-            self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
-                                                 dedicated=True, grpc_options=_GRPC_OPTIONS)
+        try:
+            with self._errors("cannot connect"):
+                self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
+                                                     dedicated=True, grpc_options=_GRPC_OPTIONS)
+        except StoreError as exc:
+            if is_local(uri) and _lite_in_use(uri):
+                raise StoreError(f"{uri}: the Milvus Lite file is open in another process (Milvus "
+                                 "Lite opens a file in one process at a time); try again when "
+                                 "it is done, or use a Milvus server") from exc
+            raise
         self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
         self.parents_collection = f"{collection}_parents"
 

@@ -48,7 +48,9 @@ _TaskResult = list[tuple[str, list[Chunk] | InputError]]
 
 def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
                 workers: int = 1, root: Path | None = None,
-                doc_id: Callable[[Path], str] | None = None) -> Iterator[tuple[Path, list[Chunk]]]:
+                doc_id: Callable[[Path], str] | None = None,
+                on_error: Callable[[Path, InputError], None] | None = None,
+                ) -> Iterator[tuple[Path, list[Chunk]]]:
     """Chunk each file in ``paths``; yield ``(path, chunks)`` in input order.
 
     ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``).
@@ -56,7 +58,9 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
     process), else the path relative to ``root`` when given, else the path as given. Chunk ids
     hash the doc_id, so set it here rather than on the chunks afterwards. A file
     that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every earlier
-    file has been yielded; pending work is cancelled. A tokenizer given as a callable must be
+    file has been yielded; pending work is cancelled. With ``on_error``, such a file is
+    instead passed to ``on_error(path, error)`` (in its place in the input order) and the run
+    goes on with the rest. A tokenizer given as a callable must be
     picklable (a module-level function) for ``workers > 1``.
     """
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -67,9 +71,16 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
     if workers == 1:
         chunker = Chunker(config)
         for path, name in items:
-            yield path, _chunk_one(chunker, path, name)
+            try:
+                chunks = _chunk_one(chunker, path, name)
+            except InputError as exc:
+                if on_error is None:
+                    raise
+                on_error(path, exc)
+                continue
+            yield path, chunks
         return
-    yield from _parallel(items, config, workers)
+    yield from _parallel(items, config, workers, on_error)
 
 
 def _doc_id(path: Path, root: Path | None) -> str:
@@ -87,9 +98,10 @@ def _chunk_one(chunker: Chunker, path: Path, doc_id: str) -> list[Chunk]:
         return chunker.chunk_file(path, doc_id=doc_id)
     except MdchunkError as exc:
         message = str(exc)
+        kind = type(exc) if isinstance(exc, InputError) else InputError
         if str(path) in message or doc_id in message.split(":", 1)[0]:
-            raise InputError(message) from exc
-        raise InputError(f"{path}: {message}") from exc
+            raise kind(message) from exc
+        raise kind(f"{path}: {message}") from exc
 
 
 def _init_worker(config: ChunkerConfig) -> None:
@@ -105,7 +117,7 @@ def _work(task: list[tuple[str, str]]) -> _TaskResult:
         try:
             out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
         except InputError as exc:
-            out.append((path, InputError(str(exc))))  # a plain copy pickles without a chain
+            out.append((path, type(exc)(str(exc))))  # a plain copy pickles without a chain
         except Exception as exc:  # an unexpected bug: report it with the file, keep its type
             out.append((path, InputError(f"{path}: {type(exc).__name__}: {exc}")))
     return out
@@ -128,7 +140,8 @@ def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]
         yield task
 
 
-def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers: int
+def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers: int,
+              on_error: Callable[[Path, InputError], None] | None
               ) -> Iterator[tuple[Path, list[Chunk]]]:
     Chunker(config)  # fail fast on a bad config, and load the tokenizer before workers fork
     tasks = _tasks(items)
@@ -139,16 +152,20 @@ def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers:
             for task in tasks:
                 pending.append(pool.submit(_work, task))
                 if len(pending) >= workers * _WINDOW:
-                    yield from _results(pending.popleft())
+                    yield from _results(pending.popleft(), on_error)
             while pending:
-                yield from _results(pending.popleft())
+                yield from _results(pending.popleft(), on_error)
         finally:
             for future in pending:
                 future.cancel()
 
 
-def _results(future: Future[_TaskResult]) -> Iterator[tuple[Path, list[Chunk]]]:
+def _results(future: Future[_TaskResult], on_error: Callable[[Path, InputError], None] | None
+             ) -> Iterator[tuple[Path, list[Chunk]]]:
     for path, result in future.result():
         if isinstance(result, InputError):
-            raise result
+            if on_error is None:
+                raise result
+            on_error(Path(path), result)
+            continue
         yield Path(path), result

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..errors import InputError
+from ..errors import InputError, MissingFileError
 from ..formats.registry import SUFFIXES
 
 __all__ = ["SUFFIXES", "Source", "discover"]
@@ -28,7 +28,11 @@ class Source:
 def discover(paths: Iterable[str | Path]) -> list[Source]:
     """Every indexable file under ``paths``, sorted; hidden files and folders are skipped.
 
-    A directory's files get ids relative to it; a file named directly gets its own name.
+    A directory's files get ids relative to it; a file named directly gets its own name. A
+    path that does not exist, or a folder with no document in it, raises
+    :class:`~mdchunk.InputError` before anything is read: an unmounted or mistyped folder must
+    not look like a knowledge base whose documents were all deleted (``mdchunk index`` would
+    remove them from the index).
     """
     found: dict[str, Source] = {}
     for given in paths:
@@ -37,8 +41,11 @@ def discover(paths: Iterable[str | Path]) -> list[Source]:
             candidates = [Source(root.name, root.as_posix(), root)]
         elif root.is_dir():
             candidates = list(_walk(root))
+            if not candidates:
+                raise InputError(f"{given}: no documents in this folder (looked for "
+                                 f"{', '.join(sorted(SUFFIXES))}; hidden files are skipped)")
         else:
-            raise InputError(f"{given}: no such file or directory")
+            raise MissingFileError(f"{given}: no such file or directory")
         for source in candidates:
             seen = found.get(source.doc_id)
             if seen is not None and seen.file.resolve() != source.file.resolve():

@@ -1,0 +1,245 @@
+"""One writer per index: a second ``mdchunk index`` run waits for the first, or stops.
+
+Two runs writing the same collection at once would each plan from a manifest the other is
+changing (and Milvus Lite lets only one process open a file at all, with an obscure error).
+For a Milvus Lite file the lock is an advisory ``fcntl`` lock on ``<db>.lock`` beside it: the
+kernel releases it when the holder exits, even by SIGKILL, so a crashed run never leaves a stale
+lock. The file stays (removing it would race with a run about to lock it); it holds the pid,
+host and start time of the last run, which the refusal message quotes.
+
+A server is shared by many machines, so its lock lives in Milvus: one row per collection in
+``mdchunk_locks``, with the holder (host, pid, a random tag) and a heartbeat (the holder's clock,
+in ms) that a thread renews every ``heartbeat`` seconds. Milvus has no compare-and-swap, so a
+run takes the lock by writing its row, waiting ``settle`` seconds and reading it back: of two
+runs that both found it free, the one that wrote last holds it and the other backs off (this
+holds as long as a run's read-then-write takes less than ``settle``, which is milliseconds). A
+lock whose heartbeat is older than ``stale_after`` seconds belongs to a run that died (a
+SIGKILL, a lost machine) and is taken over, with a warning; clocks of the machines that index
+into one server must agree to well within that time. A holder whose row was taken over stops
+before its next write (:class:`~mdchunk.errors.LockedError`).
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from ..errors import LockedError, StoreError
+from .milvus import MilvusStore, is_local
+from .store import quote
+
+__all__ = ["LOCKS_COLLECTION", "ServerLock", "index_lock", "lock_path", "server_lock"]
+
+log = logging.getLogger(__name__)
+
+#: The collection that holds the write locks of a server's indexes, one row per collection.
+LOCKS_COLLECTION = "mdchunk_locks"
+
+#: Seconds between two attempts while waiting for another run.
+_POLL = 0.2
+
+
+def lock_path(db: str) -> Path:
+    """Where the lock of a Milvus Lite file lives: beside it, ``<db>.lock``."""
+    return Path(f"{db}.lock")
+
+
+def _owner() -> str:
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return f"pid {os.getpid()} on {socket.gethostname()}, since {started}"
+
+
+@contextmanager
+def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]:
+    """Hold the index at ``db`` for one writing run; wait up to ``wait`` seconds for another
+    run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it.
+
+    A server URI is not locked here (a server is shared by many machines).
+    """
+    if not is_local(db):
+        yield
+        return
+    path = lock_path(db)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise StoreError(f"{path}: cannot create the index's lock file: "
+                         f"{(exc.strerror or str(exc)).lower()}") from exc
+    try:
+        deadline = time.monotonic() + max(wait, 0.0)
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = _read(fd) or "another process"
+                    waited = f" after waiting {wait:g}s" if wait > 0 else ""
+                    raise LockedError(
+                        f"{db}: another mdchunk index run is writing to this index ({holder})"
+                        f"{waited}; let it finish, or pass --wait SECONDS") from None
+                time.sleep(_POLL)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{_owner()}, collection {collection!r}".encode(), 0)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def _read(fd: int) -> str:
+    try:
+        return os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+    except OSError:
+        return ""
+
+
+class ServerLock:
+    """The write lock of one collection on a Milvus server (see the module docstring)."""
+
+    def __init__(self, store: MilvusStore, *, heartbeat: float = 10.0, stale_after: float = 60.0,
+                 settle: float = 1.0) -> None:
+        self.store, self.client = store, store._client
+        self.name = store.collection
+        self.heartbeat, self.stale_after, self.settle = heartbeat, stale_after, settle
+        self.owner = f"pid {os.getpid()} on {socket.gethostname()} [{uuid.uuid4().hex[:8]}]"
+        self.lost = ""
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    # -- the row ------------------------------------------------------------------------------
+
+    def _ensure(self) -> None:
+        from pymilvus import DataType
+
+        with self.store._errors(f"create collection {LOCKS_COLLECTION!r}"):
+            if not self.client.has_collection(LOCKS_COLLECTION):
+                schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
+                schema.add_field("name", DataType.VARCHAR, is_primary=True, max_length=255)
+                schema.add_field("owner", DataType.VARCHAR, max_length=512)
+                schema.add_field("heartbeat", DataType.INT64)
+                schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=2)
+                try:
+                    self.client.create_collection(LOCKS_COLLECTION, schema=schema)
+                except Exception:  # another run created it first
+                    if not self.client.has_collection(LOCKS_COLLECTION):
+                        raise
+            if "dummy" not in set(self.client.list_indexes(LOCKS_COLLECTION)):
+                index = self.client.prepare_index_params()
+                index.add_index("dummy", index_name="dummy", index_type="AUTOINDEX",
+                                metric_type="L2")
+                try:
+                    self.client.create_index(LOCKS_COLLECTION, index, sync=False)
+                except Exception:  # another run created it first
+                    if "dummy" not in set(self.client.list_indexes(LOCKS_COLLECTION)):
+                        raise
+            self.client.load_collection(LOCKS_COLLECTION)
+
+    def _read(self) -> dict[str, Any] | None:
+        with self.store._errors("read the index's lock"):
+            rows = self.client.query(LOCKS_COLLECTION, filter=f"name == {quote(self.name)}",
+                                     output_fields=["owner", "heartbeat"],
+                                     consistency_level="Strong")
+        return dict(rows[0]) if rows else None
+
+    def _write(self) -> None:
+        with self.store._errors("write the index's lock"):
+            self.client.upsert(LOCKS_COLLECTION, [{"name": self.name, "owner": self.owner,
+                                                   "heartbeat": _now_ms(), "dummy": [0.0, 0.0]}])
+
+    # -- taking, keeping, giving back -------------------------------------------------------
+
+    def acquire(self, wait: float = 0.0) -> None:
+        self._ensure()
+        deadline = time.monotonic() + max(wait, 0.0)
+        while True:
+            row = self._read()
+            age = (_now_ms() - row["heartbeat"]) / 1000 if row else 0.0
+            if row is None or row["owner"] == self.owner or age > self.stale_after:
+                if row is not None and row["owner"] != self.owner:
+                    log.warning("Milvus at %s: taking over the lock of collection %r from %s, "
+                                "silent for %.0fs (a run that died)", self.store.uri, self.name,
+                                row["owner"], age)
+                self._write()
+                time.sleep(self.settle)
+                row = self._read()
+                if row is not None and row["owner"] == self.owner:
+                    break
+                continue  # another run wrote after us: it holds the lock
+            if time.monotonic() >= deadline:
+                waited = f" after waiting {wait:g}s" if wait > 0 else ""
+                raise LockedError(
+                    f"Milvus at {self.store.uri}: collection {self.name!r} is being indexed by "
+                    f"another run ({row['owner']}, last heard from {age:.0f}s ago){waited}; let it "
+                    "finish, or pass --wait SECONDS")
+            time.sleep(min(self.settle, max(deadline - time.monotonic(), 0.05)))
+        self._thread = threading.Thread(target=self._beat, name="mdchunk-lock", daemon=True)
+        self._thread.start()
+
+    def _beat(self) -> None:
+        while not self._stop.wait(self.heartbeat):
+            try:
+                row = self._read()
+                if row is None or row["owner"] != self.owner:
+                    self.lost = row["owner"] if row else "nobody (the lock was removed)"
+                    return
+                self._write()
+            except StoreError as exc:  # the run's own calls will fail and say why
+                log.debug("lock heartbeat failed: %s", exc)
+
+    def check(self) -> None:
+        """Raise :class:`~mdchunk.errors.LockedError` if another run took the lock over."""
+        if self.lost:
+            raise LockedError(f"Milvus at {self.store.uri}: collection {self.name!r}: this run's "
+                              f"lock was taken over by {self.lost} (this run was silent for "
+                              f"over {self.stale_after:g}s); stopped before writing more")
+
+    def release(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        try:
+            row = self._read()
+            if row is not None and row["owner"] == self.owner:
+                with self.store._errors("release the index's lock"):
+                    self.client.delete(LOCKS_COLLECTION, ids=[self.name])
+        except StoreError as exc:  # it goes stale and is taken over
+            log.warning("%s", exc)
+
+
+class _NoLock:
+    def check(self) -> None:
+        pass
+
+
+@contextmanager
+def server_lock(store: MilvusStore, *, wait: float = 0.0, **timing: float
+                ) -> Iterator[ServerLock | _NoLock]:
+    """Hold ``store``'s collection on a server for one writing run (a Lite file is locked by
+    :func:`index_lock` before it is opened); yields an object whose ``check()`` raises once the
+    lock was lost."""
+    if is_local(store.uri):
+        yield _NoLock()
+        return
+    lock = ServerLock(store, **timing)
+    lock.acquire(wait)
+    try:
+        yield lock
+    finally:
+        lock.release()
+
+
+def _now_ms() -> int:
+    return int(time.time() * 1000)
