@@ -91,15 +91,23 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
     """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
 
     A block "fits" when it and the headings that must travel with it (those right before it,
-    and empty sections' headings right after it) fit ``max_tokens`` together: a breadcrumb
+    and empty sections' headings right after it or after the top-level block it ends) fit
+    ``max_tokens`` together: a breadcrumb
     yields to the block, down to nothing if need be.
     """
     bounds = sorted({p for span in spans for p in span})
     leads, tails = _leads(blocks), _tails(blocks)
+    # a block nested last in a top-level block ends where it does: the headings after it travel
+    # with it too
+    ends = {b.end: tails[b.start] for b in blocks if b.start in tails}
+    top_ends = sorted(ends)
     cut = []
     for block in _atomic_blocks(blocks):
         lead = leads.get(block.start, block.start)
         tail = max(block.end, tails.get(block.start, block.end))
+        k = bisect.bisect_left(top_ends, block.end)
+        if k < len(top_ends) and not source[block.end:top_ends[k]].strip():
+            tail = max(tail, ends[top_ends[k]])
         need = counter.count(source[lead:tail])
         if need > max_tokens:
             continue

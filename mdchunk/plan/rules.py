@@ -62,8 +62,9 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
 
     It takes the last content piece (and any such headings after it) along into a new chunk;
     when that piece is the chunk's only content, the chunk's overlap goes first, then (for a
-    block) the breadcrumb shortens, and only if they still do not fit is the piece cut so that
-    part of it can come.
+    block) the breadcrumb shortens (comments before it, which embed_text leaves out, cost
+    nothing there), and only if they still do not fit is the piece cut so that part of it can
+    come; :meth:`PiecePacker.close` confirms the exact count.
     """
     group = packer.group
     if not group.pieces or not tail.tail or all(p.tail or p.glue for p in group.pieces):
@@ -85,7 +86,9 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
             return True
     if last.atomic and not packer.keep_whole(last):  # 2 before the breadcrumb, as it yields
         need = packer.counts.count_span(last.start, moved[-1].end)
-        room = packer.max_tokens - packer.squeeze - group.tokens - group.prefix_tokens
+        hidden = ("comment",) if packer.kit.config.html_comments == "drop" else None
+        seen = sum(packer.tokens(p) for p in group.pieces if p.kinds != hidden)
+        room = packer.max_tokens - packer.squeeze - seen - group.prefix_tokens
         if need <= room:
             if group.pieces:
                 packer.add(last)
