@@ -273,6 +273,11 @@ def test_markdown_guarantees_on_grammar_documents(source: str, budget: tuple[int
                 "<!-- alpha alpha alpha alpha e.g. 👩\u200d👩\u200d👧\u200d👦 -->\n\n"
                 "# {#not-an-id} $a^2$\n\n<div class=\"note\">\nalpha e.g. $a^2$\n</div>\n\n"
                 "alpha e.g.\n==\n\n# alpha alpha alpha\n\n", levels=(256, 64), overlap=0)
+# and the same comment cost made an HTML block after a heading look too big to keep whole
+@example(source="<!-- alpha alpha 👩\u200d👩\u200d👧\u200d👦 [^1] {#not-an-id} -->\r\r# e.g. [^1]\r\r"
+                "<div class=\"note\">\ralpha alpha e.g.\r</div>\ralpha e.g.\r=\r\r```\r```\r\r"
+                "alpha.\r\ralpha.[^1]\r\r[^1]: alpha.\r\r$$\ra^2 + b^2\r$$\r\r",
+         levels=(256, 64), overlap=0)
 def test_hierarchy_on_grammar_documents(source: str, levels: tuple[int, ...], overlap: int,
                                         counter) -> None:
     chunks = _chunk(mdchunk.chunk_hierarchy, source, levels=levels,
