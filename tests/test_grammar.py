@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
@@ -301,6 +302,19 @@ def test_plain_text_guarantees_on_grammar_documents(source: str, budget: tuple[i
     assert uncovered(source, [(c.start, c.end) for c in chunks]) == []
     again = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap)
     assert [c.to_dict() for c in again] == [c.to_dict() for c in chunks]
+
+
+@pytest.mark.xfail(strict=True, reason="open: found by the long profile, not yet fixed")
+def test_a_block_of_exactly_the_budget_after_a_squeezed_estimate(counter) -> None:
+    """A list item of exactly 17 tokens is cut at 17: after a cut heading's estimate fell short,
+    PiecePacker.squeeze holds a token back from every later block, from its exact count too
+    (fits_bare). Not counting the squeeze against exact counts fixes this input but drops a
+    repeated table header in test_hierarchy, so the fix needs more than that one line."""
+    source = ("alpha.\n\n" * 7 + "# 👩\u200d👩\u200d👧\u200d👦\n\n"
+              "1. <table><tr><td>cell</td></tr></table>\n\n"
+              "2. <table><tr><td>cell</td></tr></table>\n\n\n")
+    chunks = mdchunk.chunk_markdown(source, max_tokens=17, overlap_tokens=0)
+    assert_markdown_guarantees(source, chunks, counter, 17, 0, headings=False)
 
 
 def test_the_audit_sees_generated_structure(counter) -> None:
