@@ -1,7 +1,12 @@
 """Coverage-guided fuzzing of the chunkers with the contract's guarantees as assertions (#13).
 
-    make fuzz                      # FUZZ_TIME=600 seconds by default
-    python bench/fuzz_chunk.py .fuzz/corpus fixtures -max_total_time=600
+    make fuzz                      # FUZZ_TIME=600 seconds by default; goes on after a failure
+    PYTHONPATH=. python bench/fuzz_chunk.py .fuzz/corpus fixtures -max_total_time=600
+
+With ``FUZZ_KEEP_GOING=1`` (as ``make fuzz`` sets) a failing input and its traceback are
+written to ``.fuzz/failures/`` and the run goes on; without it libFuzzer stops at the first
+and writes a ``crash-*`` file. ``PYTHONPATH`` must name this checkout: the venv's editable
+install may point at another.
 
 One input is 4 header bytes and a body. Byte 0 picks the entry point (``chunk_markdown``,
 ``chunk_text``, or ``chunk_file`` on a ``.md`` / ``.txt`` temp file), bytes 1-2 the budget
