@@ -6,7 +6,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.mdchunk-installed
 TORCH  := torch==2.13.0
 
-.PHONY: demo test lint bench bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
+FUZZ_TIME ?= 600
+
+.PHONY: demo test test-long fuzz lint bench bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -24,6 +26,16 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+test-long: $(STAMP)  # issue #13: the grammar property tests at >= 20,000 examples each
+	HF_HUB_OFFLINE=1 MDCHUNK_HYPOTHESIS=long $(PY) -m pytest -q -p no:cacheprovider \
+		tests/test_grammar.py --hypothesis-show-statistics
+
+fuzz: $(STAMP)  # issue #13: coverage-guided fuzzing for FUZZ_TIME seconds (failures: .fuzz/failures)
+	$(PY) -m pip install --quiet atheris
+	mkdir -p .fuzz/corpus
+	FUZZ_KEEP_GOING=1 PYTHONPATH=$(CURDIR) $(PY) bench/fuzz_chunk.py .fuzz/corpus fixtures \
+		tests/data/fuzz -max_total_time=$(FUZZ_TIME) -max_len=4096 -artifact_prefix=.fuzz/
 
 lint: $(STAMP)  # ruff (style, imports, bugs) and mypy --strict on the package
 	$(VENV)/bin/ruff check mdchunk tests bench

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from .formats import Block, parse_markdown
 from .formats.kinds import ATOMIC_KINDS
 from .plan import Section, build_sections
+from .plan.breadcrumbs import CRUMB_SHARE
 from .text import sentence_spans
 from .tokens import TokenCounter
 
@@ -90,15 +91,23 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
     """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
 
     A block "fits" when it and the headings that must travel with it (those right before it,
-    and empty sections' headings right after it) fit ``max_tokens`` together: a breadcrumb
+    and empty sections' headings right after it or after the top-level block it ends) fit
+    ``max_tokens`` together: a breadcrumb
     yields to the block, down to nothing if need be.
     """
     bounds = sorted({p for span in spans for p in span})
     leads, tails = _leads(blocks), _tails(blocks)
+    # a block nested last in a top-level block ends where it does: the headings after it travel
+    # with it too
+    ends = {b.end: tails[b.start] for b in blocks if b.start in tails}
+    top_ends = sorted(ends)
     cut = []
     for block in _atomic_blocks(blocks):
         lead = leads.get(block.start, block.start)
         tail = max(block.end, tails.get(block.start, block.end))
+        k = bisect.bisect_left(top_ends, block.end)
+        if k < len(top_ends) and not source[block.end:top_ends[k]].strip():
+            tail = max(tail, ends[top_ends[k]])
         need = counter.count(source[lead:tail])
         if need > max_tokens:
             continue
@@ -228,17 +237,38 @@ def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span]
     return problems
 
 
+def _crowded_heading_runs(source: str, blocks: Sequence[Block], counter: TokenCounter,
+                          max_tokens: int) -> list[Span]:
+    """Spans of the runs of consecutive headings that leave no room for content: with the
+    largest breadcrumb a chunk may carry (a sixteenth of the budget), a blank line and one token
+    of content they exceed ``max_tokens``. The budget comes first (guarantee 1): such headings,
+    or the pieces of one cut to fit, may stand alone, like the headings of empty sections."""
+    room = max_tokens - max_tokens // CRUMB_SHARE - 2
+    runs: list[Span] = []
+    run: list[Block] = []
+    for block in [*blocks, None]:
+        if block is not None and block.kind == "heading":
+            run.append(block)
+            continue
+        if run and counter.count(source[run[0].start:run[-1].end]) > room:
+            runs.append((run[0].start, run[-1].end))
+        run = []
+    return runs
+
+
 def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[int],
                    counter: TokenCounter, max_tokens: int, tiny_tokens: int = 16
                    ) -> StructureReport:
     """Judge any chunker's output on a Markdown document by the contract's guarantees."""
     doc = parse_markdown(source)
     body_start = doc.blocks[0].start if doc.blocks else len(source)
+    big = _crowded_heading_runs(source, doc.blocks, counter, max_tokens)
     return StructureReport(
         chunks=len(spans),
         over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
         cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens),
-        headings_only=headings_only(doc.blocks, spans),
+        headings_only=[i for i in headings_only(doc.blocks, spans)
+                       if not any(a <= spans[i][0] and spans[i][1] <= b for a, b in big)],
         shared_top=shared_top_sections(doc.blocks, spans),
         uncovered=uncovered(source, spans, body_start),
         tiny=[i for i, n in enumerate(token_counts) if n < tiny_tokens],

@@ -37,7 +37,10 @@ def _ids(paths: list) -> list[str]:
 
 
 def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter,
-                               max_tokens: int, overlap_tokens: int) -> None:
+                               max_tokens: int, overlap_tokens: int,
+                               headings: bool = True) -> None:
+    """Every guarantee for one document's flat chunks; ``headings=False`` skips guarantee 3's
+    headings-only check (for budgets below 48, where the budget wins)."""
     spans = [(c.start, c.end) for c in chunks]
     for c in chunks:  # verbatim slices, exact counts, honest embed text and lines
         assert c.text == source[c.start:c.end]
@@ -48,7 +51,7 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
-    assert report.headings_only == [], "guarantee 3: a chunk of headings alone"
+    assert report.headings_only == [] or not headings, "guarantee 3: a chunk of headings alone"
     assert report.shared_top == [], "guarantee 3: two top-level sections in one chunk"
     assert report.uncovered == [], "guarantee 4: text no chunk covers"
     blocks = parse_markdown(source).blocks

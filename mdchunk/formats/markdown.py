@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from markdown_it import MarkdownIt
@@ -108,13 +108,26 @@ def parse_markdown(source: str) -> Document:
     builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
     front = [b for b in blocks if b.kind == "front_matter"]
-    body = sorted((b for b in blocks if b.kind != "front_matter"), key=lambda b: b.start)
+    body = _outermost(b for b in blocks if b.kind != "front_matter")
     body_start = front[0].end if front else 0
     front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
                   if front else None)
     return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
                     builder.lines, front[0] if front else None, tuple(builder.comments),
                     tuple(builder.id_markup))
+
+
+def _outermost(blocks: Iterable[Block]) -> list[Block]:
+    """``blocks`` in order, without those inside another: markdown-it moves a footnote defined
+    in a blockquote or list item to the end, as a top-level block whose lines are the
+    container's too; the container holds it (a chunk boundary there would cut the container
+    and give its lines twice)."""
+    out: list[Block] = []
+    for block in sorted(blocks, key=lambda b: (b.start, -b.end)):
+        if out and block.end <= out[-1].end:
+            continue
+        out.append(block)
+    return out
 
 
 class _BlockBuilder:

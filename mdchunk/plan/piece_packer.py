@@ -76,6 +76,12 @@ class PiecePacker:
                             else self.counts.count_span(*piece.cost))
         return piece.tokens
 
+    def seen_tokens(self, pieces: Iterable[Piece]) -> int:
+        """Tokens of ``pieces`` that embed_text shows: HTML comments it leaves out (the default
+        ``html_comments="drop"``) cost nothing when a block's fit is weighed (guarantee 2)."""
+        hidden = ("comment",) if self.kit.config.html_comments == "drop" else None
+        return sum(self.tokens(p) for p in pieces if p.kinds != hidden)
+
     def limit(self, start: int) -> int:
         """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the
         section's headings before ``start``) and any overshoot held back leave of the budget."""
@@ -109,8 +115,8 @@ class PiecePacker:
         else:
             self.add(piece)
         group = self.group
-        text = sum(self.tokens(p) for p in group.pieces[:-1]) + self.counts.count_span(
-            piece.start, piece.end)
+        text = self.seen_tokens(group.pieces[:-1]) + self.counts.count_span(piece.start,
+                                                                            piece.end)
         group.crumb_room = self.max_tokens - self.squeeze - text - group.prefix_tokens
 
     def cost_in_fresh_chunk(self, piece: Piece) -> int:

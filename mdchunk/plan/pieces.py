@@ -166,9 +166,12 @@ class PieceCutter:
             source = self.source
             parts[0].start = min(parts[0].start, piece.start)
             last = parts[-1]
-            if piece.end > last.end and _WORD_CHARACTER.search(source, last.end, piece.end):
-                # text after the last part (link definitions tile() gave the block) is a part of
-                # its own: a nested block before it must not grow past what fits (guarantee 2)
+            if piece.end > last.end and (
+                    _WORD_CHARACTER.search(source, last.end, piece.end)
+                    or (last.atomic and source[last.end:piece.end].strip())):
+                # text after the last part (link definitions tile() gave the block, a
+                # container's closing ``:::``) is a part of its own: a nested block before it
+                # must not grow past what fits (guarantee 2)
                 start = last.end + len(source[last.end:piece.end]) - len(
                     source[last.end:piece.end].lstrip())
                 parts.append(Piece(start, piece.end, piece.kinds[:1], "lines", prefix=last.prefix,

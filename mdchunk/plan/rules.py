@@ -61,7 +61,10 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
     """Guarantee 3: an empty section's heading folded onto the text before it does not fit.
 
     It takes the last content piece (and any such headings after it) along into a new chunk;
-    when that piece is the chunk's only content, it is cut so that part of it can come.
+    when that piece is the chunk's only content, the chunk's overlap goes first, then (for a
+    block) the breadcrumb shortens (comments before it, which embed_text leaves out, cost
+    nothing there), and only if they still do not fit is the piece cut so that part of it can
+    come; :meth:`PiecePacker.close` confirms the exact count.
     """
     group = packer.group
     if not group.pieces or not tail.tail or all(p.tail or p.glue for p in group.pieces):
@@ -75,6 +78,25 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
         packer.requeue(last, *moved)
         packer.close()
         return True
+    if group.overlap_start is not None:  # 2 before 5: the overlap yields before a block is cut
+        group.overlap_start, group.overlap_tokens = None, 0
+        if group.used + sum(packer.tokens(p) for p in (last, *moved)) <= limit:
+            for p in (last, *moved):
+                packer.add(p)
+            return True
+    if last.atomic and not packer.keep_whole(last):  # 2 before the breadcrumb, as it yields
+        need = packer.counts.count_span(last.start, moved[-1].end)
+        seen = packer.seen_tokens(group.pieces)
+        room = packer.max_tokens - packer.squeeze - seen - group.prefix_tokens
+        if need <= room:
+            if group.pieces:
+                packer.add(last)
+            else:
+                packer.open(last)
+            for p in moved:
+                packer.add(p)
+            packer.group.crumb_room = room - need
+            return True
     parts = packer.cut(last, limit - group.used)
     if parts:
         packer.requeue(*parts, *moved)
@@ -106,7 +128,7 @@ def breadcrumb_yields(packer: PiecePacker, piece: Piece) -> bool:
     group = packer.group
     if group.has_content or group.overlap_start is not None:
         return False
-    if not packer.fits_bare(piece, group.tokens + group.prefix_tokens):
+    if not packer.fits_bare(piece, packer.seen_tokens(group.pieces) + group.prefix_tokens):
         return False
     packer.yield_breadcrumb(piece)
     return True

@@ -12,13 +12,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..formats.blocks import Block, kinds_of
 from ..formats.kinds import merge_kinds
 from .drafts import Draft
 from .kit import PackingKit
-from .pieces import block_piece, heading_piece
+from .pieces import Piece, block_piece, heading_piece
 from .sections import Section
 from .strategies import BoundaryStrategy, Run
 
@@ -149,11 +149,14 @@ class SectionPacker:
                 units.append(child_units[0])
             else:  # a split child is sealed: its parts never mix with its siblings
                 units.append(_Unit([d for u in child_units for d in u.drafts], False))
-        if lead:  # headings with nothing to pack them with at this level (a coarser chunk of
-            # empty sections' headings): they stand alone, packed under the budget like any run
-            drafts = self.strategy.pack(
-                Run([heading_piece(h, spare=True) for h in lead], section.path), self.kit)
-            units.append(_Unit(drafts, len(drafts) == 1))
+        if lead:  # headings alone: nothing to pack them with at this level
+            draft = self.drafter.draft(lead[0].start, lead[-1].end, section.path, ("heading",))
+            if self.drafter.fits(draft):
+                units.append(_Unit([draft], True))
+            else:  # guarantee 1 first: cut between words, as a heading over budget is elsewhere
+                pieces = [heading_piece(h, spare=True) for h in lead]
+                units.append(_Unit(self.strategy.pack(Run(pieces, section.path), self.kit),
+                                   False))
         return units if apart else self.merge_small(units, section.path)
 
     def keeps_apart(self, section: Section) -> bool:
@@ -175,9 +178,16 @@ class SectionPacker:
         whole = self.whole(start, blocks[-1].end, section.path, kinds, tokens, prefix)
         if whole:
             return whole
-        pieces = [*(heading_piece(h, spare=h.start in self.spare_headings) for h in headings),
-                  *map(block_piece, blocks)]
+        pieces = [*(self.lead_piece(h) for h in headings), *map(block_piece, blocks)]
         return _Unit(self.strategy.pack(Run(pieces, section.path), self.kit), False)
+
+    def lead_piece(self, block: Block) -> Piece:
+        """A heading, or a comment leading a sub-section, as glue; a comment stays a whole
+        block (guarantee 2): it is cut only between lines, like any comment that does not fit."""
+        spare = block.start in self.spare_headings
+        if block.kind == "comment":
+            return replace(block_piece(block), glue=True, spare=spare)
+        return heading_piece(block, spare=spare)
 
     def merge_small(self, units: list[_Unit], path: tuple[Block, ...]) -> list[_Unit]:
         """Let sibling units smaller than ``min_tokens`` share a chunk with their neighbours."""

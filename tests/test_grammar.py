@@ -1,0 +1,346 @@
+"""Every guarantee over Markdown generated from a grammar (issue #13).
+
+The grammar nests lists (bullets and ordered) and blockquotes, and mixes in both fence kinds
+(closed or not), indented code, ragged tables, setext and ATX headings of every level (some
+with ``{#id}``), HTML blocks and comments, front matter, footnotes, admonitions, math, CJK and
+emoji, NUL bytes and lone surrogates now and then, and LF / CRLF / CR line endings. Budgets run
+from the minimum (16) to 2048 with any overlap below the budget.
+
+``make test`` runs the fast profile (derandomized, a few seconds); ``make test-long`` sets
+``MDCHUNK_HYPOTHESIS=long`` for at least 20,000 examples a test. Inputs the long runs found
+are pinned below with ``@example``.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from hypothesis import HealthCheck, example, given, note, settings
+from hypothesis import strategies as st
+
+import mdchunk
+from mdchunk.audit import audit_markdown, uncovered
+
+from .test_guarantees import assert_markdown_guarantees
+from .test_hierarchy import assert_hierarchy
+
+_SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+settings.register_profile("mdchunk-fast", max_examples=50, derandomize=True, deadline=None,
+                          database=None, suppress_health_check=_SUPPRESS)
+settings.register_profile("mdchunk-long", max_examples=20_000, deadline=None,
+                          suppress_health_check=_SUPPRESS, print_blob=True)
+_LONG = os.environ.get("MDCHUNK_HYPOTHESIS", "fast") == "long"
+PROFILE = settings.get_profile("mdchunk-long" if _LONG else "mdchunk-fast")
+
+
+def profile(fast_examples: int) -> settings:
+    """The selected profile; the fast one with ``fast_examples`` examples."""
+    return PROFILE if _LONG else settings(PROFILE, max_examples=fast_examples)
+
+
+#: Below this budget a heading and its breadcrumb may fill a chunk: the budget wins, and the
+#: headings-only check is skipped, as in ``tests/test_hierarchy.py``.
+HEADINGS_CHECKED_FROM = 48
+
+# -- the grammar ---------------------------------------------------------------------------
+
+_WORDS = ["alpha", "beta", "gamma", "delta", "the", "a", "of", "to", "e.g.", "v1.2", "3.14",
+          "`code`", "*em*", "**strong**", "[link](http://x.y/z)", "https://a.b/c", "<br>",
+          "服务", "重启", "日志", "检查", "磁盘", "已满", "テスト", "한국어", "😀", "👩‍👩‍👧‍👦",
+          "🇺🇳", "e\u0301", "x|y", "\\|", "&amp;", "Mr.", "[^1]", "$a^2$", "{#not-an-id}",
+          "\x00", "\ud800", "\udfff"]  # the last three: now and then, not often
+_word = st.sampled_from(_WORDS)
+_sentence = st.tuples(st.lists(_word, min_size=1, max_size=12),
+                      st.sampled_from([".", "。", "!", "？", "", "…", "?", "！"])).map(
+    lambda t: " ".join(t[0]) + t[1])
+_line = st.lists(_word, min_size=1, max_size=10).map(" ".join)
+_ident = st.sampled_from(["install", "setup-2", "faq", "a_b", "x"])
+
+
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+_paragraph = st.tuples(st.lists(_sentence, min_size=1, max_size=6), st.booleans()).map(
+    lambda t: ("\n" if t[1] else " ").join(t[0]))
+
+
+@st.composite
+def _atx(draw: st.DrawFn) -> str:
+    level = draw(st.integers(1, 6))
+    text = draw(_line)
+    anchor = draw(st.one_of(st.just(""), _ident.map(lambda i: " {#" + i + "}")))
+    closing = draw(st.sampled_from(["", "", " " + "#" * level, " #"]))
+    return "#" * level + " " + text + anchor + closing
+
+
+@st.composite
+def _setext(draw: st.DrawFn) -> str:
+    text = draw(_line)
+    anchor = draw(st.one_of(st.just(""), _ident.map(lambda i: " {#" + i + "}")))
+    return text + anchor + "\n" + draw(st.sampled_from("=-")) * draw(st.integers(1, 8))
+
+
+@st.composite
+def _fence(draw: st.DrawFn) -> str:
+    marker = draw(st.sampled_from(["```", "~~~", "````", "~~~~~"]))
+    info = draw(st.sampled_from(["", "bash", "python", "yaml {.x}", "text title='a b'"]))
+    body = draw(st.lists(st.one_of(_line, _sentence, st.just(""), st.just("# not a heading"),
+                                   st.just("| a | b |"), st.just("```")), max_size=12))
+    closed = draw(st.sampled_from([True, True, True, False]))
+    return "\n".join([marker + info, *body, *([marker] if closed else [])])
+
+
+_indented_code = st.lists(st.one_of(_line, st.just("")), min_size=1, max_size=12).map(
+    lambda lines: "\n".join("    " + line if line else "" for line in lines).strip("\n") or "    x")
+
+
+@st.composite
+def _table(draw: st.DrawFn) -> str:
+    columns = draw(st.integers(1, 4))
+    cell = st.one_of(_word, _line, st.just(""))
+
+    def row(n: int) -> str:
+        cells = [draw(cell) for _ in range(n)]
+        return "| " + " | ".join(cells) + " |"
+
+    aligns = [draw(st.sampled_from(["---", ":--", "--:", ":-:"])) for _ in range(columns)]
+    rows = [row(draw(st.integers(0, columns + 2)))  # ragged: too few, too many
+            for _ in range(draw(st.integers(0, 12)))]
+    return "\n".join([row(columns), "|" + "|".join(aligns) + "|", *rows])
+
+
+_html = st.one_of(
+    _line.map(lambda s: f"<div class=\"note\">\n{s}\n</div>"),
+    _line.map(lambda s: f"<!-- {s} -->"),
+    st.tuples(_line, _line).map(lambda t: f"<!--\n{t[0]}\n\n{t[1]}\n-->"),
+    _line.map(lambda s: f"<!-- unclosed {s}"),
+    _paragraph.map(lambda p: f"<details><summary>More</summary>\n\n{p}\n\n</details>"),
+    st.just("<table><tr><td>cell</td></tr></table>"),
+)
+
+
+@st.composite
+def _footnote(draw: st.DrawFn) -> str:
+    label = draw(st.sampled_from(["1", "2", "note", "x"]))
+    more = draw(st.one_of(st.just(""), _sentence.map(lambda s: "\n    " + s)))
+    return f"{draw(_sentence)}[^{label}]\n\n[^{label}]: {draw(_sentence)}{more}"
+
+
+@st.composite
+def _admonition(draw: st.DrawFn) -> str:
+    kind = draw(st.sampled_from(["note", "warning", "tip", "danger"]))
+    title = draw(st.sampled_from(["", ' "Title"', ' ""']))
+    opener = draw(st.sampled_from(["!!!", "???", "???+"]))
+    body = draw(st.lists(st.one_of(_paragraph, _fence(), _table()), min_size=1, max_size=2))
+    inner = "\n\n".join("\n".join("    " + line if line else "" for line in _lines(b))
+                        for b in body)
+    return f"{opener} {kind}{title}\n{inner}"
+
+
+_leaf = st.one_of(
+    _paragraph, _paragraph, _paragraph, _atx(), _atx(), _setext(), _fence(), _indented_code,
+    _table(), _html, _footnote(), _admonition(),
+    st.just("$$\na^2 + b^2\n$$"), st.sampled_from(["---", "***", "___"]),
+    st.just("Term\n: definition of the term."),
+)
+
+
+def _indent(block: str, width: int) -> list[str]:
+    return [(" " * width + line) if line.strip() else "" for line in _lines(block)]
+
+
+@st.composite
+def _list_of(draw: st.DrawFn, children: st.SearchStrategy[str]) -> str:
+    ordered = draw(st.booleans())
+    bullet = draw(st.sampled_from("-*+"))
+    start = draw(st.sampled_from([1, 1, 3, 10]))
+    delim = draw(st.sampled_from([".", ")"]))
+    loose = draw(st.booleans())
+    task = draw(st.sampled_from(["", "", "[ ] ", "[x] "]))
+    items = []
+    for n in range(draw(st.integers(1, 5))):
+        marker = f"{start + n}{delim} " if ordered else f"{bullet} "
+        blocks = draw(st.lists(children, min_size=1, max_size=2))
+        first, *rest = _lines("\n\n".join(blocks))
+        lines = [marker + task + first, *_indent("\n".join(rest), len(marker))]
+        items.append("\n".join(lines))
+    return ("\n\n" if loose else "\n").join(items)
+
+
+@st.composite
+def _quote_of(draw: st.DrawFn, children: st.SearchStrategy[str]) -> str:
+    blocks = draw(st.lists(children, min_size=1, max_size=2))
+    prefix = draw(st.sampled_from(["> ", ">"]))
+    return "\n".join(prefix + line if line else ">" for line in _lines("\n\n".join(blocks)))
+
+
+def _nested(depth: int) -> st.SearchStrategy[str]:
+    """A block nested at most ``depth`` containers deep (lists and blockquotes)."""
+    if depth == 0:
+        return _leaf
+    inner = _nested(depth - 1)
+    return st.one_of(_leaf, _leaf, _list_of(inner), _quote_of(inner))
+
+
+_block = _nested(3)
+
+_front_matter = st.one_of(
+    st.just(""), st.just(""),
+    st.just("---\ntitle: Generated page\ntags: [a, b]\n---\n"),
+    st.just("---\ntitle: 服务重启\nowner:\n  team: sre\n  pager: true\nweight: 3\n---\n\n"),
+    st.just("---\n---\n"),
+    st.just("---\ndescription: >\n  folded text\n  over lines\n---\n"),
+)
+
+
+@st.composite
+def markdown_documents(draw: st.DrawFn) -> str:
+    """A Markdown document from the grammar, with any line ending."""
+    blocks = draw(st.lists(_block, min_size=1, max_size=10))
+    separators = [draw(st.sampled_from(["\n\n", "\n\n", "\n", "\n\n\n"])) for _ in blocks]
+    body = "".join(b + s for b, s in zip(blocks, separators))
+    source = draw(_front_matter) + body
+    if draw(st.booleans()):
+        source = source.rstrip("\n")
+    newline = draw(st.sampled_from(["\n", "\n", "\r\n", "\r"]))
+    return source.replace("\n", newline)
+
+
+@st.composite
+def budgets(draw: st.DrawFn) -> tuple[int, int]:
+    """``(max_tokens, overlap_tokens)``: from the minimum to large, overlap below the budget."""
+    max_tokens = draw(st.one_of(st.integers(16, 64), st.sampled_from([96, 128, 256, 512, 2048]),
+                                st.integers(16, 2048)))
+    overlap = draw(st.one_of(st.just(0), st.integers(0, min(64, max_tokens - 1)),
+                             st.integers(0, max_tokens - 1)))
+    return max_tokens, overlap
+
+
+LEVEL_SETS = [(2048, 512, 128), (512, 128, 32), (256, 64), (96,), (1024, 256, 64, 16)]
+
+# -- the properties ------------------------------------------------------------------------
+
+
+def _chunk(function, source: str, **kwargs) -> list[mdchunk.Chunk] | None:
+    """``function(source, **kwargs)``, or ``None`` when it refuses with a documented error."""
+    try:
+        return function(source, **kwargs)
+    except (mdchunk.InputError, mdchunk.ConfigError) as exc:
+        note(f"refused: {exc}")
+        return None
+
+
+@profile(60)
+@given(source=markdown_documents(), budget=budgets())
+# found by this test: a footnote defined in a blockquote was a second top-level block inside
+# the blockquote's span, and a chunk boundary at it cut the blockquote (now parsed as one)
+@example(source="> alpha.[^1]\n>\n> [^1]: alpha.\n\n", budget=(16, 0))
+@example(source="- alpha.[^1]\n\n  [^1]: alpha beta gamma delta.\n\ntext\n", budget=(16, 0))
+# found by the long profile: an HTML block nested last in a list item, with an empty section's
+# heading after the list, fits only without that heading, which travels with it (the audit
+# counted the heading only for top-level blocks)
+@example(source='- alpha.\n\n  <div class="note">\n  alpha\n  </div>\n\nalpha\n=\n\n', budget=(16, 0))
+def test_markdown_guarantees_on_grammar_documents(source: str, budget: tuple[int, int],
+                                                  counter) -> None:
+    max_tokens, overlap = budget
+    chunks = _chunk(mdchunk.chunk_markdown, source, max_tokens=max_tokens,
+                    overlap_tokens=overlap, doc_id="g.md")
+    if chunks is None:
+        return
+    assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap,
+                               headings=max_tokens >= HEADINGS_CHECKED_FROM)
+    again = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap))
+    assert [c.to_dict() for c in again.chunk(source, "g.md")] == [c.to_dict() for c in chunks], \
+        "guarantee 7: same input and config, same output"
+
+
+@profile(30)
+@given(source=markdown_documents(), levels=st.sampled_from(LEVEL_SETS),
+       overlap=st.integers(0, 15))
+# found by this test: a parent of headings alone (an empty section's 40-token heading) was
+# drafted whole as a 16-token leaf, over budget
+@example(source="#### 服务 已满 🇺🇳 日志 😀 👩\u200d👩\u200d👧\u200d👦 é 😀 alpha 检查\n### of {#install}\n"
+                "    | é | $a^2$ \\| 🇺🇳 服务 한국어 磁盘 | Mr. |", levels=(64, 16), overlap=4)
+# and an HTML comment leading the first section was cut between words at 16 tokens when its
+# estimate (17, the lone CR after it counted) was over and its exact count (16) was not
+@example(source="<!-- alpha alpha alpha alpha 한국어 🇺🇳 -->\r# alpha \x00 #\r\r\r| alpha |\r|:-:|"
+                "\r\r\r#### alpha 👩\u200d👩\u200d👧\u200d👦 #\r\rdelta delta\r=====\r\r",
+         levels=(1024, 256, 64, 16), overlap=12)
+# and an HTML block was cut so that the empty sections' headings after it had company: the
+# comment leading its section was counted though embed_text leaves it out
+@example(source="---\ntitle: 服务重启\nowner:\n  team: sre\n  pager: true\nweight: 3\n---\n\n"
+                "<!-- alpha alpha alpha alpha e.g. 👩\u200d👩\u200d👧\u200d👦 -->\n\n"
+                "# {#not-an-id} $a^2$\n\n<div class=\"note\">\nalpha e.g. $a^2$\n</div>\n\n"
+                "alpha e.g.\n==\n\n# alpha alpha alpha\n\n", levels=(256, 64), overlap=0)
+# and the same comment cost made an HTML block after a heading look too big to keep whole
+@example(source="<!-- alpha alpha 👩\u200d👩\u200d👧\u200d👦 [^1] {#not-an-id} -->\r\r# e.g. [^1]\r\r"
+                "<div class=\"note\">\ralpha alpha e.g.\r</div>\ralpha e.g.\r=\r\r```\r```\r\r"
+                "alpha.\r\ralpha.[^1]\r\r[^1]: alpha.\r\r$$\ra^2 + b^2\r$$\r\r",
+         levels=(256, 64), overlap=0)
+def test_hierarchy_on_grammar_documents(source: str, levels: tuple[int, ...], overlap: int,
+                                        counter) -> None:
+    chunks = _chunk(mdchunk.chunk_hierarchy, source, levels=levels,
+                    overlap_tokens=min(overlap, levels[-1] - 1))
+    if chunks is None or not source.strip():
+        return
+    assert_hierarchy(source, chunks, levels, counter)
+
+
+@profile(30)
+@given(source=markdown_documents(), budget=budgets())
+def test_plain_text_guarantees_on_grammar_documents(source: str, budget: tuple[int, int],
+                                                    counter) -> None:
+    """The plain-text reader on the same documents: budget, verbatim spans, coverage."""
+    max_tokens, overlap = budget
+    chunks = _chunk(mdchunk.chunk_text, source, max_tokens=max_tokens, overlap_tokens=overlap)
+    if chunks is None:
+        return
+    assert all(c.text == source[c.start:c.end] for c in chunks)
+    assert all(c.token_count == counter.count(c.embed_text) <= max_tokens for c in chunks)
+    assert uncovered(source, [(c.start, c.end) for c in chunks]) == []
+    again = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap)
+    assert [c.to_dict() for c in again] == [c.to_dict() for c in chunks]
+
+
+@pytest.mark.xfail(strict=True, reason="open: found by the long profile, not yet fixed")
+def test_a_block_of_exactly_the_budget_after_a_squeezed_estimate(counter) -> None:
+    """A list item of exactly 17 tokens is cut at 17: after a cut heading's estimate fell short,
+    PiecePacker.squeeze holds a token back from every later block, from its exact count too
+    (fits_bare). Not counting the squeeze against exact counts fixes this input but drops a
+    repeated table header in test_hierarchy, so the fix needs more than that one line."""
+    source = ("alpha.\n\n" * 7 + "# 👩\u200d👩\u200d👧\u200d👦\n\n"
+              "1. <table><tr><td>cell</td></tr></table>\n\n"
+              "2. <table><tr><td>cell</td></tr></table>\n\n\n")
+    chunks = mdchunk.chunk_markdown(source, max_tokens=17, overlap_tokens=0)
+    assert_markdown_guarantees(source, chunks, counter, 17, 0, headings=False)
+
+
+@pytest.mark.xfail(strict=True, reason="open: found by the long profile, not yet fixed")
+def test_an_html_block_before_a_quoted_setext_heading_at_one_level(counter) -> None:
+    """Found by the long profile at the deadline, not analysed yet: with levels=(96,), the
+    <details> HTML block (92-254, running on into the blockquote) is cut."""
+    source = ("alpha.\r\ralpha.\r\r# alpha\r\ralpha.\r\r$$\ra^2 + b^2\r$$\r\r<details><summary>More"
+              "</summary>\r\ralpha.\r\r</details>\r>     alpha\r>     e.g.\r>     e.g. "
+              "[link](http://x.y/z) 👩\u200d👩\u200d👧\u200d👦\r>\r> alpha e.g. e.g. e.g. e.g. e.g. "
+              "e.g. e.g. [link](http://x.y/z) 🇺🇳 {#install}\r> ======\r\r\ralpha.\r\r# alpha\r\r"
+              "alpha.\r\r")
+    chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
+    assert_hierarchy(source, chunks, (96,), counter)
+
+
+def test_the_audit_sees_generated_structure(counter) -> None:
+    """The grammar reaches the structures it names: a sample parses into every kind."""
+    from mdchunk.formats import parse_markdown
+
+    sample = "\n\n".join([
+        "# T {#t}", "Title\n=====", "- a\n  - b\n    > c", "1) x\n2) y", "> > q",
+        "~~~\nunclosed", ])
+    kinds = {b.kind for b in parse_markdown(sample).blocks}
+    assert {"heading", "list", "blockquote", "code"} <= kinds
+    chunks = mdchunk.chunk_markdown(sample, max_tokens=16, overlap_tokens=0)
+    report = audit_markdown(sample, [(c.start, c.end) for c in chunks],
+                            [c.token_count for c in chunks], counter, 16)
+    assert report.over_budget == [] and report.uncovered == []
+
