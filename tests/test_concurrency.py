@@ -80,6 +80,11 @@ def test_two_index_runs_started_together(tmp_path: Path, milvus: dict[str, str],
         assert sorted(o.split(";")[0] for o in outs) == [
             "added 0, updated 0, deleted 0, unchanged 6 documents",
             "added 6, updated 0, deleted 0, unchanged 0 documents"]
+    elif codes == [0, 0]:  # on a loaded machine the first may finish before the second starts:
+        # then they ran one after the other, never both writing (the second found all unchanged)
+        assert sorted(o.split(";")[0] for o in outs) == [
+            "added 0, updated 0, deleted 0, unchanged 6 documents",
+            "added 6, updated 0, deleted 0, unchanged 0 documents"], done
     else:
         assert codes == [0, 1], done
         refused = next(err for code, _, err in done if code == 1)
