@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from .formats import Block, parse_markdown
-from .formats.kinds import ATOMIC_KINDS
+from .formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
 from .plan import Section, build_sections
 from .plan.breadcrumbs import CRUMB_SHARE
 from .text import sentence_spans
@@ -190,7 +190,7 @@ def shared_top_sections(blocks: Sequence[Block], spans: Sequence[Span]) -> list[
     its ``##`` sections share that parent and are not top-level.
     """
     root = build_sections(blocks)
-    not_content = ("heading", "comment")  # a section's headings, and comments no reader sees
+    not_content = {"heading", *UNSEEN_KINDS}  # a section's headings, and comments no reader sees
     owners: list[tuple[int, int, int]] = [(b.start, b.end, -1) for b in root.blocks
                                           if b.kind not in not_content]
     for number, top in enumerate(root.children):

@@ -18,6 +18,7 @@ __all__ = [
     "KINDS",
     "KIND_OF_TOKEN",
     "SEAMS",
+    "UNSEEN_KINDS",
     "Kind",
     "Seam",
     "SeamName",
@@ -45,6 +46,9 @@ class Kind:
     heads: bool = False
     #: Its markdown-it children are inline text, never blocks to cut between.
     inline: bool = False
+    #: No site shows it (an HTML comment): not content a section holds, and left out of
+    #: ``embed_text`` unless ``html_comments="keep"``.
+    unseen: bool = False
 
 
 KINDS: dict[str, Kind] = {k.name: k for k in (
@@ -59,7 +63,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("blockquote", atomic=True),
     Kind("code", atomic=True, seam="lines"),
     Kind("html", atomic=True, seam="lines"),
-    Kind("comment", atomic=True, seam="lines"),  # an HTML block of comments only: no site shows it
+    Kind("comment", atomic=True, seam="lines", unseen=True),  # an HTML block of comments only
     Kind("math", atomic=True, seam="lines"),
     Kind("hr"),
     Kind("deflist", atomic=True),
@@ -107,6 +111,7 @@ KIND_OF_TOKEN: dict[str, str] = {
 
 ATOMIC_KINDS = frozenset(k.name for k in KINDS.values() if k.atomic)
 HEADING_KINDS = frozenset(k.name for k in KINDS.values() if k.heads)
+UNSEEN_KINDS = frozenset(k.name for k in KINDS.values() if k.unseen)
 
 
 @dataclass(frozen=True, slots=True)

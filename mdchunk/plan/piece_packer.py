@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from ..formats.blocks import Block
-from ..formats.kinds import merge_kinds
+from ..formats.kinds import UNSEEN_KINDS, merge_kinds
 from .drafts import Draft
 from .kit import PackingKit
 from .overlap import overlap_before
@@ -79,8 +79,10 @@ class PiecePacker:
     def seen_tokens(self, pieces: Iterable[Piece]) -> int:
         """Tokens of ``pieces`` that embed_text shows: HTML comments it leaves out (the default
         ``html_comments="drop"``) cost nothing when a block's fit is weighed (guarantee 2)."""
-        hidden = ("comment",) if self.kit.config.html_comments == "drop" else None
-        return sum(self.tokens(p) for p in pieces if p.kinds != hidden)
+        if self.kit.config.html_comments != "drop":
+            return sum(self.tokens(p) for p in pieces)
+        return sum(self.tokens(p) for p in pieces
+                   if not (len(p.kinds) == 1 and p.kinds[0] in UNSEEN_KINDS))
 
     def limit(self, start: int) -> int:
         """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the

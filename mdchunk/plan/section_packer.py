@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..formats.blocks import Block, kinds_of
-from ..formats.kinds import merge_kinds
+from ..formats.kinds import UNSEEN_KINDS, merge_kinds
 from .drafts import Draft
 from .kit import PackingKit
 from .pieces import Piece, block_piece, heading_piece
@@ -131,8 +131,7 @@ class SectionPacker:
             return [whole]
         heading = (section.heading,) if section.heading else ()
         units: list[_Unit] = []
-        unseen = bool(section.children) and all(b.kind == "comment" for b in section.blocks)
-        if section.blocks and not unseen:
+        if section.blocks and (section.shows_blocks or not section.children):
             units.append(self.intro(section, (*lead, *heading)))
             lead = ()
         else:  # comments no reader sees (a licence header) lead the first sub-section too
@@ -164,9 +163,8 @@ class SectionPacker:
         does the text before the first of them: the root is drafted whole only when it holds
         one top-level section and nothing else, or no heading at all. (A page title is a path,
         not a section: the headings under it are the top level.)"""
-        shown = any(b.kind != "comment" for b in section.blocks)  # a licence header may lead
-        return section is self.root and (len(section.children) > 1
-                                         or (bool(section.children) and shown))
+        return section is self.root and (len(section.children) > 1  # a licence header may lead
+                                         or (bool(section.children) and section.shows_blocks))
 
     def intro(self, section: Section, headings: tuple[Block, ...]) -> _Unit:
         """The heading(s) and the blocks before the first sub-section."""
@@ -185,7 +183,7 @@ class SectionPacker:
         """A heading, or a comment leading a sub-section, as glue; a comment stays a whole
         block (guarantee 2): it is cut only between lines, like any comment that does not fit."""
         spare = block.start in self.spare_headings
-        if block.kind == "comment":
+        if block.kind in UNSEEN_KINDS:
             return replace(block_piece(block), glue=True, spare=spare)
         return heading_piece(block, spare=spare)
 

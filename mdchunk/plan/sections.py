@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..formats.blocks import Block, clip
+from ..formats.kinds import UNSEEN_KINDS
 
 __all__ = ["Section", "build_sections"]
 
@@ -43,6 +44,11 @@ class Section:
     def is_empty(self) -> bool:
         """Nothing under the heading but, at most, other empty sections' headings."""
         return not self.children and all(b.kind == "heading" for b in self.blocks)
+
+    @property
+    def shows_blocks(self) -> bool:
+        """Does a reader see any of its own blocks (not only HTML comments, or none)?"""
+        return any(b.kind not in UNSEEN_KINDS for b in self.blocks)
 
     def heading_blocks(self) -> list[Block]:
         """This section's heading followed by the headings folded into it."""
