@@ -109,17 +109,19 @@ class PiecePacker:
         # the estimate counts the blank after the block; a block at the limit is counted exactly
         return self.tokens(piece) <= room or self.counts.count_span(piece.start, piece.end) <= room
 
-    def yield_breadcrumb(self, piece: Piece) -> None:
-        """Put ``piece`` in the chunk under way (or a fresh one), its breadcrumb cut to what the
-        two leave of the budget."""
-        if not self.group.pieces:
-            self.open(piece)
-        else:
+    def yield_breadcrumb(self, piece: Piece, *after: Piece) -> None:
+        """Put ``piece`` (and the pieces ``after`` it, its empty sections' headings) in the
+        chunk under way, or a fresh one, its breadcrumb cut to what they leave of the budget."""
+        room = self.max_tokens - self.squeeze - self.seen_tokens(self.group.pieces)
+        if self.group.pieces:
             self.add(piece)
-        group = self.group
-        text = self.seen_tokens(group.pieces[:-1]) + self.counts.count_span(piece.start,
-                                                                            piece.end)
-        group.crumb_room = self.max_tokens - self.squeeze - text - group.prefix_tokens
+        else:
+            self.open(piece)
+        for part in after:
+            self.add(part)
+        end = after[-1].end if after else piece.end
+        group = self.group  # the header or fence it repeats counts as what it opened with
+        group.crumb_room = room - group.prefix_tokens - self.counts.count_span(piece.start, end)
 
     def cost_in_fresh_chunk(self, piece: Piece) -> int:
         return self.tokens(piece) + self.cutter.prefix_tokens(self.usable_prefix(piece))

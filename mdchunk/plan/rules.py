@@ -89,13 +89,7 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
         seen = packer.seen_tokens(group.pieces)
         room = packer.max_tokens - packer.squeeze - seen - group.prefix_tokens
         if need <= room:
-            if group.pieces:
-                packer.add(last)
-            else:
-                packer.open(last)
-            for p in moved:
-                packer.add(p)
-            packer.group.crumb_room = room - need
+            packer.yield_breadcrumb(last, *moved)
             return True
     parts = packer.cut(last, limit - group.used)
     if parts:
