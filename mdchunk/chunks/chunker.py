@@ -230,9 +230,9 @@ class Chunker:
             return []
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
+        hidden = reading.doc.hidden(config.html_comments == "drop")
         kits = [PackingKit.of(source, self.counter, config.at_level(level),
-                              Tiling.of(source) if level == 1 else None,
-                              reading.doc.hidden(config.html_comments == "drop"))
+                              Tiling.of(source) if level == 1 else None, hidden)
                 for level in range(1, len(budgets) + 1)]
         planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
         fingerprint = config.fingerprint

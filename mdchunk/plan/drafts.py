@@ -90,7 +90,8 @@ class Drafter:
         self.crumbs = crumbs
         self.max_tokens = max_tokens
         self.tiling = tiling
-        #: Spans left out of ``embed_text`` (HTML comments, when the config drops them).
+        #: Spans left out of ``embed_text``: heading id markup, and HTML comments unless the
+        #: config keeps them (:meth:`~mdchunk.formats.blocks.Document.hidden`).
         self.hidden = tuple(hidden)
         self._hidden_starts = [a for a, _ in self.hidden]
 

@@ -43,11 +43,10 @@ def plan_hierarchy(tops: Sequence[Section], kits: Sequence[PackingKit],
     one per pair for Q&A), ``kits[i]`` packs level ``i + 1`` (the first one tiling), and
     ``lead`` (front matter) goes into the first chunk of level 1.
     """
-    source = kits[0].source
     levels = [_top_level(tops, kits[0], strategy, lead)]
     for number, kit in enumerate(kits[1:], start=2):
         levels.append([child for position, parent in enumerate(levels[-1])
-                       for child in _children(parent, position, number, kit, strategy, source)])
+                       for child in _children(parent, position, number, kit, strategy)])
     return levels
 
 
@@ -66,7 +65,7 @@ def _top_level(tops: Sequence[Section], kit: PackingKit, strategy: BoundaryStrat
 
 
 def _children(parent: Node, position: int, level: int, kit: PackingKit,
-              strategy: BoundaryStrategy, source: str) -> list[Node]:
+              strategy: BoundaryStrategy) -> list[Node]:
     """``parent``'s chunks one level down: itself when it fits the finer budget, else its
     part of the tree packed with that budget."""
     span = parent.draft
@@ -76,5 +75,5 @@ def _children(parent: Node, position: int, level: int, kit: PackingKit,
     if parent.tree is None:
         return []
     drafts = SectionPacker(kit, strategy).pack(parent.tree)
-    return [Node(level, draft, position, parent.tree.within(source, draft.start, draft.end))
+    return [Node(level, draft, position, parent.tree.within(kit.source, draft.start, draft.end))
             for draft in drafts]
