@@ -223,6 +223,7 @@ class PiecePacker:
         self.drafts.append(draft)
         self.last_closed = group
         self.group = Group()
+        self.squeeze = 0  # the overshoot was for the pieces just re-cut, not for every later one
 
     def _draft(self, group: Group) -> Draft:
         start = group.pieces[0].start if group.overlap_start is None else group.overlap_start
