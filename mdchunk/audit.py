@@ -87,14 +87,17 @@ def _tails(blocks: Sequence[Block]) -> dict[int, int]:
 
 
 def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], counter: TokenCounter,
-               max_tokens: int) -> list[tuple[str, Span]]:
+               max_tokens: int, tiled: bool = False) -> list[tuple[str, Span]]:
     """Atomic blocks that fit a chunk yet have a chunk boundary strictly inside them.
 
     A block "fits" when it and the headings that must travel with it (those right before it,
     and empty sections' headings right after it or after the top-level block it ends) fit
     ``max_tokens`` together: a breadcrumb
-    yields to the block, down to nothing if need be.
+    yields to the block, down to nothing if need be. When the chunks are ``tiled`` (a
+    hierarchy's level 1, guarantee 6), the chunk holding a block also holds the blank lines
+    after it, so they count too.
     """
+
     bounds = sorted({p for span in spans for p in span})
     leads, tails = _leads(blocks), _tails(blocks)
     # a block nested last in a top-level block ends where it does: the headings after it travel
@@ -108,6 +111,8 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
         k = bisect.bisect_left(top_ends, block.end)
         if k < len(top_ends) and not source[block.end:top_ends[k]].strip():
             tail = max(tail, ends[top_ends[k]])
+        if tiled:
+            tail = _after_blank_lines(source, tail)
         need = counter.count(source[lead:tail])
         if need > max_tokens:
             continue
@@ -116,6 +121,15 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
         if any(source[block.start:p].strip() and source[p:block.end].strip() for p in bounds[i:j]):
             cut.append((block.kind, (block.start, block.end)))
     return cut
+
+
+def _after_blank_lines(source: str, end: int) -> int:
+    """Where a tile that ends with the text before ``end`` ends: after the line breaks that
+    follow it (all of the tail at the end of the source)."""
+    after = len(source) - len(source[end:].lstrip()) if source[end:].strip() else len(source)
+    if after == len(source):
+        return after
+    return max(end, source.rfind("\n", end, after) + 1, source.rfind("\r", end, after) + 1)
 
 
 def uncovered(source: str, spans: Sequence[Span], body_start: int = 0) -> list[Span]:
@@ -257,16 +271,17 @@ def _crowded_heading_runs(source: str, blocks: Sequence[Block], counter: TokenCo
 
 
 def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[int],
-                   counter: TokenCounter, max_tokens: int, tiny_tokens: int = 16
-                   ) -> StructureReport:
-    """Judge any chunker's output on a Markdown document by the contract's guarantees."""
+                   counter: TokenCounter, max_tokens: int, tiny_tokens: int = 16,
+                   tiled: bool = False) -> StructureReport:
+    """Judge any chunker's output on a Markdown document by the contract's guarantees
+    (``tiled``: the spans tile the source, as a hierarchy's level 1 does)."""
     doc = parse_markdown(source)
     body_start = doc.blocks[0].start if doc.blocks else len(source)
     big = _crowded_heading_runs(source, doc.blocks, counter, max_tokens)
     return StructureReport(
         chunks=len(spans),
         over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
-        cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens),
+        cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens, tiled),
         headings_only=[i for i in headings_only(doc.blocks, spans)
                        if not any(a <= spans[i][0] and spans[i][1] <= b for a, b in big)],
         shared_top=shared_top_sections(doc.blocks, spans),

@@ -83,7 +83,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
         for level, group in by_level.items():
             spans = [(c.start, c.end) for c in group]
             report = audit_markdown(source, spans, [c.token_count for c in group], counter,
-                                    levels[level - 1])
+                                    levels[level - 1], tiled=level == 1)
             assert report.over_budget == [] and report.cut == [], (level, report.cut)
             assert report.uncovered == [] and report.shared_top == []
             if levels[level - 1] >= 48:  # below, a heading and its breadcrumb may fill a chunk:
