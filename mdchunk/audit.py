@@ -50,12 +50,16 @@ def _atomic_blocks(blocks: Sequence[Block]) -> Iterator[Block]:
 
 
 def _leads(blocks: Sequence[Block]) -> dict[int, int]:
-    """For each top-level block that directly follows headings: where those headings start."""
+    """For each top-level block that directly follows headings: where those headings start.
+    Blocks no site shows (HTML comments) between them do not end the run: a heading with only
+    a comment under it has no content of its own either."""
     out: dict[int, int] = {}
     lead_start: int | None = None
     for block in blocks:
         if block.kind == "heading":
             lead_start = block.start if lead_start is None else lead_start
+        elif block.kind in UNSEEN_KINDS and lead_start is not None:
+            continue
         else:
             if lead_start is not None:
                 out[block.start] = lead_start

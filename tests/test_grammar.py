@@ -335,6 +335,31 @@ def test_an_html_block_before_a_quoted_setext_heading_at_one_level(counter) -> N
     assert any(c.start <= 92 and c.end >= 254 for c in leaves)
 
 
+def test_a_comment_under_a_heading_that_fills_the_budget_is_not_cut(counter) -> None:
+    """Found by the long profile: the comment (which embed_text leaves out) was weighed at its
+    raw 3 tokens after an 18-token heading at budget 19, cut, and its second half became a
+    chunk with an empty embed_text. Comments now cost what they add to embed_text: nothing."""
+    source = "# 👩\u200d👩\u200d👧\u200d👦\n\n<!-- alpha -->\n\n"
+    chunks = mdchunk.chunk_markdown(source, max_tokens=19, overlap_tokens=0)
+    assert [(c.start, c.end) for c in chunks] == [(0, 25)]
+    assert_markdown_guarantees(source, chunks, counter, 19, 0, headings=False)
+
+
+def test_headings_over_a_comment_travel_with_the_block_after_them(counter) -> None:
+    """Found by the long profile: a comment between empty sections' headings ended the run of
+    headings the audit makes travel with the code block after them, so the audit called the
+    block's cut a broken guarantee 2, though the block, with the headings that must come with
+    it, does not fit (97 tokens of embed_text at 96) and none of them may stand alone."""
+    source = ("<table><tr><td>cell</td></tr></table>\n\nalpha.\n\n<table><tr><td>cell</td></tr>"
+              "</table>\n\n## [link](http://x.y/z) 检查\n\n#### alpha 🇺🇳\n\n<!-- alpha -->\n\n"
+              "##### alpha alpha alpha alpha [link](http://x.y/z) https://a.b/c テスト 한국어 e.g. "
+              "$a^2$\n\n```\n# not a heading\n`code` *em* e.g. e.g. {#not-an-id}\nalpha e.g. e.g. "
+              "e.g. e.g..\n```\n\n")
+    chunks = mdchunk.chunk_markdown(source, max_tokens=96, overlap_tokens=0)
+    assert_markdown_guarantees(source, chunks, counter, 96, 0)
+    assert not any(c.kinds == ["heading"] for c in chunks)
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown

@@ -71,18 +71,18 @@ class PiecePacker:
     # -- weights ------------------------------------------------------------------------------
 
     def tokens(self, piece: Piece) -> int:
+        """What ``piece`` adds to embed_text: HTML comments it leaves out (the default
+        ``html_comments="drop"``) add nothing, so they are never cut to fit (guarantee 2)."""
+        if self.unseen(piece):
+            return 0
         if piece.tokens < 0:
             piece.tokens = (self.counts.estimate(piece.start, piece.end) if piece.cost is None
                             else self.counts.count_span(*piece.cost))
         return piece.tokens
 
-    def seen_tokens(self, pieces: Iterable[Piece]) -> int:
-        """Tokens of ``pieces`` that embed_text shows: HTML comments it leaves out (the default
-        ``html_comments="drop"``) cost nothing when a block's fit is weighed (guarantee 2)."""
-        if self.kit.config.html_comments != "drop":
-            return sum(self.tokens(p) for p in pieces)
-        return sum(self.tokens(p) for p in pieces
-                   if not (len(p.kinds) == 1 and p.kinds[0] in UNSEEN_KINDS))
+    def unseen(self, piece: Piece) -> bool:
+        return (len(piece.kinds) == 1 and piece.kinds[0] in UNSEEN_KINDS
+                and self.kit.config.html_comments == "drop")
 
     def limit(self, start: int) -> int:
         """Tokens left for text in a chunk that starts at ``start``: what its breadcrumb (the
@@ -112,7 +112,7 @@ class PiecePacker:
     def yield_breadcrumb(self, piece: Piece, *after: Piece) -> None:
         """Put ``piece`` (and the pieces ``after`` it, its empty sections' headings) in the
         chunk under way, or a fresh one, its breadcrumb cut to what they leave of the budget."""
-        room = self.max_tokens - self.squeeze - self.seen_tokens(self.group.pieces)
+        room = self.max_tokens - self.squeeze - self.group.tokens
         if self.group.pieces:
             self.add(piece)
         else:

@@ -86,8 +86,7 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
             return True
     if last.atomic and not packer.keep_whole(last):  # 2 before the breadcrumb, as it yields
         need = packer.counts.count_span(last.start, moved[-1].end)
-        seen = packer.seen_tokens(group.pieces)
-        room = packer.max_tokens - packer.squeeze - seen - group.prefix_tokens
+        room = packer.max_tokens - packer.squeeze - group.tokens - group.prefix_tokens
         if need <= room:
             packer.yield_breadcrumb(last, *moved)
             return True
@@ -122,7 +121,7 @@ def breadcrumb_yields(packer: PiecePacker, piece: Piece) -> bool:
     group = packer.group
     if group.has_content or group.overlap_start is not None:
         return False
-    if not packer.fits_bare(piece, packer.seen_tokens(group.pieces) + group.prefix_tokens):
+    if not packer.fits_bare(piece, group.tokens + group.prefix_tokens):
         return False
     packer.yield_breadcrumb(piece)
     return True
