@@ -22,7 +22,7 @@ from rich.markup import escape
 
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, checked_levels
-from ..errors import ConfigError, MdchunkError
+from ..errors import ConfigError, InputError, MdchunkError
 from ..index.expand import MERGE_RATIO
 from ..index.store import EXPAND_NAMES
 from ..text.decode import read_document
@@ -222,12 +222,11 @@ def chunk(
     _choice(output_format, ("jsonl", "docsearch"), "--format")
     with _one_line_errors():
         from ..chunks.docsearch import docsearch_record
-        from ..sources import discover
 
         settings = _settings({**flags, "workers": workers,
                               **_selection_flags(globs, excludes, gitignore)})
         config = settings.chunker()
-        sources = discover(paths, _selection(settings))
+        sources = _sources(paths, _selection(settings))
         failures = _Failures()
         tally = RunStats(config) if stats else None
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
@@ -239,7 +238,7 @@ def chunk(
                            else {**c.to_dict(), "path": source.path})
                     sink.write(json.dumps(row, ensure_ascii=False) + "\n")
                 if tally is not None:
-                    tally.add(source.file, _source_text(source.file, chunks), chunks)
+                    _tally(tally, source.file, chunks)
         finally:
             if output:
                 sink.close()
@@ -251,9 +250,20 @@ def chunk(
         failures.finish(len(sources), "chunked")
 
 
-def _source_text(path: Path, chunks: list[Chunk]) -> str:
-    """The text ``chunks`` were cut from (read again: workers do not send it back)."""
-    return read_document(path) if chunks else ""
+def _sources(paths: list[Path], selection: Selection) -> list[Source]:
+    from ..sources import discover
+
+    return discover(paths, selection)
+
+
+def _tally(stats: RunStats, path: Path, chunks: list[Chunk]) -> None:
+    """Count one file's chunks; its text is read again (workers do not send it back), and a
+    file gone since it was chunked is counted without its split blocks."""
+    try:
+        source: str | None = read_document(path) if chunks else ""
+    except InputError:
+        source = None
+    stats.add(path, source, chunks)
 
 
 def _chunk_all(sources: list[Source], config: ChunkerConfig, workers: int,
@@ -317,7 +327,7 @@ def inspect(
                                          f"{len(chunks) - 1})", param_hint="--chunk")
             print_chunk(out, view, chunk_no)
         elif html_out is not None:
-            out.print(view.title, markup=False, highlight=False)
+            out.print(view.title, markup=False, highlight=False, soft_wrap=True)
             html_out.write_text(render_html(view), encoding="utf-8")
             err.print(f"wrote {html_out}", markup=False, highlight=False)
         else:

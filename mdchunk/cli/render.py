@@ -34,7 +34,7 @@ def chunk_header(view: Inspection, i: int) -> str:
 
 def print_inspection(console: Console, view: Inspection) -> None:
     """The whole document, with a rule and a header where each chunk starts."""
-    console.print(view.title, markup=False, highlight=False)
+    console.print(view.title, markup=False, highlight=False, soft_wrap=True)
     text = Text()
     for run in runs(view.source, view.chunks):
         for i in run.opens:

@@ -39,15 +39,17 @@ class RunStats:
         levels = self.config.levels
         return levels[level - 1] if levels else self.config.max_tokens
 
-    def add(self, path: Path, source: str, chunks: Sequence[Chunk]) -> None:
-        """One file's chunks, every level; ``source`` is the text they were cut from."""
+    def add(self, path: Path, source: str | None, chunks: Sequence[Chunk]) -> None:
+        """One file's chunks, every level; ``source`` is the text they were cut from (``None``
+        when it can no longer be read: its splits are not counted)."""
         self.files += 1
-        blocks = blocks_of(path, source) if chunks else ()
+        blocks = blocks_of(path, source) if chunks and source is not None else None
         for level in sorted({c.level for c in chunks}):
             mine = [c for c in chunks if c.level == level]
             self.tokens.setdefault(level, []).extend(c.token_count for c in mine)
             tally = self.splits.setdefault(level, Counter())
-            tally.update(s.seam for s in split_blocks(source, blocks, mine))
+            if source is not None and blocks is not None:
+                tally.update(s.seam for s in split_blocks(source, blocks, mine))
 
     def lines(self) -> list[str]:
         """The summary, one fact a line."""
