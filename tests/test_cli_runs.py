@@ -248,3 +248,5 @@ def test_help_shows_plain_metavars() -> None:
             assert "TEXT" in result.stdout or "INTEGER" in result.stdout
     chunk_help = run_mdchunk("chunk", "--help").stdout
     assert "PATH..." in chunk_help and "INTEGER" in chunk_help and "--glob" in chunk_help
+    assert "[default: 512]" in chunk_help  # help text is not read as markup
+    assert "[tool.mdchunk]" in run_mdchunk("config", "--help").stdout

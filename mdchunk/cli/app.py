@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from ..index.indexer import ProgressCallback
     from ..sources import Selection, Source
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Chunk Markdown and text knowledge bases, embed them, search them.")
 err = Console(stderr=True)
 out = Console()
@@ -186,7 +186,8 @@ class _Failures:
 @command(cls=PlainHelp)
 def chunk(
     paths: Annotated[list[Path], typer.Argument(
-        help="Files or folders (.md, .markdown, .mdx, .txt …); folders are walked.")],
+        metavar="PATH", help="Files or folders (.md, .markdown, .mdx, .txt …); folders are "
+                             "walked.")],
     max_tokens: MaxTokens = None,
     overlap: Overlap = None,
     min_tokens: MinTokens = None,
@@ -279,7 +280,7 @@ def _chunk_all(sources: list[Source], config: ChunkerConfig, workers: int,
 
 @command(cls=PlainHelp)
 def inspect(
-    file: Annotated[Path, typer.Argument(help="One Markdown or text file.")],
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="One Markdown or text file.")],
     max_tokens: MaxTokens = None,
     overlap: Overlap = None,
     min_tokens: MinTokens = None,
@@ -385,7 +386,8 @@ def _toml(value: object) -> str:
 
 @command(cls=PlainHelp)
 def index(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH",
+                                                help="Files or folders to index.")],
     db: Db = None,
     collection: Collection = None,
     model: Model = None,
@@ -461,7 +463,7 @@ def _progress(label: str) -> Iterator[ProgressCallback | None]:
 
 @command(cls=PlainHelp)
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     db: Db = None,
     collection: Collection = None,
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 5,

@@ -50,12 +50,11 @@ class PlainHelp(TyperCommand):
     def get_params(self, ctx: Any) -> list[Any]:
         params: list[Any] = super().get_params(ctx)
         for param in params:
-            if param.metavar is not None:
-                continue
             if isinstance(param, TyperArgument):
-                param.metavar = plain_metavar(param.display_type(ctx))
+                if param.metavar is None:
+                    param.metavar = plain_metavar(param.display_type(ctx))
                 param.__class__ = _PlainArgument  # same object, plain display
-            else:
+            elif param.metavar is None:
                 param.metavar = plain_metavar(param.display_type(ctx),
                                               flag=bool(getattr(param, "is_flag", False)),
                                               many=param.nargs != 1)

@@ -17,9 +17,10 @@ from .views import Inspection, histogram, runs
 
 __all__ = ["chunk_header", "print_chunk", "print_inspection", "render_html"]
 
-#: Alternating chunk backgrounds, and the overlap's, in the terminal.
-_STYLES = ("on #1d3557", "on #3d2b1f")
-_OVERLAP = "italic on #555555"
+#: Alternating chunk backgrounds, and the overlap's, in the terminal: chosen so that they stay
+#: three different colours when a 16-colour terminal downgrades them (blue, brown, grey).
+_STYLES = ("on #1a237e", "on #6b4500")
+_OVERLAP = "italic on #4a4a4a"
 _OUTSIDE = "dim"
 
 
