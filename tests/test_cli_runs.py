@@ -250,3 +250,26 @@ def test_help_shows_plain_metavars() -> None:
     assert "PATH..." in chunk_help and "INTEGER" in chunk_help and "--glob" in chunk_help
     assert "[default: 512]" in chunk_help  # help text is not read as markup
     assert "[tool.mdchunk]" in run_mdchunk("config", "--help").stdout
+
+
+@pytest.mark.slow
+def test_index_and_search_take_the_config_file(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    docs = tmp_path / "docs"
+    (docs / "archive").mkdir(parents=True)
+    (docs / "redis.md").write_text("# Redis\n\n## Memory\n\nEvictions start when maxmemory is reached.\n")
+    (docs / "archive" / "old.md").write_text("# Old\n\n## Memory\n\nmaxmemory was 1 GB in 2019.\n")
+    (tmp_path / "mdchunk.toml").write_text(
+        "db = 'kb.db'\ncollection = 'runbooks'\nexclude = ['archive/']\nmax_tokens = 128\n"
+        "overlap_tokens = 16\n")
+    monkeypatch.chdir(tmp_path)
+    first = runner.invoke(app, ["index", "docs"])
+    assert first.exit_code == 0, first.output
+    assert "added 1, updated 0, deleted 0, unchanged 0 documents" in first.stdout
+    assert (tmp_path / "kb.db").exists() and not (tmp_path / "mdchunk.db").exists()
+    found = runner.invoke(app, ["search", "maxmemory", "--mode", "bm25", "--json"])
+    assert found.exit_code == 0, found.output
+    hits = [json.loads(block) for block in re.split(r"(?m)^(?=\{)", found.stdout) if block.strip()]
+    assert [h["path"] for h in hits] == ["docs/redis.md"]  # archive/ excluded by the file
+    other = runner.invoke(app, ["search", "maxmemory", "--collection", "nothing-here"])
+    assert other.exit_code == 1  # the flag wins: a collection that does not exist

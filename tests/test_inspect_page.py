@@ -87,6 +87,13 @@ def test_inspect_page_in_chromium(tmp_path: Path) -> None:
 
             page.locator("#doc .mark").nth(2).click()  # a boundary in the text selects too
             assert page.locator("#embed").text_content() == chunks[2]["embed_text"]
+
+            page.locator("#list li").nth(8).hover()  # hover previews another chunk
+            assert page.locator("#embed").text_content() == chunks[8]["embed_text"]
+            assert page.locator("#doc [data-c].hov").count() >= 1
+            page.locator("header h1").hover()  # and leaving it goes back to the selected one
+            assert page.locator("#embed").text_content() == chunks[2]["embed_text"]
+            assert page.locator("#doc [data-c].hov").count() == 0
             page.screenshot(path=str(ARTIFACTS / "inspect-page.png"))
             assert errors == []
         finally:
