@@ -53,7 +53,10 @@ class RunOptions:
 def _fields(cls: type) -> dict[str, tuple[Any, object]]:
     """Each field's resolved type and default (``None`` for a default computed later)."""
     hints = get_type_hints(cls)
-    return {f.name: (hints[f.name], f.default) for f in dataclasses.fields(cls)}
+    return {f.name: (hints[f.name], f.default if f.default is not dataclasses.MISSING
+                     else f.default_factory() if f.default_factory is not dataclasses.MISSING
+                     else None)
+            for f in dataclasses.fields(cls)}
 
 
 #: Every key a config file may set: its type and default.
