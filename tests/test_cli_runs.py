@@ -273,3 +273,18 @@ def test_index_and_search_take_the_config_file(tmp_path: Path,
     assert [h["path"] for h in hits] == ["docs/redis.md"]  # archive/ excluded by the file
     other = runner.invoke(app, ["search", "maxmemory", "--collection", "nothing-here"])
     assert other.exit_code == 1  # the flag wins: a collection that does not exist
+
+
+def test_stats_per_level_of_a_hierarchy(tmp_path: Path) -> None:
+    out = tmp_path / "tree.jsonl"
+    result = runner.invoke(app, ["chunk", str(FIXTURES / "long-code.md"), "--levels", "1024,256,64",
+                                 "--overlap", "16", "--stats", "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    for level, budget in ((1, 1024), (2, 256), (3, 64)):
+        mine = sorted(r["token_count"] for r in rows if r["level"] == level)
+        assert f"level {level}: {len(mine)} chunks, budget {budget}" in result.stdout
+        assert f"max {mine[-1]} ({mine[-1] / budget:.0%} of the budget; 0 over it)" in result.stdout
+    # the fixture's long YAML block is cut between lines at the leaves' budget
+    leaves = result.stdout.split("level 3:")[1]
+    assert re.search(r"split blocks: \d+ \(.*code lines \d+", leaves)
