@@ -79,3 +79,17 @@ def _comments(source: str) -> tuple[tuple[int, int], ...]:
     from mdchunk.formats import parse_markdown
 
     return parse_markdown(source).hidden(comments=True)
+
+
+def run_mdchunk(*args: str, cwd: Path | None = None, check: bool = False):
+    """Run the real console entry point (``mdchunk`` beside this interpreter, else ``python -m
+    mdchunk.cli``) on this checkout's package, from ``cwd``."""
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("mdchunk")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "mdchunk.cli"]
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "COLUMNS": "200",
+           "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([*command, *args], capture_output=True, text=True, check=check,
+                          cwd=cwd, env=env)

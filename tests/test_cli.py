@@ -107,6 +107,7 @@ def test_chunk_levels_writes_every_level_linked(tmp_path: Path) -> None:
                                  "16", "-o", str(out)])
     assert result.exit_code == 0, result.output
     rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r.pop("path") for r in rows] == [fixture.as_posix()] * len(rows)  # issue 16's field
     assert rows == [c.to_dict() for c in mdchunk.Chunker(mdchunk.ChunkerConfig(
         overlap_tokens=16, levels=(1024, 256, 64))).chunk_file(fixture, doc_id="long-code.md")]
     levels = [r["level"] for r in rows]

@@ -7,12 +7,11 @@ failed dependency — always with one line that names the file or service, never
 from __future__ import annotations
 
 import dataclasses
-import html
 import json
 import logging
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
@@ -20,46 +19,80 @@ from typing import TYPE_CHECKING, Annotated, Optional, cast
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, checked_levels
-from ..errors import ConfigError, MdchunkError
+from ..errors import ConfigError, InputError, MdchunkError
 from ..index.expand import MERGE_RATIO
 from ..index.store import EXPAND_NAMES
 from ..text.decode import read_document
+from .help import PlainHelp
+from .settings import DEFAULT, KEYS, Settings, load_settings
+from .stats import RunStats
 
 if TYPE_CHECKING:
     from ..index import SearchHit, SearchMode
     from ..index.indexer import ProgressCallback
+    from ..sources import Selection, Source
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
+app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Chunk Markdown and text knowledge bases, embed them, search them.")
 err = Console(stderr=True)
 out = Console()
+command = app.command  # every command shows plain metavars (INTEGER, PATH) in its help
 
-MaxTokens = Annotated[int, typer.Option("--max-tokens",
-                                         help="Token budget of a chunk's embed_text.")]
-Overlap = Annotated[int, typer.Option("--overlap", help="Overlap between neighbours, in tokens.")]
-Tokenizer = Annotated[str, typer.Option("--tokenizer",
-                                        help="tiktoken encoding, or HF tokenizer name/path.")]
-Db = Annotated[str, typer.Option("--db",
-                                 help="Milvus Lite file, or http(s)://host:port of a server.")]
-Collection = Annotated[str, typer.Option("--collection", help="Collection name.")]
+
+def _default(key: str) -> str:
+    """`` [default: …]`` from the settings' defaults (flags default to None: "not given")."""
+    value = KEYS[key][1]
+    return "" if value is None else f" [default: {value}]"
+
+
+MaxTokens = Annotated[Optional[int], typer.Option(
+    "--max-tokens", help="Token budget of a chunk's embed_text." + _default("max_tokens"))]
+Overlap = Annotated[Optional[int], typer.Option(
+    "--overlap", help="Overlap between neighbours, in tokens." + _default("overlap_tokens"))]
+MinTokens = Annotated[Optional[int], typer.Option(
+    "--min-tokens", help="Sections smaller than this share a chunk with their siblings "
+                         "[default: max-tokens / 4].")]
+Tokenizer = Annotated[Optional[str], typer.Option(
+    "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path." + _default("tokenizer"))]
+Oversized = Annotated[Optional[str], typer.Option(
+    "--oversized", help="split, or keep: leave a block larger than the budget whole and mark "
+                        "it oversized." + _default("oversized"))]
+Db = Annotated[Optional[str], typer.Option(
+    "--db", help="Milvus Lite file, or http(s)://host:port of a server." + _default("db"))]
+Collection = Annotated[Optional[str], typer.Option(
+    "--collection", help="Collection name." + _default("collection"))]
 Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
+Analyzer = Annotated[Optional[str], typer.Option(
+    "--analyzer", help="auto, standard or jieba." + _default("analyzer"))]
 Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
                                               help="Milvus token.")]
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
-SiteOption = Annotated[str, typer.Option(
-    "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo.")]
+SiteOption = Annotated[Optional[str], typer.Option(
+    "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo."
+                   + _default("site"))]
 Levels = Annotated[Optional[str], typer.Option(
     "--levels", help="A hierarchy's token budgets, coarsest first, e.g. 2048,512,128; the last "
                      "is the leaves' budget and replaces --max-tokens.")]
+Workers = Annotated[Optional[int], typer.Option(
+    "--workers", help="Parallel processes." + _default("workers"))]
+Globs = Annotated[Optional[list[str]], typer.Option(
+    "--glob", help="Take the files of a folder that match this gitignore-style pattern "
+                   "(repeatable; instead of the known extensions).")]
+Excludes = Annotated[Optional[list[str]], typer.Option(
+    "--exclude", help="Leave out files and folders that match this gitignore-style pattern "
+                      "(repeatable).")]
+Gitignore = Annotated[Optional[bool], typer.Option(
+    "--gitignore/--no-gitignore", help="Honour .gitignore files [default: on].")]
 
 
 def _error_line(message: object) -> None:
-    err.print(f"mdchunk: error: {message}", markup=False, highlight=False, soft_wrap=True)
+    """One line, whatever the message holds (a library's exception text may span several)."""
+    text = " ".join(line.strip() for line in str(message).splitlines() if line.strip())
+    err.print(f"mdchunk: error: {text}", markup=False, highlight=False, soft_wrap=True)
 
 
 @contextmanager
@@ -90,159 +123,285 @@ def _levels(value: str | None) -> tuple[int, ...] | None:
         raise typer.BadParameter(str(exc), param_hint="--levels") from None
 
 
+def _choice(value: str | None, choices: Sequence[str], flag: str) -> str | None:
+    """A flag with a fixed set of values: a usage error (exit 2) names the choices."""
+    if value is not None and value not in choices:
+        raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}",
+                                 param_hint=flag)
+    return value
+
+
+def _chunker_flags(*, max_tokens: int | None = None, overlap: int | None = None,
+                   min_tokens: int | None = None, tokenizer: str | None = None,
+                   oversized: str | None = None, levels: str | None = None,
+                   base_url: str | None = None, site: str | None = None) -> dict[str, object]:
+    """The chunker's flags under their config keys (``None``: not given), usage-checked."""
+    from ..formats.sites import SITES
+
+    return {"max_tokens": max_tokens, "overlap_tokens": overlap, "min_tokens": min_tokens,
+            "tokenizer": tokenizer, "oversized": _choice(oversized, ("split", "keep"),
+                                                         "--oversized"),
+            "levels": _levels(levels), "base_url": base_url,
+            "site": _choice(site, SITES, "--site")}
+
+
+def _selection_flags(globs: list[str] | None, excludes: list[str] | None,
+                     gitignore: bool | None) -> dict[str, object]:
+    return {"include": tuple(globs) if globs else None,
+            "exclude": tuple(excludes) if excludes else None, "gitignore": gitignore}
+
+
+def _settings(flags: dict[str, object]) -> Settings:
+    """Defaults, then the config file found from the working folder, then the flags."""
+    return load_settings().with_flags(flags)
+
+
+def _selection(settings: Settings) -> Selection:
+    from ..sources import Selection
+
+    return Selection(include=settings.value("include"), exclude=settings.value("exclude"),
+                     gitignore=settings.value("gitignore"))
+
+
 class _Failures:
     """Files that failed in a run that goes on: each is one error line as it happens; at the end,
     one line counts them and the exit status is 1 (the contract's "bad input")."""
 
     def __init__(self) -> None:
-        self.count = 0
+        self.messages: list[str] = []
 
     def __call__(self, path: object, error: object) -> None:
-        self.count += 1
+        self.messages.append(str(error))
         _error_line(error)
 
     def finish(self, total: int, done: str) -> None:
-        if self.count:
-            rest = total - self.count
-            _error_line(f"{self.count} of {total} file{'s' if total != 1 else ''} failed (each "
+        count = len(self.messages)
+        if count:
+            rest = total - count
+            _error_line(f"{count} of {total} file{'s' if total != 1 else ''} failed (each "
                         f"named above); the other {rest} {'was' if rest == 1 else 'were'} {done}")
             raise typer.Exit(1)
 
 
-def _files(paths: list[Path]) -> list[tuple[str, Path]]:
-    from ..sources import discover
-
-    return [(s.doc_id, s.file) for s in discover(paths)]
-
-
-@app.command()
+@command(cls=PlainHelp)
 def chunk(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.md, .markdown, .txt …).")],
-    max_tokens: MaxTokens = 512,
-    overlap: Overlap = 64,
-    tokenizer: Tokenizer = "cl100k_base",
+    paths: Annotated[list[Path], typer.Argument(
+        metavar="PATH", help="Files or folders (.md, .markdown, .mdx, .txt …); folders are "
+                             "walked.")],
+    max_tokens: MaxTokens = None,
+    overlap: Overlap = None,
+    min_tokens: MinTokens = None,
+    tokenizer: Tokenizer = None,
+    oversized: Oversized = None,
     output: Annotated[Optional[Path],
                       typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
-    workers: Annotated[int, typer.Option("--workers", help="Parallel processes.")] = 1,
+    workers: Workers = None,
     levels: Levels = None,
     base_url: BaseUrl = None,
-    site: SiteOption = "plain",
+    site: SiteOption = None,
     output_format: Annotated[str, typer.Option(
-        "--format", help="jsonl (chunks as they are) or docsearch (doc-search records).")
-    ] = "jsonl",
+        "--format", help="jsonl (chunks as they are, plus path) or docsearch (doc-search "
+                         "records).")] = "jsonl",
+    globs: Globs = None,
+    excludes: Excludes = None,
+    gitignore: Gitignore = None,
+    stats: Annotated[bool, typer.Option(
+        "--stats", help="Print a summary at the end (on stderr when chunks go to stdout): "
+                        "counts, token distribution against the budget, blocks split and "
+                        "why, files that failed.")] = False,
 ) -> None:
-    """Write chunks as JSON Lines, one chunk a line; with --levels, every level of a hierarchy
-    (coarsest first; each chunk's level and parent_id link them). --format docsearch writes one
-    DocSearch record a chunk (hierarchy.lvl0-lvl6, content, url, anchor, type, objectID), for
-    Typesense, Meilisearch or Algolia doc search."""
-    budgets = _levels(levels)
-    site = _site(site)
-    if output_format not in ("jsonl", "docsearch"):
-        raise typer.BadParameter(f"{output_format!r} is not one of jsonl, docsearch",
-                                 param_hint="--format")
+    """Write chunks as JSON Lines, one chunk a line, each with its file's path; with --levels,
+    every level of a hierarchy (coarsest first; each chunk's level and parent_id link them).
+    --format docsearch writes one DocSearch record a chunk (hierarchy.lvl0-lvl6, content, url,
+    anchor, type, objectID), for Typesense, Meilisearch or Algolia doc search.
+
+    Options not given come from [tool.mdchunk] in pyproject.toml or from mdchunk.toml (see
+    mdchunk config)."""
+    flags = _chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
+                           tokenizer=tokenizer, oversized=oversized, levels=levels,
+                           base_url=base_url, site=site)
+    _choice(output_format, ("jsonl", "docsearch"), "--format")
     with _one_line_errors():
         from ..chunks.docsearch import docsearch_record
 
-        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer,
-                               levels=budgets, base_url=base_url,
-                               site=site)  # type: ignore[arg-type]  # checked by the config
-        files = _files(paths)
+        settings = _settings({**flags, "workers": workers,
+                              **_selection_flags(globs, excludes, gitignore)})
+        config = settings.chunker()
+        sources = _sources(paths, _selection(settings))
         failures = _Failures()
+        tally = RunStats(config) if stats else None
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
         try:
-            for chunks in _chunk_all(files, config, workers, failures):
+            for source, chunks in _chunk_all(sources, config, settings.value("workers"),
+                                             failures):
                 for c in chunks:
-                    row = docsearch_record(c) if output_format == "docsearch" else c.to_dict()
+                    row = (docsearch_record(c) if output_format == "docsearch"
+                           else {**c.to_dict(), "path": source.path})
                     sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                if tally is not None:
+                    _tally(tally, source.file, chunks)
         finally:
             if output:
                 sink.close()
-        failures.finish(len(files), "chunked")
+        if tally is not None:
+            tally.failed = failures.messages
+            report = out if output else err
+            for line in tally.lines():
+                report.print(line, markup=False, highlight=False, soft_wrap=True)
+        failures.finish(len(sources), "chunked")
 
 
-def _site(site: str) -> str:
-    """``--site`` checked like ``--mode``: a usage error (exit 2) names the choices."""
-    from ..formats.sites import SITES
+def _sources(paths: list[Path], selection: Selection) -> list[Source]:
+    from ..sources import discover
 
-    if site not in SITES:
-        raise typer.BadParameter(f"{site!r} is not one of {', '.join(SITES)}",
-                                 param_hint="--site")
-    return site
+    return discover(paths, selection)
 
 
-def _chunk_all(files: list[tuple[str, Path]], config: ChunkerConfig, workers: int,
-               on_error: _Failures) -> Iterator[list[Chunk]]:
+def _tally(stats: RunStats, path: Path, chunks: list[Chunk]) -> None:
+    """Count one file's chunks; its text is read again (workers do not send it back), and a
+    file gone since it was chunked is counted without its split blocks."""
+    try:
+        source: str | None = read_document(path) if chunks else ""
+    except InputError:
+        source = None
+    stats.add(path, source, chunks)
+
+
+def _chunk_all(sources: list[Source], config: ChunkerConfig, workers: int,
+               on_error: _Failures) -> Iterator[tuple[Source, list[Chunk]]]:
     """Each file's chunks in order; a file that cannot be chunked goes to ``on_error``."""
     from ..sources.batch import chunk_paths
 
-    by_path = {path: doc_id for doc_id, path in files}
-    for _, chunks in chunk_paths(list(by_path), config, workers=workers,
-                                 doc_id=by_path.__getitem__, on_error=on_error):
-        yield chunks
+    by_file = {source.file: source for source in sources}
+    for path, chunks in chunk_paths(list(by_file), config, workers=workers,
+                                    doc_id=lambda p: by_file[p].doc_id, on_error=on_error):
+        yield by_file[path], chunks
 
 
-@app.command()
+@command(cls=PlainHelp)
 def inspect(
-    file: Annotated[Path, typer.Argument(help="One Markdown or text file.")],
-    max_tokens: MaxTokens = 512,
-    overlap: Overlap = 64,
-    tokenizer: Tokenizer = "cl100k_base",
-    html_out: Annotated[Optional[Path],
-                        typer.Option("--html", help="Write an HTML view here.")] = None,
+    file: Annotated[Path, typer.Argument(metavar="FILE", help="One Markdown or text file.")],
+    max_tokens: MaxTokens = None,
+    overlap: Overlap = None,
+    min_tokens: MinTokens = None,
+    tokenizer: Tokenizer = None,
+    oversized: Oversized = None,
+    levels: Levels = None,
+    level: Annotated[Optional[int], typer.Option(
+        "--level", help="With --levels: which level to show, 1 (coarsest) to the leaves "
+                        "[default: the leaves].")] = None,
+    base_url: BaseUrl = None,
+    site: SiteOption = None,
+    chunk_no: Annotated[Optional[int], typer.Option(
+        "--chunk", help="Show only chunk N (its index): its header and embed_text.")] = None,
+    html_out: Annotated[Optional[Path], typer.Option(
+        "--html", help="Write one self-contained HTML page here: the document with its chunks, "
+                       "their embed_text and a size histogram.")] = None,
 ) -> None:
-    """Show where the chunk boundaries fall."""
+    """Show where the chunk boundaries fall: the document itself, a rule and a header at each
+    chunk (index, section, line range, tokens against the budget, kinds, flags: split
+    table/code/list/prose, oversized), chunks in alternating colours, overlap shaded."""
+    flags = _chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
+                           tokenizer=tokenizer, oversized=oversized, levels=levels,
+                           base_url=base_url, site=site)
     with _one_line_errors():
-        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
-        chunks = Chunker(config).chunk_file(file)
-        table = Table(title=f"{file} — {len(chunks)} chunks, budget {max_tokens}")
-        for name in ("#", "lines", "tokens", "kinds", "section", "starts with"):
-            table.add_column(name, overflow="fold")
-        for c in chunks:
-            first = c.text.strip().splitlines()[0][:60] if c.text.strip() else ""
-            table.add_row(str(c.index), f"{c.line_start}-{c.line_end}", str(c.token_count),
-                          ",".join(c.kinds), c.section_path, first)
-        out.print(table)
-        if html_out:
-            source = read_document(file)
-            html_out.write_text(render_html(source, chunks, str(file)), encoding="utf-8")
-            err.print(f"wrote {html_out}")
+        from .render import print_chunk, print_inspection, render_html
+        from .views import inspect_chunks
+
+        config = _settings(flags).chunker()
+        depth = len(config.levels) if config.levels else None
+        if level is not None and (depth is None or not 1 <= level <= depth):
+            among = f"1 to {depth}" if depth else "none without --levels"
+            raise typer.BadParameter(f"{level} is not a level ({among})", param_hint="--level")
+        source = read_document(file)
+        chunks = Chunker(config).chunk_file(file, doc_id=file.name)
+        if depth is not None:
+            shown = level or depth
+            chunks = [c for c in chunks if c.level == shown]
+            budget = config.at_level(shown).max_tokens
+        else:
+            budget = config.max_tokens
+        view = inspect_chunks(file, source, chunks, budget)
+        if chunk_no is not None:
+            if not 0 <= chunk_no < len(chunks):
+                raise typer.BadParameter(f"{chunk_no} is not a chunk of {file} (0 to "
+                                         f"{len(chunks) - 1})", param_hint="--chunk")
+            print_chunk(out, view, chunk_no)
+        elif html_out is not None:
+            out.print(view.title, markup=False, highlight=False, soft_wrap=True)
+            html_out.write_text(render_html(view), encoding="utf-8")
+            err.print(f"wrote {html_out}", markup=False, highlight=False)
+        else:
+            print_inspection(out, view)
 
 
-def render_html(source: str, chunks: list[Chunk], title: str) -> str:
-    """The source with each chunk shaded in turn; overlaps striped; hover shows the chunk."""
-    cuts = sorted({0, len(source), *(p for c in chunks for p in (c.start, c.end))})
-    parts = []
-    for a, b in zip(cuts, cuts[1:]):
-        inside = [c for c in chunks if c.start <= a and b <= c.end]
-        text = html.escape(source[a:b])
-        if not inside:
-            parts.append(text)
-            continue
-        css = "overlap" if len(inside) > 1 else f"c{inside[0].index % 2}"
-        tip = html.escape(" | ".join(f"#{c.index} {c.token_count} tok {c.section_path}"
-                                     for c in inside))
-        parts.append(f'<span class="{css}" title="{tip}">{text}</span>')
-    style = (".c0{background:#e8f0fe}.c1{background:#fef7e0}"
-             ".overlap{background:repeating-linear-gradient("
-             "45deg,#e8f0fe,#e8f0fe 4px,#fef7e0 4px,#fef7e0 8px)}"
-             "pre{white-space:pre-wrap;font:13px/1.5 monospace}")
-    return (f"<!doctype html><meta charset=utf-8><title>{html.escape(title)}</title>"
-            f"<style>{style}</style><h1>{html.escape(title)}</h1><pre>{''.join(parts)}</pre>")
-
-
-@app.command()
-def index(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders to index.")],
-    db: Db = "./mdchunk.db",
-    collection: Collection = "mdchunk",
+@command(cls=PlainHelp, name="config")
+def show_config(
+    max_tokens: MaxTokens = None,
+    overlap: Overlap = None,
+    min_tokens: MinTokens = None,
+    tokenizer: Tokenizer = None,
+    oversized: Oversized = None,
+    levels: Levels = None,
+    base_url: BaseUrl = None,
+    site: SiteOption = None,
+    db: Db = None,
+    collection: Collection = None,
     model: Model = None,
-    max_tokens: MaxTokens = 512,
-    overlap: Overlap = 64,
-    analyzer: Annotated[str, typer.Option("--analyzer", help="auto, standard or jieba.")] = "auto",
+    analyzer: Analyzer = None,
+    workers: Workers = None,
+    globs: Globs = None,
+    excludes: Excludes = None,
+    gitignore: Gitignore = None,
+) -> None:
+    """Print the effective settings, one "key = value" line each, and where each came from:
+    default, the config file's path, or flag. The config file is [tool.mdchunk] in
+    pyproject.toml or mdchunk.toml, the first found from the working folder upwards."""
+    flags = {**_chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
+                              tokenizer=tokenizer, oversized=oversized, levels=levels,
+                              base_url=base_url, site=site),
+             "db": db, "collection": collection, "model": model, "analyzer": analyzer,
+             "workers": workers, **_selection_flags(globs, excludes, gitignore)}
+    with _one_line_errors():
+        settings = _settings(flags)
+        out.print(f"# config file: {settings.file or 'none found'}", markup=False,
+                  highlight=False, soft_wrap=True)
+        for key, setting in settings.resolved().items():
+            out.print(f"{key} = {_toml(setting.value)}  # {setting.origin}", markup=False,
+                      highlight=False, soft_wrap=True)
+
+
+def _toml(value: object) -> str:
+    """A value as TOML writes it (``None``, which TOML lacks, as a bare word)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+@command(cls=PlainHelp)
+def index(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH",
+                                                help="Files or folders to index.")],
+    db: Db = None,
+    collection: Collection = None,
+    model: Model = None,
+    max_tokens: MaxTokens = None,
+    overlap: Overlap = None,
+    tokenizer: Tokenizer = None,
+    analyzer: Analyzer = None,
     token: Token = None,
     levels: Levels = None,
     base_url: BaseUrl = None,
-    site: SiteOption = "plain",
+    site: SiteOption = None,
+    globs: Globs = None,
+    excludes: Excludes = None,
+    gitignore: Gitignore = None,
     wait: Annotated[float, typer.Option(
         "--wait", help="Seconds to wait for another index run on the same index to finish "
                        "(default: stop at once with a message).")] = 0.0,
@@ -254,18 +413,28 @@ def index(
 
     A file that cannot be read is named on stderr and the others are indexed (exit status 1);
     a file indexed before keeps its last good version, one deleted during the run is removed."""
-    budgets = _levels(levels)
-    site = _site(site)
+    flags = {**_chunker_flags(max_tokens=max_tokens, overlap=overlap, tokenizer=tokenizer,
+                              levels=levels, base_url=base_url, site=site),
+             "db": db, "collection": collection, "model": model, "analyzer": analyzer,
+             **_selection_flags(globs, excludes, gitignore)}
     with _one_line_errors():
         from ..index import index_paths
 
+        settings = _settings(flags)
+        config = settings.chunker()
         failures = _Failures()
         with _progress("indexing") as progress:
-            report = index_paths(paths, db=db, collection=collection, model=model,
-                                 max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
-                                 token=token, progress=progress, levels=budgets,
-                                 base_url=base_url, site=site,  # type: ignore[arg-type]
-                                 on_error=lambda error: failures(None, error), wait=wait)
+            report = index_paths(paths, db=settings.value("db"),
+                                 collection=settings.value("collection"),
+                                 model=settings.value("model"), max_tokens=config.max_tokens,
+                                 overlap_tokens=config.overlap_tokens,
+                                 tokenizer=(None if settings.origin("tokenizer") == DEFAULT
+                                            else config.tokenizer),
+                                 analyzer=settings.value("analyzer"), token=token,
+                                 progress=progress, levels=config.levels,
+                                 base_url=config.base_url, site=config.site,
+                                 on_error=lambda error: failures(None, error), wait=wait,
+                                 selection=_selection(settings))
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
@@ -292,11 +461,11 @@ def _progress(label: str) -> Iterator[ProgressCallback | None]:
         yield update
 
 
-@app.command()
+@command(cls=PlainHelp)
 def search(
-    query: Annotated[str, typer.Argument(help="What to look for.")],
-    db: Db = "./mdchunk.db",
-    collection: Collection = "mdchunk",
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
+    db: Db = None,
+    collection: Collection = None,
     k: Annotated[int, typer.Option("-k", help="How many hits.")] = 5,
     mode: Annotated[str, typer.Option("--mode", help="hybrid, dense or bm25.")] = "hybrid",
     path_prefix: Annotated[Optional[str],
@@ -319,9 +488,10 @@ def search(
     with _one_line_errors():
         from ..index import search as run_search
 
-        hits = run_search(query, db=db, collection=collection, k=k,
-                          mode=cast("SearchMode", mode),  # checked against its values above
-                          path_prefix=path_prefix, model=model, token=token,
+        settings = _settings({"db": db, "collection": collection, "model": model})
+        hits = run_search(query, db=settings.value("db"), collection=settings.value("collection"),
+                          k=k, mode=cast("SearchMode", mode),  # checked against its values above
+                          path_prefix=path_prefix, model=settings.value("model"), token=token,
                           expand=expand)
         for rank, hit in enumerate(hits, 1):
             if as_json:

@@ -54,7 +54,7 @@ from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
-from ..sources import Source, discover
+from ..sources import Selection, Source, discover
 from .embed import Embedder, load_embedder
 from .lock import index_lock, server_lock
 from .milvus import MilvusStore
@@ -508,6 +508,7 @@ def index_paths(
     site: Site = "plain",
     on_error: ErrorCallback | None = None,
     wait: float = 0.0,
+    selection: Selection | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -529,7 +530,9 @@ def index_paths(
     A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
     and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
     a failed file: see the module docstring). A folder with no documents raises
-    :class:`~mdchunk.InputError` before anything is written.
+    :class:`~mdchunk.InputError` before anything is written. ``selection`` says which files of
+    a folder are documents (globs, excludes, ``.gitignore``; see
+    :class:`~mdchunk.sources.Selection`).
 
     Only one run writes to an index at a time: a run that finds another under way waits up to
     ``wait`` seconds for it, then raises :class:`~mdchunk.errors.LockedError` naming the
@@ -544,7 +547,7 @@ def index_paths(
     if levels is not None:
         levels = checked_levels(levels)  # before connecting or loading a model
     ChunkerConfig(base_url=base_url, site=site)  # checked as early
-    sources = discover(paths)
+    sources = discover(paths, selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
             server_lock(store, wait=wait) as lock:

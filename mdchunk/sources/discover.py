@@ -1,19 +1,25 @@
 """Finding the documents under the paths a user names, with their ids.
 
 Kept apart from indexing so that ``mdchunk chunk`` can walk a folder without importing the
-embedding or Milvus extras.
+embedding or Milvus extras. Folders are walked top-down so that an ignored folder
+(``node_modules/``, ``build/``) is never entered; which files are taken is decided by
+gitignore-style patterns (:mod:`pathspec`), the same syntax for ``--glob``, ``--exclude`` and
+the ``.gitignore`` files found on the way.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+
+import pathspec
 
 from ..errors import InputError, MissingFileError
 from ..formats.registry import SUFFIXES
 
-__all__ = ["SUFFIXES", "Source", "discover"]
+__all__ = ["SUFFIXES", "Selection", "Source", "discover"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,8 +31,49 @@ class Source:
     file: Path
 
 
-def discover(paths: Iterable[str | Path]) -> list[Source]:
-    """Every indexable file under ``paths``, sorted; hidden files and folders are skipped.
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which files of a folder are documents.
+
+    ``include``: gitignore-style patterns, relative to the folder walked; when given, a file
+    is taken when one matches (whatever its extension) instead of by :data:`SUFFIXES`.
+    ``exclude``: patterns whose files (and folders) are left out. ``gitignore``: honour the
+    ``.gitignore`` files of the folder, its subfolders and its parents up to the repository
+    root. Hidden files and folders are always skipped. Files named directly are always taken.
+
+    >>> Selection(include=("*.md",)).takes("docs/a.md"), Selection().takes("a.rst")
+    (True, False)
+    """
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    gitignore: bool = True
+    _include: pathspec.GitIgnoreSpec | None = field(init=False, repr=False, compare=False)
+    _exclude: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "include", tuple(self.include))
+        object.__setattr__(self, "exclude", tuple(self.exclude))
+        object.__setattr__(self, "_include", pathspec.GitIgnoreSpec.from_lines(self.include)
+                           if self.include else None)
+        object.__setattr__(self, "_exclude", pathspec.GitIgnoreSpec.from_lines(self.exclude))
+
+    def takes(self, rel: str) -> bool:
+        """Whether the file at ``rel`` (POSIX, relative to the walked folder) is a document,
+        before any ``.gitignore``."""
+        if self._exclude.match_file(rel):
+            return False
+        if self._include is not None:
+            return self._include.match_file(rel)
+        return PurePosixPath(rel).suffix.lower() in SUFFIXES
+
+    def prunes(self, rel_dir: str) -> bool:
+        """Whether a whole folder is excluded (its files need not be looked at)."""
+        return self._exclude.match_file(rel_dir + "/")
+
+
+def discover(paths: Iterable[str | Path], selection: Selection | None = None) -> list[Source]:
+    """Every document under ``paths``, sorted by id; see :class:`Selection` for which.
 
     A directory's files get ids relative to it; a file named directly gets its own name. A
     path that does not exist, or a folder with no document in it, raises
@@ -34,16 +81,22 @@ def discover(paths: Iterable[str | Path]) -> list[Source]:
     not look like a knowledge base whose documents were all deleted (``mdchunk index`` would
     remove them from the index).
     """
+    selection = selection or Selection()
     found: dict[str, Source] = {}
     for given in paths:
         root = Path(given)
         if root.is_file():
             candidates = [Source(root.name, root.as_posix(), root)]
         elif root.is_dir():
-            candidates = list(_walk(root))
+            candidates = list(_walk(root, selection))
             if not candidates:
-                raise InputError(f"{given}: no documents in this folder (looked for "
-                                 f"{', '.join(sorted(SUFFIXES))}; hidden files are skipped)")
+                looked = (f"files matching {', '.join(selection.include)}" if selection.include
+                          else ", ".join(sorted(SUFFIXES)))
+                skipped = ["hidden files"]
+                skipped += ["--exclude"] if selection.exclude else []
+                skipped += [".gitignore"] if selection.gitignore else []
+                raise InputError(f"{given}: no documents in this folder (looked for {looked}; "
+                                 f"skipped {', '.join(skipped)})")
         else:
             raise MissingFileError(f"{given}: no such file or directory")
         for source in candidates:
@@ -55,9 +108,80 @@ def discover(paths: Iterable[str | Path]) -> list[Source]:
     return [found[d] for d in sorted(found)]
 
 
-def _walk(root: Path) -> Iterator[Source]:
-    for file in sorted(root.rglob("*")):
-        rel = file.relative_to(root)
-        if file.suffix.lower() in SUFFIXES and not any(p.startswith(".") for p in rel.parts) \
-                and file.is_file():
-            yield Source(rel.as_posix(), (PurePosixPath(root.as_posix()) / rel).as_posix(), file)
+@dataclass(frozen=True, slots=True)
+class _Ignore:
+    """One ``.gitignore``: its patterns apply to paths relative to its folder."""
+
+    folder: Path
+    spec: pathspec.GitIgnoreSpec
+
+    def verdict(self, path: Path, is_dir: bool) -> bool | None:
+        """True: ignored; False: re-included by a ``!`` pattern; None: not mentioned."""
+        try:
+            rel = path.relative_to(self.folder).as_posix()
+        except ValueError:
+            return None
+        return self.spec.check_file(rel + "/" if is_dir else rel).include
+
+
+def _ignored(ignores: Sequence[_Ignore], path: Path, is_dir: bool) -> bool:
+    """Git's rule: the deepest ``.gitignore`` that mentions a path decides."""
+    ignored = False
+    for ignore in ignores:
+        verdict = ignore.verdict(path, is_dir)
+        if verdict is not None:
+            ignored = verdict
+    return ignored
+
+
+def _read_ignore(folder: Path) -> list[_Ignore]:
+    try:
+        lines = (folder / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [_Ignore(folder, pathspec.GitIgnoreSpec.from_lines(lines))]
+
+
+def _parent_ignores(root: Path) -> list[_Ignore]:
+    """The ``.gitignore`` files above ``root`` up to its repository's top (none outside a
+    repository), outermost first."""
+    chain: list[Path] = []
+    for folder in root.resolve().parents:
+        chain.append(folder)
+        if (folder / ".git").exists():
+            return [i for f in reversed(chain) for i in _read_ignore(f)]
+    return []
+
+
+def _walk(root: Path, selection: Selection) -> Iterator[Source]:
+    base = root.resolve()
+    ignores = _parent_ignores(root) if selection.gitignore else []
+    # The ignore files that apply in each folder walked: its parents' plus its own.
+    inherited: dict[str, list[_Ignore]] = {"": ignores}
+    found: list[tuple[str, Path]] = []
+    for folder, dirs, files in os.walk(base):
+        here = Path(folder)
+        rel_here = here.relative_to(base).as_posix()
+        rel_here = "" if rel_here == "." else rel_here
+        active = inherited.pop(rel_here, ignores)
+        if selection.gitignore:
+            active = active + _read_ignore(here)
+        kept = []
+        for name in sorted(dirs):
+            rel = f"{rel_here}/{name}" if rel_here else name
+            if name.startswith(".") or selection.prunes(rel) or \
+                    (active and _ignored(active, here / name, is_dir=True)):
+                continue
+            kept.append(name)
+            inherited[rel] = active
+        dirs[:] = kept
+        for name in files:
+            rel = f"{rel_here}/{name}" if rel_here else name
+            if name.startswith(".") or not selection.takes(rel):
+                continue
+            if active and _ignored(active, here / name, is_dir=False):
+                continue
+            if (here / name).is_file():
+                found.append((rel, root / rel))
+    for rel, file in sorted(found):
+        yield Source(rel, (PurePosixPath(root.as_posix()) / rel).as_posix(), file)

@@ -20,7 +20,10 @@ def _tokenizer_json(spec: str) -> Path | None:
             from huggingface_hub import try_to_load_from_cache
         except ImportError:
             return None
-        cached = try_to_load_from_cache(spec, "tokenizer.json")
+        try:
+            cached = try_to_load_from_cache(spec, "tokenizer.json")
+        except Exception:  # not a valid hub name (a path that does not exist): not cached
+            return None
         return Path(cached) if isinstance(cached, str) else None
     file = folder / "tokenizer.json"
     return file if file.is_file() else None
