@@ -15,7 +15,7 @@ from hypothesis import given, note
 
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown import parse_markdown_it
-from mdchunk.formats.markdown_rs import _rust_parser, read_fast
+from mdchunk.formats.markdown_rs import _rust_parser, may_read, read_fast
 from mdchunk.text import read_document
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
@@ -93,6 +93,25 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert read_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
+
+
+#: Lists nested ``depth`` deep: markers on one line, or one item a line, each indented more.
+_NESTED = {
+    "markers": lambda depth: "- " * depth + "x\n\nmore\n",
+    "ordered": lambda depth: "1. " * depth + "x\n\nmore\n",
+    "indented": lambda depth: "".join("  " * i + "- item\n" for i in range(depth)) + "\nmore\n",
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("style", _NESTED)
+def test_nesting_past_markdown_it_py_s_limit_is_left_to_it(style: str) -> None:
+    """markdown-it-py stops at 20 open tokens (maxNesting), the Rust parser reads on (and
+    overflows its stack some 100,000 levels down): deep lists go to the reference, shallower
+    ones are read alike."""
+    read = [assert_same_reading(_NESTED[style](depth)) for depth in range(1, 41)]
+    assert read[:7] == [True] * 7 and not any(read[9:])
+    assert not may_read(document("nested lists", 20_000))
 
 
 def test_without_the_rust_parser_the_reference_reads_everything(monkeypatch) -> None:

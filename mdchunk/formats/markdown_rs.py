@@ -7,11 +7,11 @@ line, a two-item list, again and again) parsed ten times slower per byte than or
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, front matter), nor link reference
-definitions (a heading's title may use one), HTML comments, tables, tabs or blockquotes; a node
-of any kind it does not know sends the document back too. markdown-it-py reads everything else,
-and every document when the package is not installed: it stays the reference, and
-``tests/test_markdown_rs.py`` holds both readers to the same result on the grammar's documents,
-every fixture and the corpora.
+definitions (a heading's title may use one), HTML comments, tables, tabs, blockquotes or lines
+that may nest lists eight deep; a node of any kind it does not know sends the document back too.
+markdown-it-py reads everything else, and every document when the package is not installed: it
+stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
+the grammar's documents, every fixture and the corpora.
 
 Spans are built as the reference builds them: the Rust parser's byte offsets become line
 numbers, and lines become character spans of the original source, whatever its line endings.
@@ -40,6 +40,12 @@ __all__ = ["may_read", "read_fast"]
 #: paragraph where an ordered list from 2 starts, the Rust parser reads on lazily).
 _NOT_PROVEN = re.compile(r"\]:|<!--|\||\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
+#: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
+#: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
+#: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
+#: some 100,000 levels overflow its stack.
+_DEEP = re.compile(r"(?:^|[\r\n])(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \r\n])){16}")
+
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -61,7 +67,8 @@ def _rust_parser() -> RustMarkdownIt | None:
 def may_read(source: str) -> bool:
     """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
     markdown-it-py with mdchunk's plugins (see the module docstring)."""
-    if _rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source):
+    if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
+            or _DEEP.search(source)):
         return False
     return not any(may_use(source) for rule, may_use in _RULE_TRIGGERS.items()
                    if rule != "normalize")
@@ -110,12 +117,13 @@ class _TreeReader:
         #: Character offset of each line start, and the end of the source after the last.
         self.char_starts = (*self.make.lines.starts, len(source))
 
-    def blocks(self, nodes: Sequence[Any], in_item: bool = False) -> list[Block]:
-        """Blocks of ``nodes`` (siblings); ``in_item`` when they are a list item's children,
-        whose bare text is the paragraph of a tight list."""
+    def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
+               ) -> list[Block]:
+        """Blocks of ``nodes`` (siblings, inside ``depth`` containers); ``in_item`` when they are
+        a list item's children, whose bare text is the paragraph of a tight list."""
         out = []
         for node in nodes:
-            block = self.block(node, in_item)
+            block = self.block(node, in_item, depth)
             if block is not None:
                 out.append(block)
         return out
@@ -131,7 +139,7 @@ class _TreeReader:
         start = self.char_starts[first]
         return start, rstrip_end(self.source, start, self.char_starts[after])
 
-    def block(self, node: Any, in_item: bool) -> Block | None:
+    def block(self, node: Any, in_item: bool, depth: int) -> Block | None:
         name = node.name
         if name == "definition":  # a link reference definition: no token in markdown-it-py
             return None
@@ -141,7 +149,9 @@ class _TreeReader:
         if name == "paragraph" or (name == "text" and in_item):
             return Block("paragraph", start, end)
         if name in _CONTAINERS:
-            children = self.blocks(node.children, name == "list_item")
+            if depth == _MAX_DEPTH:
+                raise _Unsupported("nesting deeper than markdown-it-py reads")
+            children = self.blocks(node.children, name == "list_item", depth + 1)
             return Block(_CONTAINERS[name], start, end,
                          tuple(tile(self.source, children, start, end)))
         if name in ("heading", "lheading"):
@@ -152,6 +162,9 @@ class _TreeReader:
         raise _Unsupported(name)
 
 
+#: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
+#: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
+_MAX_DEPTH = 16
 #: Nodes without children to cut between -> their kind.
 _LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr"}
 #: Nodes whose children are blocks -> their kind.
