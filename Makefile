@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long fuzz lint bench bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
+.PHONY: demo test test-long fuzz lint bench bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ bench-hierarchy: $(STAMP)  # issue #11: is the evidence in the leaf, its parent 
 
 bench-pathological: $(STAMP)  # issue #13: does time stay linear when each odd input doubles?
 	$(PY) bench/bench_pathological.py
+
+bench-tiny-sections: $(STAMP)  # issue #13: many tiny sections vs the runbooks, MB/s, same size
+	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
+	$(PY) bench/bench_tiny_sections.py --peers
 
 clean:
 	rm -rf $(VENV) demo.db *.egg-info .pytest_cache

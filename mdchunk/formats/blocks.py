@@ -194,9 +194,17 @@ def _lstrip_start(source: str, start: int, end: int) -> int:
 
 def rstrip_end(source: str, start: int, end: int) -> int:
     """``end`` moved back over blanks, not past ``start``."""
+    tail = source[max(start, end - _TAIL):end]  # a block ends in a line break or a few blanks:
+    kept = len(tail.rstrip())                    # stripped in C, in a bounded slice
+    if kept or len(tail) < _TAIL:
+        return end - len(tail) + kept
     while end > start and source[end - 1].isspace():
         end -= 1
     return end
+
+
+#: Characters :func:`rstrip_end` strips at once; longer runs of blanks are walked.
+_TAIL = 64
 
 
 def kinds_of(block: Block) -> tuple[str, ...]:
@@ -205,6 +213,8 @@ def kinds_of(block: Block) -> tuple[str, ...]:
     Paragraphs inside a list or quote are how markdown-it spells an item's text, not a
     paragraph a reader sees, so only the outer kind and nested atomic blocks are reported.
     """
+    if not block.children:  # most blocks: nothing nested to look through
+        return () if kind(block.kind).structural else (block.kind,)
     seen: dict[str, None] = {} if kind(block.kind).structural else {block.kind: None}
     stack = list(reversed(block.children))
     while stack:

@@ -28,7 +28,7 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
 from .kinds import KIND_OF_TOKEN, kind
 
-__all__ = ["parse_markdown", "split_heading_id"]
+__all__ = ["parse_markdown", "parse_markdown_it", "split_heading_id"]
 
 # Wrappers whose children are the real blocks (markdown-it gives footnote_block no map).
 _TRANSPARENT = frozenset({"footnote_block", "thead", "tbody"})
@@ -96,10 +96,20 @@ def _unused_rules(source: str) -> frozenset[str]:
 def parse_markdown(source: str) -> Document:
     """Parse ``source`` into top-level blocks whose spans index ``source`` itself.
 
+    The Rust parser reads the documents it is known to read alike (:mod:`.markdown_rs`), many
+    times faster on documents of many small blocks; markdown-it-py reads every other one.
+
     >>> doc = parse_markdown("# Title\\r\\n\\r\\nSome text.\\r\\n")
     >>> [(b.kind, doc.source[b.start:b.end]) for b in doc.blocks]
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
+    from .markdown_rs import read_fast  # builds on this module's block maker: imported late
+
+    return read_fast(source) or parse_markdown_it(source)
+
+
+def parse_markdown_it(source: str) -> Document:
+    """:func:`parse_markdown` by markdown-it-py and its plugins: the reference reader."""
     env: dict[str, Any] = {}
     tokens = _block_parser(_unused_rules(source)).parse(source, env)
     if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
@@ -212,11 +222,10 @@ class _BlockBuilder:
             return None
         name = KIND_OF_TOKEN.get(base, "container" if base.startswith("container_") else base)
         if name == "heading":
-            title, heading_id, markup = _heading_title(tokens[i + 1], self.env)
-            if markup:
-                self.hide_id_markup(start, end, markup)
-            return Block(name, start, end, level=int(opening.tag[1:]), title=title,
-                         heading_id=heading_id)
+            inline = tokens[i + 1]
+            if inline.type != "inline":
+                return Block(name, start, end, level=int(opening.tag[1:]))
+            return self.heading(start, end, int(opening.tag[1:]), inline.content, inline.children)
         if kind(name).inline:
             if name == "paragraph" and "<!--" in tokens[i + 1].content:
                 self.find_comments(start, end, _inline_comments(tokens[i + 1], self.env))
@@ -225,6 +234,15 @@ class _BlockBuilder:
         if name == "table":
             return self.table(start, end, children)
         return Block(name, start, end, children)
+
+    def heading(self, start: int, end: int, level: int, content: str,
+                children: Sequence[Token] | None = None) -> Block:
+        """A heading of ``content`` (its inline text; ``children`` its inline tokens, when the
+        parse made them), its ``{#id}`` markup recorded as hidden."""
+        title, heading_id, markup = _heading_title(content, self.env, children)
+        if markup:
+            self.hide_id_markup(start, end, markup)
+        return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
 
     def table(self, start: int, end: int, rows: tuple[Block, ...]) -> Block:
         """A table's first child is its header (header row and delimiter row), repeated as
@@ -341,29 +359,26 @@ def _attributes(block: str) -> str | None:
     return attrs.get("id", "")
 
 
-def _heading_title(inline: Token, env: dict[str, Any]) -> tuple[str, str, str]:
+def _heading_title(content: str, env: dict[str, Any],
+                   children: Sequence[Token] | None = None) -> tuple[str, str, str]:
     """A heading's plain title, explicit id (``""`` when none) and the attribute markup that
-    gave it (``""`` when none); the markup is not part of the title, so it never reaches a
-    breadcrumb."""
-    if inline.type != "inline":
-        return "", "", ""
-    text, heading_id = split_heading_id(inline.content)
+    gave it (``""`` when none), from its inline ``content``; the markup is not part of the
+    title, so it never reaches a breadcrumb."""
+    text, heading_id = split_heading_id(content)
     if heading_id is None:
-        return _plain(inline, env), "", ""
-    markup = inline.content.rstrip()[len(text):].strip()
-    return _plain(inline.copy(content=text, children=None), env), heading_id, markup
+        return _plain(content, children, env), "", ""
+    markup = content.rstrip()[len(text):].strip()
+    return _plain(text, None, env), heading_id, markup
 
 
-def _plain(inline: Token, env: dict[str, Any] | None = None) -> str:
-    """Heading text as a reader sees it: code spans, emphasis and links reduced to their text."""
-    if inline.type != "inline":
-        return ""
-    children = inline.children
-    if not children and not _INLINE_MARKUP.search(inline.content):
-        return " ".join(inline.content.split())  # nothing for the inline parser to reduce
-    if not children and inline.content:  # block-only parse: parse this heading's inline now
+def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) -> str:
+    """Heading text as a reader sees it: code spans, emphasis and links reduced to their text.
+    ``children`` are the inline tokens of ``content`` when the parse made them."""
+    if not children and not _INLINE_MARKUP.search(content):
+        return " ".join(content.split())  # nothing for the inline parser to reduce
+    if not children and content:  # block-only parse: parse this heading's inline now
         md = _parser()
-        children = md.inline.parse(inline.content, md, {} if env is None else env, [])
+        children = md.inline.parse(content, md, env, [])
     # ``text_special`` (escapes, entities) is what the skipped text_join rule turns into text
     parts = [child.content for child in children or ()
              if child.type in ("text", "code_inline", "text_special")]

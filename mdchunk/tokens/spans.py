@@ -68,10 +68,11 @@ class SpanCounts:
     def use_blocks(self, blocks: Sequence[Block]) -> None:
         """Register the document's top-level blocks: their starts are where exact counts may be
         summed (line-additive tokenizers), and each block is planned with the blank after it."""
-        for block, following in zip(blocks, [*blocks[1:], None]):
-            self._next_start[(block.start, block.end)] = following.start if following else block.end
+        starts = [b.start for b in blocks]
+        following = [*starts[1:], blocks[-1].end] if blocks else []
+        self._next_start.update(zip([(b.start, b.end) for b in blocks], following))
         if self.counter.line_additive:
-            self._joint_set.update(b.start for b in blocks if self.is_joint(b.start))
+            self._joint_set.update(filter(self.is_joint, starts))
             self._joints = sorted(self._joint_set)
 
     def add_joint(self, pos: int) -> None:
@@ -134,15 +135,20 @@ class SpanCounts:
     def _sum_stretches(self, start: int, end: int) -> int:
         joints = self._joints
         i, j = bisect_right(joints, start), bisect_left(joints, end)
+        if i == j:  # one stretch: most blocks lie between two joints
+            return self._stretch(start, end)
         total, pos = 0, start
         for joint in (*joints[i:j], end):
-            key = (pos, joint)
-            tokens = self._segments.get(key)
-            if tokens is None:
-                tokens = self._segments[key] = self._encode_stretch(pos, joint)
-            total += tokens
+            total += self._stretch(pos, joint)
             pos = joint
         return total
+
+    def _stretch(self, start: int, end: int) -> int:
+        """Tokens of the stretch ``source[start:end]``, encoded on first use."""
+        tokens = self._segments.get((start, end))
+        if tokens is None:
+            tokens = self._segments[(start, end)] = self._encode_stretch(start, end)
+        return tokens
 
     def _encode_stretch(self, start: int, end: int) -> int:
         """Count a stretch never counted before. One long enough to be cut into parts later

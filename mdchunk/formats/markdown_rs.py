@@ -1,0 +1,182 @@
+"""The fast Markdown reader: markdown-it-pyrs (the Rust port of markdown-it) builds the block
+tree, mapped onto the same :class:`Block` s that :func:`~.markdown.parse_markdown_it` builds from
+markdown-it-py's tokens.
+
+markdown-it-py costs about 10 µs a token, so a document of many tiny sections (a heading, a
+line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
+the Rust parser builds the same tree several times faster. It reads only documents it is known
+to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
+admonitions, containers, footnotes, definition lists, front matter), nor link reference
+definitions (a heading's title may use one), HTML comments, tables, tabs, blockquotes or lines
+that may nest lists eight deep; a node of any kind it does not know sends the document back too.
+markdown-it-py reads everything else, and every document when the package is not installed: it
+stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
+the grammar's documents, every fixture and the corpora.
+
+Spans are built as the reference builds them: the Rust parser's byte offsets become line
+numbers, and lines become character spans of the original source, whatever its line endings.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+from itertools import accumulate
+from typing import TYPE_CHECKING, Any
+
+from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .markdown import _RULE_TRIGGERS, _BlockBuilder
+
+if TYPE_CHECKING:
+    from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
+
+__all__ = ["may_read", "read_fast"]
+
+#: What only the reference reads, or reads where the Rust parser's agreement is not proven:
+#: link reference definitions (``]:``), HTML comments, tables (``|``), tabs, and blockquotes (a
+#: line whose text starts with ``>``, after list markers too: markdown-it-py ends a quoted
+#: paragraph where an ordered list from 2 starts, the Rust parser reads on lazily).
+_NOT_PROVEN = re.compile(r"\]:|<!--|\||\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+
+#: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
+#: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
+#: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
+#: some 100,000 levels overflow its stack.
+_DEEP = re.compile(r"(?:^|[\r\n])(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \r\n])){16}")
+
+#: markdown-it's normalisation, applied before either parser sees the text.
+_LINE_BREAK = re.compile(r"\r\n?")
+
+
+@functools.lru_cache(maxsize=1)
+def _rust_parser() -> RustMarkdownIt | None:
+    """The Rust parser with CommonMark's block rules and no inline pass (chunking needs block
+    structure only; a heading's inline text comes as written, as markdown-it-py's does);
+    ``None`` without markdown-it-pyrs."""
+    try:
+        from markdown_it_pyrs import MarkdownIt
+    except ImportError:
+        return None
+    return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
+                                           "lheading", "list", "paragraph", "reference",
+                                           "html_block"])
+
+
+def may_read(source: str) -> bool:
+    """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
+    markdown-it-py with mdchunk's plugins (see the module docstring)."""
+    if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
+            or _DEEP.search(source)):
+        return False
+    return not any(may_use(source) for rule, may_use in _RULE_TRIGGERS.items()
+                   if rule != "normalize")
+
+
+class _Unsupported(Exception):
+    """A node the fast reader has no rule for: the reference reads the document."""
+
+
+def read_fast(source: str) -> Document | None:
+    """``source`` read as :func:`~.markdown.parse_markdown_it` reads it, by the Rust parser;
+    ``None`` when the reference must read it (see :func:`may_read`)."""
+    parser = _rust_parser()
+    if parser is None or not may_read(source):
+        return None
+    text = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
+    try:
+        byte_starts = _byte_line_starts(text)
+    except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
+        return None
+    reader = _TreeReader(source, byte_starts)
+    try:
+        blocks = reader.blocks(parser.tree(text).children)
+    except _Unsupported:
+        return None
+    # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
+    body = tile(source, blocks, 0, len(source))
+    return Document(source, tuple(body), None, reader.make.lines,
+                    id_markup=tuple(reader.make.id_markup))
+
+
+def _byte_line_starts(text: str) -> list[int]:
+    """UTF-8 byte offset of every line start of ``text`` (LF only): the Rust parser's offsets
+    are bytes."""
+    lines = text.split("\n") if text.isascii() else text.encode("utf-8").split(b"\n")
+    return list(accumulate((len(line) + 1 for line in lines), initial=0))
+
+
+class _TreeReader:
+    """Turns the Rust parser's nodes into blocks, one rule per node name."""
+
+    def __init__(self, source: str, byte_starts: Sequence[int]) -> None:
+        self.make = _BlockBuilder(source, LineIndex.of(source), {}, {})
+        self.source = source
+        self.byte_starts = byte_starts
+        #: Character offset of each line start, and the end of the source after the last.
+        self.char_starts = (*self.make.lines.starts, len(source))
+
+    def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
+               ) -> list[Block]:
+        """Blocks of ``nodes`` (siblings, inside ``depth`` containers); ``in_item`` when they are
+        a list item's children, whose bare text is the paragraph of a tight list."""
+        out = []
+        for node in nodes:
+            block = self.block(node, in_item, depth)
+            if block is not None:
+                out.append(block)
+        return out
+
+    def span(self, srcmap: tuple[int, int] | None) -> tuple[int, int]:
+        """The character span :meth:`_BlockBuilder.span` gives the lines a node's byte span
+        covers (the lines markdown-it-py's ``token.map`` names)."""
+        if srcmap is None:
+            raise _Unsupported("a node without a source map")
+        first_byte, end_byte = srcmap
+        first = bisect_right(self.byte_starts, first_byte) - 1
+        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1))
+        start = self.char_starts[first]
+        return start, rstrip_end(self.source, start, self.char_starts[after])
+
+    def block(self, node: Any, in_item: bool, depth: int) -> Block | None:
+        name = node.name
+        if name == "definition":  # a link reference definition: no token in markdown-it-py
+            return None
+        start, end = self.span(node.srcmap)
+        if start >= end:
+            return None
+        if name == "paragraph" or (name == "text" and in_item):
+            return Block("paragraph", start, end)
+        if name in _CONTAINERS:
+            if depth == _MAX_DEPTH:
+                raise _Unsupported("nesting deeper than markdown-it-py reads")
+            children = self.blocks(node.children, name == "list_item", depth + 1)
+            return Block(_CONTAINERS[name], start, end,
+                         tuple(tile(self.source, children, start, end)))
+        if name in ("heading", "lheading"):
+            return self.make.heading(start, end, node.meta["level"], _inline_text(node))
+        if name in _LEAVES:
+            prefix = self.make.fence_line(start) if name == "fence" else ""
+            return Block(_LEAVES[name], start, end, prefix=prefix)
+        raise _Unsupported(name)
+
+
+#: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
+#: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
+_MAX_DEPTH = 16
+#: Nodes without children to cut between -> their kind.
+_LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr"}
+#: Nodes whose children are blocks -> their kind.
+_CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
+               "blockquote": "blockquote"}
+
+
+def _inline_text(node: Any) -> str:
+    """A heading's inline content as written: without inline rules, the parser's text nodes."""
+    parts = []
+    for child in node.children:
+        if child.name != "text":
+            raise _Unsupported(child.name)
+        parts.append(child.meta["content"])
+    return "".join(parts)
