@@ -81,6 +81,8 @@ class SectionPacker:
     def pack(self, root: Section, lead: tuple[Block, ...] = ()) -> list[Draft]:
         """Drafts of the tree under ``root``; ``lead`` blocks (a hierarchy's front matter) go
         before it and into its first chunk."""
+        if not lead and not root.heading and not root.blocks and not root.children:
+            return []  # no body (a page of front matter alone): nothing to chunk
         self.counts.use_blocks([*lead, *_top_level_blocks(root)])
         self.root = root
         drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
@@ -122,8 +124,9 @@ class SectionPacker:
         empty ancestors (or front matter)."""
         lead_tokens = sum(self.block_tokens(h) for h in lead)
         start = lead[0].start if lead else section.start
+        end = max(section.end, lead[-1].end) if lead else section.end
         apart = self.keeps_apart(section)
-        whole = None if apart else self.whole(start, section.end, _innermost_path(section),
+        whole = None if apart else self.whole(start, end, _innermost_path(section),
                            merge_kinds([tuple(b.kind for b in lead), self.section_kinds(section)]),
                            lead_tokens + self.section_tokens(section),
                            "" if lead else _continued_prefix(section))
