@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import audit_markdown, headings_only, overlap_problems, uncovered
+from mdchunk.audit import as_read, audit_markdown, headings_only, overlap_problems, uncovered
 from mdchunk.formats import parse_markdown
 from mdchunk.text import read_document
 
@@ -48,6 +48,9 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
         assert c.token_count == counter.count(c.embed_text)
         assert c.section_path == " > ".join(c.headings)
         assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    assert spans == sorted(spans)
+    source, spans = as_read(source, spans)  # structure is that of the text after hygiene
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
@@ -56,8 +59,6 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert report.uncovered == [], "guarantee 4: text no chunk covers"
     blocks = parse_markdown(source).blocks
     assert overlap_problems(source, blocks, spans, counter, overlap_tokens) == [], "guarantee 5"
-    assert [c.index for c in chunks] == list(range(len(chunks)))
-    assert spans == sorted(spans)
 
 
 def check_file(path: Path, max_tokens: int, overlap: int, counter) -> None:
