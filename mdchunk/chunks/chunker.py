@@ -26,6 +26,7 @@ from ..formats import (
     read_plain_text,
     read_qa,
 )
+from ..formats.qa import PREAMBLE_KEY
 from ..formats.registry import FormatName
 from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import (
@@ -39,7 +40,7 @@ from ..plan import (
     build_sections,
     plan_hierarchy,
 )
-from ..text import Cleaned, clean_text, read_document
+from ..text import ENCODING_KEY, Cleaned, clean_text, decode_document
 from ..tokens import get_counter
 from .chunk import Chunk, chunk_id, json_ready
 
@@ -93,6 +94,8 @@ class _Reading:
     metadata: dict[str, Any]
     page: _Page
     origin: _Origin | None = None
+    #: Text no section holds that level 1 of a hierarchy still tiles: a Q&A file's preamble.
+    preamble: tuple[Block, ...] = ()
 
     def span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
         """A draft's span of the cleaned text as the caller's: its verbatim text, offsets and
@@ -105,9 +108,10 @@ class _Reading:
 
     @property
     def lead(self) -> tuple[Block, ...]:
-        """What a hierarchy's first chunk holds before the first tree: the front matter."""
+        """What a hierarchy's first chunk holds before the first tree: the front matter, or a
+        Q&A file's preamble."""
         block = self.doc.front_matter_block
-        return (block,) if block is not None else ()
+        return (block,) if block is not None else self.preamble
 
 
 #: Signature of the chunker's per-format readers.
@@ -167,9 +171,14 @@ class Chunker:
                    metadata: Mapping[str, Any] | None = None,
                    levels: Sequence[int] | None = None) -> list[Chunk]:
         """Read ``path`` and chunk it with the reader its extension and content call for; with
-        ``levels`` (or a config that has them), every level of a hierarchy."""
+        ``levels`` (or a config that has them), every level of a hierarchy.
+
+        The encoding the file was read in (``utf-8``, ``gb18030``, ``utf-16-le``…; see
+        :mod:`mdchunk.text.decode`) is in every chunk's ``metadata["source_encoding"]``."""
         path = Path(path)
-        text = read_document(path)
+        decoded = decode_document(path)
+        text = decoded.text
+        metadata = {ENCODING_KEY: decoded.encoding, **(metadata or {})}
         doc_id = path.as_posix() if doc_id is None else doc_id
         fmt = format_for(path.suffix, text)
         try:
@@ -226,14 +235,17 @@ class Chunker:
         return _Page(title, found or {}, config.base_url, page_path(doc_id, config.site, front))
 
     def _read_qa(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None) -> _Reading:
+        """One tree per pair; the text before the first question (an export banner, a date)
+        is no chunk's: it goes to ``metadata["qa_preamble"]``, as front matter does."""
         loose, pairs = read_qa(text)
         if not pairs:
             raise InputError(f"{doc_id or '<text>'}: no 'question:' / 'answer:' pairs found")
-        tops = [Section(heading=None, path=(), blocks=list(loose))] if loose else []
-        tops += [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
-                 for p in pairs]
+        tops = [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
+                for p in pairs]
         doc = Document(text, (), None, LineIndex.of(text))
-        return _Reading(doc, tops, dict(metadata or {}), self._page(doc_id))
+        preamble = {PREAMBLE_KEY: text[loose[0].start:loose[-1].end]} if loose else {}
+        return _Reading(doc, tops, {**preamble, **(metadata or {})}, self._page(doc_id),
+                        preamble=tuple(loose))
 
     # -- assembly -----------------------------------------------------------------------------
 

@@ -151,6 +151,7 @@ def chunk(
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
         try:
             for chunks in _chunk_all(files, config, workers, failures):
+                _note_preamble(chunks)
                 for c in chunks:
                     row = docsearch_record(c) if output_format == "docsearch" else c.to_dict()
                     sink.write(json.dumps(row, ensure_ascii=False) + "\n")
@@ -158,6 +159,20 @@ def chunk(
             if output:
                 sink.close()
         failures.finish(len(files), "chunked")
+
+
+def _note_preamble(chunks: list[Chunk]) -> None:
+    """Say on stderr that a Q&A file's text before its first question is in the metadata, not
+    in a chunk (issue 15), so that nobody looks for it among the chunks."""
+    from ..formats.qa import PREAMBLE_KEY
+
+    preamble = chunks[0].metadata.get(PREAMBLE_KEY) if chunks else None
+    if isinstance(preamble, str):
+        shown = " ".join(preamble.split())
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        err.print(f"mdchunk: {chunks[0].doc_id}: text before the first question is in metadata "
+                  f"{PREAMBLE_KEY!r}, not in a chunk: {shown}", markup=False, highlight=False,
+                  soft_wrap=True)
 
 
 def _site(site: str) -> str:
@@ -194,6 +209,7 @@ def inspect(
     with _one_line_errors():
         config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
         chunks = Chunker(config).chunk_file(file)
+        _note_preamble(chunks)
         table = Table(title=f"{file} — {len(chunks)} chunks, budget {max_tokens}")
         for name in ("#", "lines", "tokens", "kinds", "section", "starts with"):
             table.add_column(name, overflow="fold")
