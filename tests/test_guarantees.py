@@ -14,8 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import as_read, audit_markdown, headings_only, overlap_problems, uncovered
-from mdchunk.formats import parse_markdown
+from mdchunk.audit import (
+    as_read,
+    audit_markdown,
+    headings_only,
+    overlap_problems,
+    shared_top_sections,
+    uncovered,
+)
+from mdchunk.formats import parse_markdown, read_plain_text
 from mdchunk.text import read_document
 
 from .conftest import (
@@ -107,6 +114,38 @@ def test_text_and_qa_guarantees(path: Path, max_tokens: int, overlap: int, count
     read, [(body, _), *read_spans] = as_read(source, [(body_start, body_start), *spans])
     assert uncovered(read, read_spans, body) == []
     assert not [c for c in chunks if set(c.kinds) <= {"heading", "question"}]
+
+
+CHROMA_TEXTS = with_corpus(sorted(CHROMA.glob("*.md")) if CHROMA.is_dir() else [], CHROMA)
+
+
+@pytest.mark.parametrize("max_tokens,overlap", BUDGETS[:3])
+@pytest.mark.parametrize("path", CHROMA_TEXTS, ids=_ids(CHROMA_TEXTS))
+def test_text_guarantees_on_the_chroma_corpora(path: Path, max_tokens: int, overlap: int,
+                                               counter) -> None:
+    """chunk_text over Chroma's plain-text corpora (up to 0.7 MB each, MDCHUNK_CHROMA): the
+    contract's guarantees, structure judged on the plain-text reader's blocks of the text as
+    read (after hygiene)."""
+    source = read_document(path)
+    chunks = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap,
+                                doc_id=path.name)
+    assert chunks
+    for c in chunks:
+        assert c.text == source[c.start:c.end]
+        assert c.token_count == counter.count(c.embed_text) <= max_tokens
+        assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source
+        assert c.section_path == " > ".join(c.headings)
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    read, spans = as_read(source, [(c.start, c.end) for c in chunks])
+    assert spans == sorted(spans)
+    blocks = read_plain_text(read).blocks
+    assert uncovered(read, spans) == [], "guarantee 4"
+    assert headings_only(blocks, spans) == [], "guarantee 3"
+    assert shared_top_sections(blocks, spans) == [], "guarantee 3: top-level sections apart"
+    assert overlap_problems(read, blocks, spans, counter, overlap) == [], "guarantee 5"
+    again = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap,
+                               doc_id=path.name)
+    assert [c.id for c in again] == [c.id for c in chunks], "guarantee 7"
 
 
 @pytest.mark.parametrize("path", fixture_files(".md", ".txt"), ids=_ids(fixture_files(".md", ".txt")))
