@@ -10,7 +10,7 @@ private-use characters. What remains is put in Unicode NFC.
 The chunker reads the cleaned text, so headings, sentences, ``embed_text`` and token counts
 are those of clean text; every chunk's ``text`` and offsets still refer to the string the
 caller passed: :class:`Cleaned` maps each position of the cleaned text back to it (a removed
-character goes with the text that follows it). See ``docs/hygiene.md``.
+character goes with the text that follows it). See ``docs/encodings.md``.
 """
 
 from __future__ import annotations
