@@ -46,6 +46,7 @@ def test_zwnj_is_kept_where_a_script_needs_it() -> None:
     assert clean_text(persian).text == persian
     assert clean_text(hindi).text == hindi
     assert clean_text("Latin\u200cword").text == "Latinword"
+    assert clean_text("\ufeff\u200cword").text == "word"  # a BOM is no letter of those scripts
 
 
 def test_offsets_point_into_the_string_passed_in() -> None:

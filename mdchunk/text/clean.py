@@ -34,7 +34,7 @@ _REMOVED = re.compile(
 #: Scripts whose spelling uses ZWNJ: a ZWNJ beside one of their letters is kept.
 _ZWNJ_SCRIPTS = re.compile(
     "[\u0600-\u08ff\u0900-\u0dff\u0f00-\u0fff\u1000-\u109f\u1780-\u18af\ua8e0-\ua8ff"
-    "\ufb50-\ufdff\ufe70-\ufeff]"
+    "\ufb50-\ufdff\ufe70-\ufefc]"
 )
 _ZWNJ = "\u200c"
 
