@@ -57,6 +57,9 @@ def test_gb18030_is_accepted_with_the_detectors_confidence() -> None:
     ("第一章 概要\nこの章ではシステムを紹介します。\n", "shift_jis"),
     ("Résumé: été à côté de la forêt. Problème réglé.\n", "latin-1"),
     ("caf\xe9t\xe9 na\xefve", "latin-1"),                      # decodes as GB18030: 'caf' + CJK
+    # English with one accent before a letter: decodes as GB18030, one Han character in English
+    ("# Redis mémoire\n\n" + "When Redis runs out of memory it evicts keys by policy. " * 20,
+     "latin-1"),
 ])
 def test_other_legacy_encodings_are_refused_in_one_line(text: str, encoding: str) -> None:
     with pytest.raises(mdchunk.InputError) as info:

@@ -4,7 +4,8 @@ naming the file.
 What is read, in order: a byte order mark names the encoding (UTF-32, UTF-16 or UTF-8, either
 byte order); a file with NUL bytes and no BOM is binary; then UTF-8; then GB18030 (Chinese files
 exported by Windows tools), but only when the bytes decode as GB18030 without error, the text is
-mostly CJK, and charset-normalizer finds the GB18030 reading coherent. Anything else is refused
+mostly CJK (80% of its non-ASCII characters, 30% of its letters), and charset-normalizer finds
+the GB18030 reading coherent. Anything else is refused
 in one line naming the file. See ``docs/encodings.md``.
 """
 
@@ -37,6 +38,10 @@ _CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\ufe30-\ufe4f\uff00-\
                   "\U00020000-\U0003134f]")
 #: Share of CJK among the non-ASCII characters from which GB18030 text is "mostly CJK".
 MIN_CJK_SHARE = 0.8
+#: Share of CJK characters among all letters from which GB18030 text is "mostly CJK": a Chinese
+#: manual full of commands and English terms is at 0.6 or more, an English file whose few
+#: Latin-1 accents happen to decode as GB18030 far below.
+MIN_CJK_LETTERS = 0.3
 #: charset-normalizer's confidence (1 - chaos) in the GB18030 reading needed to accept it.
 MIN_CONFIDENCE = 0.8
 
@@ -123,8 +128,11 @@ def _gb18030(raw: bytes) -> Decoded | None:
     except UnicodeDecodeError:
         return None
     wide = [ch for ch in text if ord(ch) > 0x7F]
-    if not wide or sum(1 for ch in wide if _CJK.match(ch)) < MIN_CJK_SHARE * len(wide):
+    cjk = sum(1 for ch in wide if _CJK.match(ch))
+    if not wide or cjk < MIN_CJK_SHARE * len(wide):
         return None
+    if cjk < MIN_CJK_LETTERS * sum(1 for ch in text if ch.isalpha()):
+        return None  # English with one 'mé' in Latin-1 decodes as one Han character
     best = _detector(raw, ["gb18030"])
     if best is None:
         return None
