@@ -16,11 +16,11 @@ from .formats import Block, parse_markdown
 from .formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
 from .plan import Section, build_sections
 from .plan.breadcrumbs import CRUMB_SHARE
-from .text import sentence_spans
+from .text import clean_text, sentence_spans
 from .tokens import TokenCounter
 
-__all__ = ["Span", "StructureReport", "audit_markdown", "cut_blocks", "headings_only",
-           "shared_top_sections", "uncovered"]
+__all__ = ["Span", "StructureReport", "as_read", "audit_markdown", "cut_blocks",
+           "headings_only", "shared_top_sections", "uncovered"]
 
 Span = tuple[int, int]
 
@@ -134,6 +134,25 @@ def _after_blank_lines(source: str, end: int) -> int:
     if after == len(source):
         return after
     return max(end, source.rfind("\n", end, after) + 1, source.rfind("\r", end, after) + 1)
+
+
+def as_read(source: str, spans: Sequence[Span], clean: bool = True) -> tuple[str, list[Span]]:
+    """The text a chunker with hygiene on reads (``source`` cleaned by
+    :func:`mdchunk.text.clean_text`) and ``spans`` of ``source`` as spans of it.
+
+    Structure (headings, blocks, sentences) is found in the cleaned text, while chunks' offsets
+    refer to ``source``; the structural checks judge chunks against the text that was read.
+    Characters hygiene removes are no text to cover (guarantee 4).
+
+    >>> as_read("a\\u200bb\\n\\nc", [(0, 3), (5, 6)])
+    ('ab\\n\\nc', [(0, 2), (4, 5)])
+    """
+    if not clean:
+        return source, list(spans)
+    cleaned = clean_text(source)
+    if not cleaned.changed:
+        return source, list(spans)
+    return cleaned.text, [(cleaned.from_source(a), cleaned.from_source(b)) for a, b in spans]
 
 
 def uncovered(source: str, spans: Sequence[Span], body_start: int = 0) -> list[Span]:

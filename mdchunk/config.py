@@ -53,6 +53,11 @@ class ChunkerConfig:
     #: Front matter keys whose value is the page title, first present wins; the title heads
     #: every chunk's ``headings`` of a page without a ``#`` heading. ``()`` turns it off.
     title_keys: tuple[str, ...] = DEFAULT_TITLE_KEYS
+    #: Text hygiene (:mod:`mdchunk.text.clean`): read the text in NFC without BOMs, zero-width
+    #: and control characters, lone surrogates and private-use characters, so that headings,
+    #: ``embed_text`` and token counts are those of clean text. Chunks' ``text`` and offsets
+    #: stay those of the string passed in either way. ``False`` reads it as it is.
+    clean: bool = True
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -89,6 +94,8 @@ class ChunkerConfig:
         if self.base_url is not None and not isinstance(self.base_url, str):
             raise ConfigError(f"base_url={self.base_url!r} must be a URL string or None")
         object.__setattr__(self, "title_keys", _checked_title_keys(self.title_keys))
+        if not isinstance(self.clean, bool):
+            raise ConfigError(f"clean={self.clean!r} must be True or False")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -130,6 +137,8 @@ class ChunkerConfig:
             shape["site"] = self.site
         if self.title_keys != DEFAULT_TITLE_KEYS:
             shape["title_keys"] = list(self.title_keys)
+        if not self.clean:  # hashed only when off: ids made before hygiene existed stay put
+            shape["clean"] = False
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 

@@ -62,15 +62,18 @@ from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,
 
 
 def embedded_text(source: str, chunk) -> str:
-    """What ``chunk.embed_text`` must end with: its text, heading id markup and HTML comments left out (the default
-    ``html_comments="drop"``), blank lines they leave collapsed."""
+    """What ``chunk.embed_text`` must end with: its text after hygiene (the span of the text the
+    chunker read, ``mdchunk.audit.as_read``), heading id markup and HTML comments left out (the
+    default ``html_comments="drop"``), blank lines they leave collapsed."""
+    from mdchunk.audit import as_read
     from mdchunk.formats.blocks import without_spans
 
-    comments = [(max(a, chunk.start), min(b, chunk.end))
-                for a, b in _comments(source) if a < chunk.end and b > chunk.start]
+    source, [(start, end)] = as_read(source, [(chunk.start, chunk.end)])
+    comments = [(max(a, start), min(b, end))
+                for a, b in _comments(source) if a < end and b > start]
     if not comments:
-        return chunk.text
-    text = without_spans(source, chunk.start, chunk.end, comments)
+        return source[start:end]
+    text = without_spans(source, start, end, comments)
     return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", text).strip()
 
 

@@ -38,13 +38,13 @@ def bad_files(folder: Path) -> dict[str, str]:
     (folder / "a_good.md").write_text(GOOD, encoding="utf-8")
     (folder / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
     (folder / "latin1.md").write_bytes("# Café\n\nCrème brûlée.\n".encode("latin-1"))
-    (folder / "utf16.txt").write_bytes("# Hi\n".encode("utf-16"))
+    (folder / "utf16.txt").write_bytes("# Hi\n".encode("utf-16")[:-1])  # cut mid-character
     (folder / "empty.md").write_bytes(b"")
     (folder / "blank.txt").write_text("\n   \n\n", encoding="utf-8")
     (folder / "z_good.txt").write_text("Plain text that chunks fine.\n", encoding="utf-8")
     return {"binary.md": "looks binary (NUL bytes), not Markdown or text",
-            "latin1.md": "not valid UTF-8 (line 1, byte 5: b'\\xe9')",
-            "utf16.txt": "UTF-16 text, not UTF-8"}
+            "latin1.md": "not valid UTF-8 (line 1, byte 5: b'\\xe9') nor GB18030 Chinese",
+            "utf16.txt": "not valid UTF-16LE after its byte order mark (byte 10: truncated data)"}
 
 
 @contextmanager
@@ -130,9 +130,9 @@ def test_chunk_goes_on_past_bad_files(tmp_path: Path, workers: int) -> None:
     assert "Traceback" not in result.output
     lines = result.stderr.strip().splitlines()
     assert lines[:-1] == [f"mdchunk: error: {tmp_path / 'kb' / name}: {message}"
-                          + ("; convert it, e.g. iconv -f GB18030 -t UTF-8"
+                          + ("; convert it, e.g. iconv -f <its encoding> -t UTF-8"
                              if name == "latin1.md" else
-                             "; convert it, e.g. iconv -f UTF-16 -t UTF-8"
+                             "; convert it, e.g. iconv -f UTF-16LE -t UTF-8"
                              if name == "utf16.txt" else "")
                           for name, message in sorted(expected.items())]
     assert lines[-1] == ("mdchunk: error: 3 of 7 files failed (each named above); "
@@ -222,8 +222,8 @@ def test_index_goes_on_past_bad_files(tmp_path: Path, milvus: dict[str, str], mo
     expected = bad_files(kb / "bad")
     report = _index(kb, milvus, model)
     assert report.failed == [f"{kb / 'bad' / name}: {message}" + (
-        "; convert it, e.g. iconv -f GB18030 -t UTF-8" if name == "latin1.md" else
-        "; convert it, e.g. iconv -f UTF-16 -t UTF-8" if name == "utf16.txt" else "")
+        "; convert it, e.g. iconv -f <its encoding> -t UTF-8" if name == "latin1.md" else
+        "; convert it, e.g. iconv -f UTF-16LE -t UTF-8" if name == "utf16.txt" else "")
         + "; not indexed" for name, message in sorted(expected.items())]
     manifest = _manifest(milvus)
     assert not any(k.endswith(tuple(expected)) for k in manifest)  # no entry left pending

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import audit_markdown, cut_blocks, uncovered
+from mdchunk.audit import as_read, audit_markdown, cut_blocks, uncovered
 
 from .test_guarantees import assert_markdown_guarantees
 from .test_hierarchy import assert_hierarchy
@@ -298,7 +298,7 @@ def test_plain_text_guarantees_on_grammar_documents(source: str, budget: tuple[i
         return
     assert all(c.text == source[c.start:c.end] for c in chunks)
     assert all(c.token_count == counter.count(c.embed_text) <= max_tokens for c in chunks)
-    assert uncovered(source, [(c.start, c.end) for c in chunks]) == []
+    assert uncovered(*as_read(source, [(c.start, c.end) for c in chunks])) == []
     again = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap)
     assert [c.to_dict() for c in again] == [c.to_dict() for c in chunks]
 

@@ -6,6 +6,7 @@ never looks at how the chunker decided; the same checks judge peers in ``bench/`
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,8 +14,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import audit_markdown, headings_only, overlap_problems, uncovered
-from mdchunk.formats import parse_markdown
+from mdchunk.audit import (
+    as_read,
+    audit_markdown,
+    headings_only,
+    overlap_problems,
+    shared_top_sections,
+    uncovered,
+)
+from mdchunk.formats import parse_markdown, read_plain_text
 from mdchunk.text import read_document
 
 from .conftest import (
@@ -28,6 +36,7 @@ from .conftest import (
 )
 
 BUDGETS = [(512, 64), (256, 32), (128, 16), (48, 8)]
+QUESTION_LINE = re.compile(r"(?i)(?:^|(?<=[\r\n]))[ \t]*((?:question|q|问题|问)[ \t]*[:：])")
 FIXTURE_MARKDOWN = fixture_files(".md")
 CORPUS_MARKDOWN = with_corpus(corpus_files(), CORPORA)
 
@@ -48,6 +57,9 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
         assert c.token_count == counter.count(c.embed_text)
         assert c.section_path == " > ".join(c.headings)
         assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    assert spans == sorted(spans)
+    source, spans = as_read(source, spans)  # structure is that of the text after hygiene
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
@@ -56,8 +68,6 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert report.uncovered == [], "guarantee 4: text no chunk covers"
     blocks = parse_markdown(source).blocks
     assert overlap_problems(source, blocks, spans, counter, overlap_tokens) == [], "guarantee 5"
-    assert [c.index for c in chunks] == list(range(len(chunks)))
-    assert spans == sorted(spans)
 
 
 def check_file(path: Path, max_tokens: int, overlap: int, counter) -> None:
@@ -97,8 +107,45 @@ def test_text_and_qa_guarantees(path: Path, max_tokens: int, overlap: int, count
     spans = [(c.start, c.end) for c in chunks]
     assert all(c.text == source[c.start:c.end] for c in chunks)
     assert all(c.token_count == counter.count(c.embed_text) <= max_tokens for c in chunks)
-    assert uncovered(source, spans) == []
+    # a Q&A file's text before its first question is metadata, as front matter is
+    first = QUESTION_LINE.search(source) if ".qa." in path.name else None
+    body_start = first.start(1) if first else 0
+    assert (chunks[0].metadata.get("qa_preamble") or "") == source[:body_start].strip()
+    read, [(body, _), *read_spans] = as_read(source, [(body_start, body_start), *spans])
+    assert uncovered(read, read_spans, body) == []
     assert not [c for c in chunks if set(c.kinds) <= {"heading", "question"}]
+
+
+CHROMA_TEXTS = with_corpus(sorted(CHROMA.glob("*.md")) if CHROMA.is_dir() else [], CHROMA)
+
+
+@pytest.mark.parametrize("max_tokens,overlap", BUDGETS[:3])
+@pytest.mark.parametrize("path", CHROMA_TEXTS, ids=_ids(CHROMA_TEXTS))
+def test_text_guarantees_on_the_chroma_corpora(path: Path, max_tokens: int, overlap: int,
+                                               counter) -> None:
+    """chunk_text over Chroma's plain-text corpora (up to 0.7 MB each, MDCHUNK_CHROMA): the
+    contract's guarantees, structure judged on the plain-text reader's blocks of the text as
+    read (after hygiene)."""
+    source = read_document(path)
+    chunks = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap,
+                                doc_id=path.name)
+    assert chunks
+    for c in chunks:
+        assert c.text == source[c.start:c.end]
+        assert c.token_count == counter.count(c.embed_text) <= max_tokens
+        assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source
+        assert c.section_path == " > ".join(c.headings)
+    assert [c.index for c in chunks] == list(range(len(chunks)))
+    read, spans = as_read(source, [(c.start, c.end) for c in chunks])
+    assert spans == sorted(spans)
+    blocks = read_plain_text(read).blocks
+    assert uncovered(read, spans) == [], "guarantee 4"
+    assert headings_only(blocks, spans) == [], "guarantee 3"
+    assert shared_top_sections(blocks, spans) == [], "guarantee 3: top-level sections apart"
+    assert overlap_problems(read, blocks, spans, counter, overlap) == [], "guarantee 5"
+    again = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap,
+                               doc_id=path.name)
+    assert [c.id for c in again] == [c.id for c in chunks], "guarantee 7"
 
 
 @pytest.mark.parametrize("path", fixture_files(".md", ".txt"), ids=_ids(fixture_files(".md", ".txt")))

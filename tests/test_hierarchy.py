@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from syrupy.extensions.json import JSONSnapshotExtension
 
 import mdchunk
-from mdchunk.audit import audit_markdown
+from mdchunk.audit import as_read, audit_markdown
 from mdchunk.formats.registry import format_for
 from mdchunk.text import read_document
 
@@ -81,8 +81,8 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
 
     if markdown:  # each level keeps guarantees 1-4 under its own budget
         for level, group in by_level.items():
-            spans = [(c.start, c.end) for c in group]
-            report = audit_markdown(source, spans, [c.token_count for c in group], counter,
+            read, spans = as_read(source, [(c.start, c.end) for c in group])
+            report = audit_markdown(read, spans, [c.token_count for c in group], counter,
                                     levels[level - 1], tiled=level == 1)
             assert report.over_budget == [] and report.cut == [], (level, report.cut)
             assert report.uncovered == [] and report.shared_top == []

@@ -15,8 +15,10 @@ __all__ = ["Chunk", "chunk_id", "json_ready"]
 class Chunk:
     """A verbatim slice of a document plus what an embedder should see of it.
 
-    ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
-    table header or reopened code fence, and ``token_count`` counts ``embed_text``.
+    ``text == source[start:end]`` always, ``source`` being the string passed in; ``embed_text``
+    adds the breadcrumb and any repeated table header or reopened code fence to the text after
+    hygiene (the same as ``text`` for clean text; see :mod:`mdchunk.text.clean`), and
+    ``token_count`` counts ``embed_text``.
 
     ``headings`` may begin with the page title from front matter, which no heading of the
     text gives: then ``title`` holds it (and ``headings[0] == title``); when ``title`` is

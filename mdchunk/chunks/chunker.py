@@ -26,6 +26,7 @@ from ..formats import (
     read_plain_text,
     read_qa,
 )
+from ..formats.qa import PREAMBLE_KEY
 from ..formats.registry import FormatName
 from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import (
@@ -39,7 +40,7 @@ from ..plan import (
     build_sections,
     plan_hierarchy,
 )
-from ..text import read_document
+from ..text import ENCODING_KEY, Cleaned, clean_text, decode_document
 from ..tokens import get_counter
 from .chunk import Chunk, chunk_id, json_ready
 
@@ -70,20 +71,47 @@ class _Page:
 
 
 @dataclass(frozen=True, slots=True)
+class _Origin:
+    """The string the caller passed, when hygiene changed it: chunks are planned on the cleaned
+    text (``Document.source``) and their spans and lines are given in this one."""
+
+    cleaned: Cleaned
+    lines: LineIndex
+
+    @classmethod
+    def of(cls, cleaned: Cleaned) -> _Origin | None:
+        return cls(cleaned, LineIndex.of(cleaned.source)) if cleaned.changed else None
+
+
+@dataclass(frozen=True, slots=True)
 class _Reading:
     """A document as a format reader left it: its blocks' section trees, packed independently
-    (one for Markdown and plain text, one per pair for Q&A), its metadata and its page."""
+    (one for Markdown and plain text, one per pair for Q&A), its metadata and its page; and,
+    when hygiene changed the text, the string the caller passed."""
 
     doc: Document
     tops: list[Section]
     metadata: dict[str, Any]
     page: _Page
+    origin: _Origin | None = None
+    #: Text no section holds that level 1 of a hierarchy still tiles: a Q&A file's preamble.
+    preamble: tuple[Block, ...] = ()
+
+    def span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
+        """A draft's span of the cleaned text as the caller's: its verbatim text, offsets and
+        the line index to number them with."""
+        if self.origin is None:
+            return self.doc.source[start:end], start, end, self.doc.lines
+        cleaned = self.origin.cleaned
+        start, end = cleaned.to_source(start), cleaned.to_source(end)
+        return cleaned.source[start:end], start, end, self.origin.lines
 
     @property
     def lead(self) -> tuple[Block, ...]:
-        """What a hierarchy's first chunk holds before the first tree: the front matter."""
+        """What a hierarchy's first chunk holds before the first tree: the front matter, or a
+        Q&A file's preamble."""
         block = self.doc.front_matter_block
-        return (block,) if block is not None else ()
+        return (block,) if block is not None else self.preamble
 
 
 #: Signature of the chunker's per-format readers.
@@ -143,9 +171,14 @@ class Chunker:
                    metadata: Mapping[str, Any] | None = None,
                    levels: Sequence[int] | None = None) -> list[Chunk]:
         """Read ``path`` and chunk it with the reader its extension and content call for; with
-        ``levels`` (or a config that has them), every level of a hierarchy."""
+        ``levels`` (or a config that has them), every level of a hierarchy.
+
+        The encoding the file was read in (``utf-8``, ``gb18030``, ``utf-16-le``…; see
+        :mod:`mdchunk.text.decode`) is in every chunk's ``metadata["source_encoding"]``."""
         path = Path(path)
-        text = read_document(path)
+        decoded = decode_document(path)
+        text = decoded.text
+        metadata = {ENCODING_KEY: decoded.encoding, **(metadata or {})}
         doc_id = path.as_posix() if doc_id is None else doc_id
         fmt = format_for(path.suffix, text)
         try:
@@ -162,13 +195,20 @@ class Chunker:
 
     def _read(self, fmt: FormatName, text: str, doc_id: str,
               metadata: Mapping[str, Any] | None) -> _Reading | None:
-        """The document read by format ``fmt``; ``None`` when it is blank."""
+        """The document read by format ``fmt``; ``None`` when it is blank.
+
+        With ``config.clean`` (the default) the reader reads the text after hygiene
+        (:mod:`mdchunk.text.clean`), and the reading keeps the way back to ``text``."""
         _check_text(text, doc_id)
-        if not text.strip():
-            return None
         if fmt not in self._readers:
             raise ConfigError(f"format={fmt!r} must be one of {sorted(self._readers)}")
-        return self._readers[fmt](text, doc_id, metadata)
+        cleaned = clean_text(text) if self.config.clean else None
+        body = text if cleaned is None else cleaned.text
+        if not body.strip():
+            return None
+        reading = self._readers[fmt](body, doc_id, metadata)
+        origin = None if cleaned is None else _Origin.of(cleaned)
+        return reading if origin is None else replace(reading, origin=origin)
 
     def _read_markdown(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None
                        ) -> _Reading:
@@ -195,14 +235,17 @@ class Chunker:
         return _Page(title, found or {}, config.base_url, page_path(doc_id, config.site, front))
 
     def _read_qa(self, text: str, doc_id: str, metadata: Mapping[str, Any] | None) -> _Reading:
+        """One tree per pair; the text before the first question (an export banner, a date)
+        is no chunk's: it goes to ``metadata["qa_preamble"]``, as front matter does."""
         loose, pairs = read_qa(text)
         if not pairs:
             raise InputError(f"{doc_id or '<text>'}: no 'question:' / 'answer:' pairs found")
-        tops = [Section(heading=None, path=(), blocks=list(loose))] if loose else []
-        tops += [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
-                 for p in pairs]
+        tops = [Section(heading=p.question, path=(p.question,), blocks=list(p.answer))
+                for p in pairs]
         doc = Document(text, (), None, LineIndex.of(text))
-        return _Reading(doc, tops, dict(metadata or {}), self._page(doc_id))
+        preamble = {PREAMBLE_KEY: text[loose[0].start:loose[-1].end]} if loose else {}
+        return _Reading(doc, tops, {**preamble, **(metadata or {})}, self._page(doc_id),
+                        preamble=tuple(loose))
 
     # -- assembly -----------------------------------------------------------------------------
 
@@ -250,22 +293,21 @@ class Chunker:
     @staticmethod
     def _chunk(reading: _Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
                fingerprint: str, level: int, index: int, parent_id: str | None) -> Chunk:
-        doc, page = reading.doc, reading.page
-        text = doc.source[draft.start:draft.end]
+        page = reading.page
+        text, start, end, lines = reading.span(draft.start, draft.end)
         headings = [h.title for h in draft.path]
         anchor = page.anchor(draft.path)
         return Chunk(
-            id=chunk_id(doc_id, level, draft.start, draft.end, text, draft.embed_text, fingerprint,
-                        parent_id),
+            id=chunk_id(doc_id, level, start, end, text, draft.embed_text, fingerprint, parent_id),
             doc_id=doc_id,
             index=index,
             level=level,
             parent_id=parent_id,
             text=text,
-            start=draft.start,
-            end=draft.end,
-            line_start=doc.lines.line_of(draft.start),
-            line_end=doc.lines.line_of(max(draft.start, draft.end - 1)),
+            start=start,
+            end=end,
+            line_start=lines.line_of(start),
+            line_end=lines.line_of(max(start, end - 1)),
             headings=headings,
             section_path=" > ".join(headings),
             embed_text=draft.embed_text,
@@ -302,19 +344,19 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
 
 def _config(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec,
             oversized: str, min_tokens: int | None, base_url: str | None, site: str,
-            title_keys: Sequence[str]) -> ChunkerConfig:
+            title_keys: Sequence[str], clean: bool) -> ChunkerConfig:
     return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer,
                          oversized=oversized, min_tokens=min_tokens,  # type: ignore[arg-type]
                          base_url=base_url, site=site,  # type: ignore[arg-type]
-                         title_keys=title_keys)  # type: ignore[arg-type]  # checked there
+                         title_keys=title_keys, clean=clean)  # type: ignore[arg-type]  # checked
 
 
 def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                    tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
                    oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                    min_tokens: int | None = None, base_url: str | None = None,
-                   site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
-                   ) -> list[Chunk]:
+                   site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
+                   clean: bool = True) -> list[Chunk]:
     """Chunk a Markdown string (see ``CONTRACT.md``). With ``base_url``, each chunk's ``url``
     is its page's URL as ``site`` builds it (``plain``, ``docusaurus``, ``mkdocs``, ``hugo``)
     from ``doc_id``, plus ``#anchor``; ``title_keys`` name the front matter page title.
@@ -323,7 +365,7 @@ def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64
     ['# T\\n\\nHello.']
     """
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys)
+                     title_keys, clean)
     return Chunker(config).chunk(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -331,11 +373,11 @@ def chunk_text(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                min_tokens: int | None = None, base_url: str | None = None,
-               site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
-               ) -> list[Chunk]:
+               site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
+               clean: bool = True) -> list[Chunk]:
     """Chunk plain text; headings are found by a line classifier."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys)
+                     title_keys, clean)
     return Chunker(config).chunk_text(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -343,11 +385,11 @@ def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
              tokenizer: TokenizerSpec = "cl100k_base", doc_id: str = "",
              oversized: str = "split", metadata: Mapping[str, Any] | None = None,
              min_tokens: int | None = None, base_url: str | None = None,
-             site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
-             ) -> list[Chunk]:
+             site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
+             clean: bool = True) -> list[Chunk]:
     """Chunk a ``question:/answer:`` file, one chunk per pair."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys)
+                     title_keys, clean)
     return Chunker(config).chunk_qa(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -356,11 +398,12 @@ def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int =
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                min_tokens: int | None = None, levels: Sequence[int] | None = None,
                base_url: str | None = None, site: str = "plain",
-               title_keys: Sequence[str] = DEFAULT_TITLE_KEYS) -> list[Chunk]:
+               title_keys: Sequence[str] = DEFAULT_TITLE_KEYS, clean: bool = True
+               ) -> list[Chunk]:
     """Chunk a file, picking the reader by extension and content; with ``levels``, every level
     of a hierarchy (see :func:`chunk_hierarchy`)."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys)
+                     title_keys, clean)
     return Chunker(config).chunk_file(path, doc_id=doc_id, metadata=metadata, levels=levels)
 
 
@@ -369,8 +412,8 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                     doc_id: str = "", oversized: str = "split",
                     metadata: Mapping[str, Any] | None = None,
                     format: FormatName = "markdown", base_url: str | None = None,
-                    site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS
-                    ) -> list[Chunk]:
+                    site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
+                    clean: bool = True) -> list[Chunk]:
     """Chunks of every level of a hierarchy, coarsest (level 1) first, linked by ``parent_id``.
 
     Level 1 tiles ``text`` exactly; each finer level is packed inside its parents with its own
@@ -383,6 +426,7 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
     config = ChunkerConfig(overlap_tokens=overlap_tokens, tokenizer=tokenizer,
                            oversized=oversized, levels=levels,  # type: ignore[arg-type]
                            base_url=base_url, site=site,  # type: ignore[arg-type]
-                           title_keys=title_keys)  # type: ignore[arg-type]  # checked there
+                           title_keys=title_keys,  # type: ignore[arg-type]  # checked there
+                           clean=clean)
     return Chunker(config).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
                                            format=format)

@@ -234,6 +234,7 @@ def chunk(
         try:
             for source, chunks in _chunk_all(sources, config, settings.value("workers"),
                                              failures):
+                _note_preamble(chunks)
                 for c in chunks:
                     row = (docsearch_record(c) if output_format == "docsearch"
                            else {**c.to_dict(), "path": source.path})
@@ -249,6 +250,20 @@ def chunk(
             for line in tally.lines():
                 report.print(line, markup=False, highlight=False, soft_wrap=True)
         failures.finish(len(sources), "chunked")
+
+
+def _note_preamble(chunks: list[Chunk]) -> None:
+    """Say on stderr that a Q&A file's text before its first question is in the metadata, not
+    in a chunk (issue 15), so that nobody looks for it among the chunks."""
+    from ..formats.qa import PREAMBLE_KEY
+
+    preamble = chunks[0].metadata.get(PREAMBLE_KEY) if chunks else None
+    if isinstance(preamble, str):
+        shown = " ".join(preamble.split())
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        err.print(f"mdchunk: {chunks[0].doc_id}: text before the first question is in metadata "
+                  f"{PREAMBLE_KEY!r}, not in a chunk: {shown}", markup=False, highlight=False,
+                  soft_wrap=True)
 
 
 def _sources(paths: list[Path], selection: Selection) -> list[Source]:
@@ -315,6 +330,7 @@ def inspect(
             raise typer.BadParameter(f"{level} is not a level ({among})", param_hint="--level")
         source = read_document(file)
         chunks = Chunker(config).chunk_file(file, doc_id=file.name)
+        _note_preamble(chunks)
         if depth is not None:
             shown = level or depth
             chunks = [c for c in chunks if c.level == shown]

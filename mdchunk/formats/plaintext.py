@@ -1,9 +1,30 @@
 """Plain text → blocks: headings found by a line classifier, paragraphs and lists between blanks.
 
 Like every reader, it only finds structure and returns the same :class:`Block` s the Markdown
-parser does, so one packer serves every format. Plain text has no syntax to parse, so
-its headings come from a line classifier (第一章 / 一、 / （一） / 1.1 / Chapter 2) with levels
-given by the order in which each numbering style first appears, as an outline reader would.
+parser does, so one packer serves every format. Plain text has no syntax to parse, so its
+headings come from a line classifier (第一章 / 一、 / （一） / 1. / 1.1 / Chapter 2 / 附录 A /
+Appendix A) and their levels from the nesting rules an outline reader uses. Both are listed,
+with examples, in ``docs/plaintext.md``:
+
+Classifier, first rule that applies wins:
+
+1. a blank line, an indented line or one over 60 characters is body text;
+2. a bullet line (``-``, ``*``, ``•``, ``·``) is body text (a list item);
+3. a step line (第 1 步, 第一步, 步骤 1, Step 1) is body text (a list item);
+4. a line that opens with a numbering style is a heading of that style: chapter (第一章, 第1篇,
+   第二部分, Chapter 2, Part II), section (第一节), appendix (附录 A, Appendix A), 一、, （一）,
+   and decimal numbers (1.1, 1.2.3, and ``1. Title``);
+5. unless it reads as a sentence: it ends with sentence punctuation (。！？；，.!?;:：), or a
+   ``1. Title`` line has more than eight words, a comma or semicolon inside, or lies in a run
+   of list items (the line before or after it, with no blank between, is a list item).
+
+Nesting:
+
+- a numbering style first seen below a heading nests one level under it;
+- a style seen again returns to the level it was first given;
+- within the decimal style, each further number adds a level (1. → 1.1 → 1.1.1);
+- appendices are always at the top level (level 1);
+- no level is deeper than 6.
 """
 
 from __future__ import annotations
@@ -12,47 +33,97 @@ import re
 
 from .blocks import Block, Document, Line, LineIndex, lines_of, tile
 
-__all__ = ["read_plain_text"]
+__all__ = ["heading_style", "read_plain_text"]
 
 _CN_NUM = "一二三四五六七八九十百千零〇两"
 _HEADING_STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("chapter", re.compile(rf"^第[{_CN_NUM}\d]+[章篇卷部](?:分)?(?:\s|$|[：:])")),
     ("section", re.compile(rf"^第[{_CN_NUM}\d]+节(?:\s|$|[：:])")),
-    ("appendix", re.compile(r"^附录\s*[A-Za-z\d一二三四五六七八九十]*(?:\s|$|[：:])")),
+    ("appendix", re.compile(rf"^附录\s*[A-Za-z\d{_CN_NUM}]*(?:\s|$|[：:.．、])")),
+    ("appendix", re.compile(r"^(?:Appendix|APPENDIX)\s+[A-Z\d]{1,3}\b")),
     ("chapter", re.compile(r"^(?:Chapter|CHAPTER|Part|PART)\s+[\dIVXLC]+\b")),
     ("cn_enum", re.compile(rf"^[{_CN_NUM}]+、")),
     ("cn_paren", re.compile(rf"^[（(][{_CN_NUM}]+[）)]")),
     ("decimal", re.compile(r"^\d+(?:\.\d+)+\.?\s+\S")),
+    ("numbered", re.compile(r"^\d+\.\s+\S")),
 )
+_BULLET = re.compile(r"^[-*•·●○▪■◆]\s")
+_STEP = re.compile(rf"^(?:第\s*[{_CN_NUM}\d]+\s*步|步骤\s*[{_CN_NUM}\d]+|(?:Step|STEP)\s+\d+\b)")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•·]|\d+[.)、]|[（(]\d+[）)]|[a-z][.)])\s*\S")
 _SENTENCE_FINAL = tuple("。！？；，,.!?;:：")
+_CLAUSE_MARKS = re.compile(r"[,;，；]")
 _MAX_HEADING_CHARS = 60
+#: A ``1. Title`` line of more words than this reads as a sentence (an instruction, a list item).
+MAX_TITLE_WORDS = 8
+_MAX_LEVEL = 6
 
 
-def _heading_style(line: str) -> str | None:
-    """The numbering style of a heading line, or None for body text."""
+def heading_style(line: str, before: str = "", after: str = "") -> str | None:
+    """The numbering style of a heading line, or ``None`` for body text; ``before`` and
+    ``after`` are the lines next to it (``""`` when blank or absent), which only a
+    ``1. Title`` line looks at. Rules in the module's notes.
+
+    >>> [heading_style(s) for s in ("1. Introduction", "1.2 Scope", "附录 A 术语",
+    ...                             "1. Restart the service and check the logs.", "Step 1 Log in")]
+    ['numbered', 'decimal', 'appendix', None, None]
+    """
     text = line.strip()
     if not text or len(text) > _MAX_HEADING_CHARS or line[:1].isspace():
         return None
-    for style, pattern in _HEADING_STYLES:
-        if pattern.match(text):
-            if style == "decimal":  # 1.1 / 1.2.1: the depth is part of the style
-                return f"decimal{text.split()[0].rstrip('.').count('.')}"
-            return None if text.endswith(_SENTENCE_FINAL) else style
-    return None
+    if _BULLET.match(text) or _STEP.match(text):
+        return None
+    style = next((name for name, pattern in _HEADING_STYLES if pattern.match(text)), None)
+    if style is None or text.endswith(_SENTENCE_FINAL):
+        return None
+    if style == "numbered" and _reads_as_sentence(text, before, after):
+        return None
+    return style
+
+
+def _reads_as_sentence(text: str, before: str, after: str) -> bool:
+    """A ``1. Title`` line that is an instruction or an item of a numbered list."""
+    words = text.split()[1:]
+    return (len(words) > MAX_TITLE_WORDS or bool(_CLAUSE_MARKS.search(text))
+            or bool(_LIST_ITEM.match(before)) or bool(_LIST_ITEM.match(after)))
+
+
+def _depth(style: str, text: str) -> int:
+    """Levels a heading lies below its style's first level: 1.2.3 is two below 1."""
+    if style not in ("decimal", "numbered"):
+        return 0
+    return text.split(maxsplit=1)[0].rstrip(".").count(".")
+
+
+class _Outline:
+    """Levels of numbering styles by the nesting rules (see the module's notes)."""
+
+    def __init__(self) -> None:
+        self.base: dict[str, int] = {}
+        self.current = 0  # level of the last heading; 0 before the first
+
+    def level(self, style: str, depth: int) -> int:
+        if style == "appendix":
+            level = 1
+        else:
+            key = "decimal" if style == "numbered" else style
+            base = self.base.setdefault(key, self.current + 1 - depth)
+            level = base + depth
+        self.current = min(max(level, 1), _MAX_LEVEL)
+        return self.current
 
 
 def read_plain_text(source: str) -> Document:
     """Headings by the line classifier; paragraphs and lists between blank lines.
 
     >>> doc = read_plain_text("第一章 概述\\n本章介绍系统。\\n\\n"
-    ...                       "1.1 要求\\n1. 登录服务器\\n2. 重启\\n")
+    ...                       "1.1 要求\\n1. 登录服务器\\n2. 重启\\n\\n附录 A 术语\\n")
     >>> [(b.kind, b.level, b.title or doc.source[b.start:b.end])
     ...  for b in doc.blocks]  # doctest: +NORMALIZE_WHITESPACE
     [('heading', 1, '第一章 概述'), ('paragraph', 0, '本章介绍系统。'),
-     ('heading', 2, '1.1 要求'), ('list', 0, '1. 登录服务器\\n2. 重启')]
+     ('heading', 2, '1.1 要求'), ('list', 0, '1. 登录服务器\\n2. 重启'),
+     ('heading', 1, '附录 A 术语')]
     """
-    levels: dict[str, int] = {}
+    outline = _Outline()
     blocks: list[Block] = []
     run: list[Line] = []
 
@@ -61,13 +132,16 @@ def read_plain_text(source: str) -> Document:
             blocks.append(_text_block(source, run))
             run.clear()
 
-    for line in lines_of(source):
-        style = _heading_style(line.text)
+    lines = lines_of(source)
+    for i, line in enumerate(lines):
+        before = lines[i - 1].text if i > 0 else ""
+        after = lines[i + 1].text if i + 1 < len(lines) else ""
+        style = heading_style(line.text, before, after)
         if style is not None:
             flush()
-            level = levels.setdefault(style, min(len(levels) + 1, 6))
-            blocks.append(Block("heading", line.start, line.end, level=level,
-                                title=" ".join(line.text.split())))
+            title = " ".join(line.text.split())
+            blocks.append(Block("heading", line.start, line.end,
+                                level=outline.level(style, _depth(style, title)), title=title))
         elif not line.text.strip():
             flush()
         else:

@@ -1,7 +1,10 @@
 """Question/answer files → one section per pair: the question heads its answer.
 
-``question:`` / ``answer:`` (or ``Q:`` / ``A:``, ``问：`` / ``答：``) lines open each part; an
-answer may span lines and paragraphs. The text before the first question is returned apart.
+``question:`` / ``answer:`` in any case (or ``Q:`` / ``A:``, ``问题：`` / ``答案：``, ``问：`` /
+``答：``, ``回答：``), with a full-width or half-width colon, open each part; an answer may span
+lines and paragraphs; lines may end in LF, CRLF or CR. The text before the first question (an
+export banner, a date) is returned apart: the chunker puts it in the document's metadata
+(``qa_preamble``), not in a chunk.
 """
 
 from __future__ import annotations
@@ -11,11 +14,17 @@ from dataclasses import dataclass
 
 from .blocks import Block, Line, lines_of
 
-__all__ = ["QAPair", "looks_like_qa", "read_qa"]
+__all__ = ["PREAMBLE_KEY", "QAPair", "looks_like_qa", "read_qa"]
 
+#: The metadata key that holds the text before the first question.
+PREAMBLE_KEY = "qa_preamble"
+#: A question may follow this many non-blank lines of preamble for a file to read as Q&A, and
+#: its answer must open within as many lines after it.
+SNIFF_LINES = 5
 
-_QUESTION = re.compile(r"^\s*(?:question|q|问题|问)\s*[:：]", re.IGNORECASE)
-_ANSWER = re.compile(r"^\s*(?:answer|a|回答|答)\s*[:：]", re.IGNORECASE)
+_INVISIBLE = "\ufeff\u200b\u2060"
+_QUESTION = re.compile(rf"^[\s{_INVISIBLE}]*(?:question|q|问题|问)\s*[:：]", re.IGNORECASE)
+_ANSWER = re.compile(r"^\s*(?:answer|a|答案|回答|答)\s*[:：]", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +36,18 @@ class QAPair:
 
 
 def looks_like_qa(source: str) -> bool:
-    """Does the first non-blank line open a question?"""
-    first = next((line for line in source.splitlines() if line.strip()), "")
-    return bool(_QUESTION.match(first))
+    """Does a question open within the first few non-blank lines, and its answer soon after?
+
+    >>> looks_like_qa("Exported 2024-03-01\\r\\rQUESTION: Why?\\rAnswer: Because.")
+    True
+    >>> looks_like_qa("Chapter 1\\nQ: is not answered here\\nText.")
+    False
+    """
+    lines = [line for line in source[:20_000].splitlines() if line.strip()]
+    for i, line in enumerate(lines[:SNIFF_LINES + 1]):
+        if _QUESTION.match(line):
+            return any(_ANSWER.match(after) for after in lines[i + 1:i + 1 + SNIFF_LINES])
+    return False
 
 
 def read_qa(source: str) -> tuple[list[Block], list[QAPair]]:
