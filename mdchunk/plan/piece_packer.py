@@ -160,7 +160,10 @@ class PiecePacker:
         self.queue.extendleft(reversed(pieces))
 
     def cut(self, piece: Piece, room: int) -> list[Piece]:
-        """``piece`` cut one seam finer (see :class:`PieceCutter`)."""
+        """``piece`` cut one seam finer (see :class:`PieceCutter`); nothing for a comment that
+        embed_text leaves out: it costs nothing, so no cut of it could make room."""
+        if self.unseen(piece):
+            return []
         return self.cutter.cut(piece, room, self.room - self.squeeze)
 
     def add(self, piece: Piece) -> None:
