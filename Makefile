@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long fuzz lint bench bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
+.PHONY: demo test test-long fuzz lint bench bench-throughput bench-instructions bench-hierarchy bench-pathological bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-throughput: $(STAMP)  # issue #17: length-sorted batches vs plain encode (and ONNX if installed)
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_throughput.py
 
 bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its peers, dense and BM25
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
