@@ -15,7 +15,6 @@ Prints a Markdown table; writes JSON to bench/results/throughput.json.
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import os
 import platform
@@ -29,6 +28,8 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # mdchunk is imported from this checkout, inside the functions
+from tables import save_and_print  # noqa: E402  (bench/, this script's folder)
+
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TARGET = 1.3
@@ -128,14 +129,14 @@ def main(argv: list[str] | None = None) -> int:
               "machine": f"{platform.machine()} {os.cpu_count()} cores",
               "load_average": round(os.getloadavg()[0], 2), "corpus": str(args.corpus),
               "results": results, "notes": notes, "target": TARGET}
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / "throughput.json").write_text(json.dumps(report, indent=2) + "\n")
-    print("| backend | chunks | mean tokens | plain encode chunks/CPU s | length-sorted chunks/CPU s "
-          "| speed-up | batches plain/sorted | min cosine |\n|---|---|---|---|---|---|---|---|")
-    for r in results:
-        print(f"| {r['backend']} | {r['texts']} | {r['mean_tokens']} | {r['plain_chunks_per_cpu_s']} "
-              f"| {r['sorted_chunks_per_cpu_s']} | {r['speedup']}x | {r['plain_batches']}/"
-              f"{r['sorted_batches']} | {r['min_cosine_plain_vs_sorted']} |")
+    save_and_print(args.out, "throughput.json", report,
+                   ["backend", "chunks", "mean tokens", "plain encode chunks/CPU s",
+                    "length-sorted chunks/CPU s", "speed-up", "batches plain/sorted",
+                    "min cosine"],
+                   [[r["backend"], r["texts"], r["mean_tokens"], r["plain_chunks_per_cpu_s"],
+                     r["sorted_chunks_per_cpu_s"], f"{r['speedup']}x",
+                     f"{r['plain_batches']}/{r['sorted_batches']}",
+                     r["min_cosine_plain_vs_sorted"]] for r in results])
     for note in notes:
         print(f"\n{note}")
     torch_result = next((r for r in results if r["backend"] == "torch"), None)
