@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "docs" / "guarantees.md", ROOT / "docs" / "architecture.md",
-        ROOT / "docs" / "sites.md", ROOT / "README.md"]
+        ROOT / "docs" / "sites.md", ROOT / "docs" / "ray.md", ROOT / "README.md"]
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])

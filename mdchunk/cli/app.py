@@ -246,6 +246,12 @@ def index(
     wait: Annotated[float, typer.Option(
         "--wait", help="Seconds to wait for another index run on the same index to finish "
                        "(default: stop at once with a message).")] = 0.0,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="local (this process) or ray (chunk and embed on a Ray cluster; "
+                         "pip install 'mdchunk[ray]').")] = "local",
+    address: Annotated[Optional[str], typer.Option(
+        "--address", help="The Ray cluster's address (ray://host:10001, auto); default: a new "
+                          "local cluster. Only with --engine ray.")] = None,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
@@ -256,16 +262,26 @@ def index(
     a file indexed before keeps its last good version, one deleted during the run is removed."""
     budgets = _levels(levels)
     site = _site(site)
+    if engine not in ("local", "ray"):
+        raise typer.BadParameter(f"{engine!r} is not local or ray", param_hint="--engine")
+    if address is not None and engine != "ray":
+        raise typer.BadParameter("only with --engine ray", param_hint="--address")
     with _one_line_errors():
         from ..index import index_paths
 
+        run_engine = None
+        if engine == "ray":
+            from ..index.distributed import RayEngine
+
+            run_engine = RayEngine(address)
         failures = _Failures()
         with _progress("indexing") as progress:
             report = index_paths(paths, db=db, collection=collection, model=model,
                                  max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
                                  token=token, progress=progress, levels=budgets,
                                  base_url=base_url, site=site,  # type: ignore[arg-type]
-                                 on_error=lambda error: failures(None, error), wait=wait)
+                                 on_error=lambda error: failures(None, error), wait=wait,
+                                 engine=run_engine)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
