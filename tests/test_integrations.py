@@ -86,6 +86,8 @@ def test_create_documents_keeps_caller_metadata_and_split_text_agrees() -> None:
                                                     {"source": "b.md"}])
     texts = splitter.split_text(text)
     assert [d.page_content for d in docs] == texts + texts
+    configured = MdchunkTextSplitter(config=ChunkerConfig(max_tokens=96, overlap_tokens=0))
+    assert configured.split_text(text) == texts and configured._chunk_size == 96
     first = [d for d in docs if d.metadata["source"] == "a.md"]
     assert all(d.metadata["team"] == "x" for d in first)
     # The document id is part of the chunk id: the same text under two names, two sets of ids.

@@ -12,6 +12,7 @@ from pathlib import PurePath
 from typing import Any, Literal
 
 from ..chunks import Chunk, Chunker
+from ..chunks.chunk import json_ready
 from ..errors import ConfigError
 from ..formats import format_for
 from ..formats.registry import FormatName
@@ -68,8 +69,6 @@ def chunk_metadata(chunk: Chunk) -> dict[str, Any]:
     ``parent_id`` is ``None`` for a chunk without a parent; ``anchor`` and ``url`` are left out
     when unknown, so that a vector store's metadata filter never meets ``None`` for them.
     """
-    from ..chunks.chunk import json_ready
-
     fields: dict[str, Any] = {
         "chunk_id": chunk.id, "doc_id": chunk.doc_id, "parent_id": chunk.parent_id,
         "level": chunk.level, "index": chunk.index, "line_start": chunk.line_start,

@@ -49,7 +49,9 @@ class MdchunkTextSplitter(TextSplitter):
     the document's ``source`` extension, Markdown without one). With ``levels`` (coarsest first)
     documents are chunked as a hierarchy: the leaves are returned, and with
     ``include_parents`` every level, coarsest first, linked by ``parent_id``. The document id
-    chunk ids are made from is the input metadata's ``source`` (or ``file_path``).
+    chunk ids are made from is the input metadata's ``source`` (or ``file_path``). A whole
+    ``config`` (:class:`~mdchunk.ChunkerConfig`) replaces the budget, tokenizer and site
+    arguments.
     """
 
     def __init__(self, *, max_tokens: int = 512, overlap_tokens: int = 64,
