@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long fuzz lint bench bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval clean
+.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -26,6 +26,10 @@ demo: $(STAMP)
 
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
+
+test-ray: $(STAMP)  # issue #17: Ray is large and kept out of `all`; this installs it and runs its tests
+	$(PY) -m pip install --quiet -e ".[ray]" "$(TORCH)"
+	HF_HUB_OFFLINE=1 $(PY) -m pytest -q tests/test_ray.py
 
 test-long: $(STAMP)  # issue #13: the grammar property tests at >= 20,000 examples each
 	HF_HUB_OFFLINE=1 MDCHUNK_HYPOTHESIS=long $(PY) -m pytest -q -p no:cacheprovider \
@@ -45,6 +49,16 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-throughput: $(STAMP)  # issue #17: length-sorted batches vs plain encode (and ONNX if installed)
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_throughput.py
+
+bench-cache: $(STAMP)  # issue #17: embeddings the collection-wide cache saves on each corpus
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_cache.py
+
+bench-ray: $(STAMP)  # issue #17: the Ray engine with 1 and 2 embedding workers, and the local run
+	$(PY) -m pip install --quiet -e ".[ray]" "$(TORCH)"
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_ray.py
 
 bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its peers, dense and BM25
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"

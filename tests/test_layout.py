@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mdchunk"
 
 #: The pipeline, in order (docs/architecture.md). ``errors`` is shared by every stage.
 STAGES = ["errors", "formats", "text", "tokens", "config", "plan", "chunks", "audit", "sources",
-          "index", "cli"]
+          "index", "integrations", "cli"]
 
 
 def _stage(module: Path) -> str:

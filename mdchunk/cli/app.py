@@ -421,6 +421,12 @@ def index(
     wait: Annotated[float, typer.Option(
         "--wait", help="Seconds to wait for another index run on the same index to finish "
                        "(default: stop at once with a message).")] = 0.0,
+    engine: Annotated[str, typer.Option(
+        "--engine", help="local (this process) or ray (chunk and embed on a Ray cluster; "
+                         "pip install 'mdchunk[ray]').")] = "local",
+    address: Annotated[Optional[str], typer.Option(
+        "--address", help="The Ray cluster's address (ray://host:10001, auto); default: a new "
+                          "local cluster. Only with --engine ray.")] = None,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
@@ -433,9 +439,18 @@ def index(
                               levels=levels, base_url=base_url, site=site),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
              **_selection_flags(globs, excludes, gitignore)}
+    if engine not in ("local", "ray"):
+        raise typer.BadParameter(f"{engine!r} is not local or ray", param_hint="--engine")
+    if address is not None and engine != "ray":
+        raise typer.BadParameter("only with --engine ray", param_hint="--address")
     with _one_line_errors():
         from ..index import index_paths
 
+        run_engine = None
+        if engine == "ray":
+            from ..index.distributed import RayEngine
+
+            run_engine = RayEngine(address)
         settings = _settings(flags)
         config = settings.chunker()
         failures = _Failures()
@@ -450,7 +465,7 @@ def index(
                                  progress=progress, levels=config.levels,
                                  base_url=config.base_url, site=config.site,
                                  on_error=lambda error: failures(None, error), wait=wait,
-                                 selection=_selection(settings))
+                                 selection=_selection(settings), engine=run_engine)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "

@@ -15,15 +15,16 @@ import logging
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
-from ..errors import DependencyError
+from ..errors import ConfigError, DependencyError
 
 if TYPE_CHECKING:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["DEFAULT_MODEL", "Embedder", "SentenceTransformerEmbedder", "load_embedder"]
+__all__ = ["BACKENDS", "DEFAULT_MODEL", "Backend", "Embedder", "SentenceTransformerEmbedder",
+           "length_batches", "load_embedder"]
 
 log = logging.getLogger(__name__)
 
@@ -31,6 +32,11 @@ log = logging.getLogger(__name__)
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 _EXTRA_HINT = "pip install 'mdchunk[embed]'"
+
+#: sentence-transformers' inference backends mdchunk offers: PyTorch, or ONNX Runtime (the
+#: ``onnx`` extra; the model is exported on first load when it ships no ONNX file).
+Backend = Literal["torch", "onnx"]
+BACKENDS: tuple[Backend, ...] = ("torch", "onnx")
 
 
 @runtime_checkable
@@ -73,7 +79,7 @@ def _resolve(model: str | None) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=4)
-def _load(source: str, device: str) -> SentenceTransformer:
+def _load(source: str, device: str, backend: Backend = "torch") -> SentenceTransformer:
     """Load once per process: a model takes seconds to load and tests and CLI reuse it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -81,14 +87,45 @@ def _load(source: str, device: str) -> SentenceTransformer:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise DependencyError(f"embedding needs sentence-transformers: {_EXTRA_HINT}") from exc
+    if backend == "onnx":
+        from importlib.util import find_spec
+
+        if find_spec("onnxruntime") is None or find_spec("optimum") is None:
+            raise DependencyError("the ONNX backend needs optimum and onnxruntime: "
+                                  "pip install 'mdchunk[onnx]'")
     try:
-        return SentenceTransformer(source, device=device, local_files_only=True)
+        return SentenceTransformer(source, device=device, local_files_only=True, backend=backend)
     except Exception as exc:  # missing files, bad config, unknown device: many exception types
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DependencyError(
             f"embedding model {source!r} could not be loaded locally (no network is used): "
             f"{first_line}"
         ) from exc
+
+
+def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
+    """Indices of ``lengths`` (token counts) in batches, longest texts first, each batch holding
+    at most ``budget`` tokens once padded to its longest text (at least one text).
+
+    A model pads every text of a batch to the batch's longest, so sorting first wastes almost
+    nothing on padding, and a token budget rather than a fixed count lets a batch of short
+    texts hold many: fewer, fuller forward passes. The longest come first so that a batch too
+    large for memory fails at once, not at the end of a long run.
+
+    >>> length_batches([5, 100, 7, 98, 6], budget=200)
+    [[1, 3], [2, 4, 0]]
+    """
+    if budget < 1:
+        raise ConfigError(f"batch_tokens={budget} must be at least 1")
+    order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
+    batches: list[list[int]] = []
+    for i in order:
+        # Sorted longest first: a batch's first text is its longest, its padded length.
+        if batches and (len(batches[-1]) + 1) * max(lengths[batches[-1][0]], 1) <= budget:
+            batches[-1].append(i)
+        else:
+            batches.append([i])
+    return batches
 
 
 def _model_folder(source: str) -> Path | None:
@@ -156,15 +193,28 @@ class SentenceTransformerEmbedder:
 
     ``model`` is a local directory, a hub name already in the local cache (e.g. ``BAAI/bge-m3``)
     or ``None`` for the bundled all-MiniLM-L6-v2. ``device`` ``None`` picks CUDA when available.
+    ``backend`` is ``"torch"`` or ``"onnx"`` (ONNX Runtime, the ``onnx`` extra).
+
+    Texts are embedded in batches by length (:func:`length_batches`): each batch holds at most
+    ``batch_tokens`` tokens, by default as many as ``batch_size`` texts of the model's full
+    window, so a batch of short texts holds more of them and no batch takes more memory than
+    ``batch_size`` texts ever could.
     """
 
     def __init__(self, model: str | None = None, device: str | None = None,
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, *, backend: Backend = "torch",
+                 batch_tokens: int | None = None) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size} must be at least 1")
+        if backend not in BACKENDS:
+            raise ConfigError(f"backend={backend!r} must be one of {', '.join(BACKENDS)}")
+        if batch_tokens is not None and batch_tokens < 1:
+            raise ConfigError(f"batch_tokens={batch_tokens} must be at least 1")
         self.name, self._source = _resolve(model)
         self._device = device
         self.batch_size = batch_size
+        self.backend: Backend = backend
+        self._batch_tokens = batch_tokens
         self.tokenizer: str = self._source
         described = _describe(self._source)
         if described is None:  # an unusual layout: ask the loaded model itself
@@ -180,25 +230,37 @@ class SentenceTransformerEmbedder:
     def _load(self) -> SentenceTransformer:
         """The model, loaded on first use: an index run with nothing new to embed never pays
         the seconds torch and the weights take to load."""
-        return _load(self._source, self.device)
+        return _load(self._source, self.device, self.backend)
+
+    def token_lengths(self, texts: Sequence[str]) -> list[int]:
+        """Tokens of each text as the model reads it (special tokens in, cut at its window)."""
+        model = self._load()
+        encoded = model.tokenizer(list(texts), add_special_tokens=True, truncation=True,
+                                  max_length=model.max_seq_length)
+        return [len(ids) for ids in encoded["input_ids"]]
+
+    @property
+    def batch_tokens(self) -> int:
+        """Tokens a batch may hold, padding included."""
+        window = self._load().max_seq_length or self.max_tokens
+        return self._batch_tokens or self.batch_size * window
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
-        """Normalized float32 vectors, ``batch_size`` texts per forward pass."""
+        """Normalized float32 vectors, in batches by length (:func:`length_batches`)."""
         import numpy as np
 
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
-            return np.zeros((0, self.dim), dtype=np.float32)
-        vectors = self._load().encode(
-            list(texts),
-            batch_size=self.batch_size,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+            return out
+        model = self._load()
+        for batch in length_batches(self.token_lengths(texts), self.batch_tokens):
+            out[batch] = model.encode([texts[i] for i in batch], batch_size=len(batch),
+                                      normalize_embeddings=True, convert_to_numpy=True,
+                                      show_progress_bar=False)
+        return out
 
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim})"
+        return f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim}, {self.backend})"
 
 
 def load_embedder(model: str | Embedder | None) -> Embedder:

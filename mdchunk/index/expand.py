@@ -34,8 +34,8 @@ __all__ = ["CANDIDATES_PER_HIT", "MERGE_RATIO", "ParentLookup", "absorb", "auto_
 #: be mostly text the query did not reach. At least half (not more than half) so that a parent
 #: of two children, the common case for a short section, merges when either one matches.
 MERGE_RATIO = 0.5
-#: Leaves fetched per hit asked for when expanding: several leaves often share a parent, and
-#: ``k`` hits should remain after they are merged whenever the index holds that many.
+#: Leaves fetched per hit asked for: several leaves often share a parent, and some share their
+#: text (collapsed by search), and ``k`` hits should remain whenever the index holds that many.
 CANDIDATES_PER_HIT = 3
 
 #: Parent rows (``PARENT_FIELDS``) by id, for the ids asked; unknown ids are left out.

@@ -1,8 +1,9 @@
 """Incremental indexing of Markdown trees into Milvus, and search over the result.
 
 A run reads every file, compares its hash with the manifest kept in Milvus and touches only
-what changed: new and changed documents are re-chunked and only chunks whose embedded text is
-new are embedded; chunks and documents that disappeared are deleted.
+what changed: new and changed documents are re-chunked and only chunks whose embedded text the
+collection does not hold yet are embedded (each distinct text once per collection:
+:mod:`mdchunk.index.cache`); chunks and documents that disappeared are deleted.
 
 The index is hierarchical (:func:`index_config`): every document is chunked at each level, the
 leaves are embedded and searched, and the coarser levels are stored as *parents*, for a search
@@ -44,18 +45,19 @@ import hashlib
 import logging
 import re
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..chunks import Chunk, Chunker
+from ..chunks import Chunk
 from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Selection, Source, discover
+from .cache import VectorCache
 from .embed import Embedder, load_embedder
+from .engine import Engine, LocalEngine, PreparedDoc, Preparer, window_of
 from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .store import (
@@ -66,7 +68,6 @@ from .store import (
     IndexMeta,
     ManifestEntry,
     chunk_row,
-    embed_hash,
     parent_row,
 )
 
@@ -95,26 +96,13 @@ _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-
 _SAMPLE_BYTES = 64 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class _Doc:
-    """A document about to be written: its leaves with their embed-text hashes, its parents
-    (every coarser level) with their number of children."""
-
-    source: Source
-    digest: str
-    known: bool  # has a manifest entry, so it may have stored chunks
-    leaves: list[Chunk]
-    keys: list[str]  # embed hashes of the leaves
-    parents: list[Chunk]
-    child_counts: Mapping[str, int]
-
-
 @dataclass(slots=True)
 class IndexReport:
     """What a run did: documents added, updated, deleted and unchanged; then chunks (leaves)
-    embedded (new embed texts), reused (vector taken from the stored chunk with the same embed
-    text), written (rows upserted), kept (stored row already identical) and removed; the same
-    for parents, which are never embedded. ``levels`` are the hierarchy's budgets, coarsest
+    embedded (new embed texts), reused (vector taken from the document's stored chunk with the
+    same embed text), cached (taken from another chunk of the collection), written (rows
+    upserted), kept (stored row already identical) and removed; the same for parents, which
+    are never embedded. ``levels`` are the hierarchy's budgets, coarsest
     first; ``max_tokens`` is the leaves' budget."""
 
     added: int = 0
@@ -123,6 +111,9 @@ class IndexReport:
     unchanged: int = 0
     embedded_chunks: int = 0
     reused_chunks: int = 0
+    #: Leaves whose vector came from the collection-wide cache: another document's stored
+    #: chunk, or one written earlier in the run, with the same embed text (:mod:`.cache`).
+    cached_chunks: int = 0
     written_chunks: int = 0
     kept_chunks: int = 0
     removed_chunks: int = 0
@@ -167,7 +158,7 @@ def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
 
     With no tokenizer named, chunks are sized in the model's own tokens and the budget is capped
     at its window; a tokenizer named explicitly is kept and its chunks are checked instead
-    (see :func:`_check_window`).
+    (see :meth:`~mdchunk.index.engine.Preparer.check`).
     """
     if tokenizer is None or tokenizer == embedder.tokenizer:
         budget = min(max_tokens, embedder.max_tokens)
@@ -249,33 +240,16 @@ def _title(chunks: Sequence[Chunk], source: Source) -> str:
     return source.file.stem
 
 
-def _check_window(chunks: Sequence[Chunk], source: Source, embedder: Embedder) -> None:
-    """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""
-    from ..tokens import get_counter
-
-    count = get_counter(embedder.tokenizer).count
-    for chunk in chunks:
-        n = count(chunk.embed_text)
-        if n > embedder.max_tokens:
-            raise ConfigError(
-                f"{source.path}:{chunk.line_start}: a chunk of {n} {embedder.name} tokens exceeds "
-                f"the model's window of {embedder.max_tokens}; lower max_tokens or drop tokenizer"
-            )
-
-
 class _Run:
     """One indexing run: the state shared by its steps (kept off the public signature)."""
 
-    def __init__(self, store: ChunkStore, embedder: Embedder, config: ChunkerConfig,
+    def __init__(self, store: ChunkStore, embedder: Embedder, preparer: Preparer,
                  fingerprint: str, report: IndexReport, progress: ProgressCallback | None,
-                 check_window: bool, on_error: ErrorCallback | None = None,
-                 prune: bool = True) -> None:
-        self.store, self.embedder, self.config = store, embedder, config
+                 on_error: ErrorCallback | None = None, prune: bool = True) -> None:
+        self.store, self.embedder, self.preparer = store, embedder, preparer
         self.fingerprint, self.report, self.progress = fingerprint, report, progress
-        self.check_window, self.on_error, self.prune = check_window, on_error, prune
-        self.chunker = Chunker(config)
-        assert config.levels is not None, "an index is hierarchical (index_config)"
-        self.leaf_level = len(config.levels)
+        self.on_error, self.prune = on_error, prune
+        self.cache = VectorCache(store)
         self.done = 0
         self.total = 0
         #: Called before each group is written: raises when this run no longer holds the index.
@@ -317,40 +291,40 @@ class _Run:
             action = "the version indexed before is kept"
         self.fail(source, error, action)
 
-    def prepare(self, source: Source, digest: str, known: bool) -> _Doc:
-        """Chunk ``source`` at every level, split into leaves and parents."""
-        chunks = self.chunker.chunk_file(source.file, doc_id=source.doc_id)
-        leaves = [c for c in chunks if c.level == self.leaf_level]
-        if self.check_window:
-            _check_window(leaves, source, self.embedder)
-        return _Doc(source, digest, known, leaves, [embed_hash(c.embed_text) for c in leaves],
-                    [c for c in chunks if c.level < self.leaf_level],
-                    Counter(c.parent_id for c in chunks if c.parent_id is not None))
+    def write(self, group: list[PreparedDoc]) -> None:
+        """Embed what is new in ``group`` in one call, then write and commit each document.
 
-    def write(self, group: list[_Doc]) -> None:
-        """Embed what is new in ``group`` in one call, then write and commit each document."""
+        A vector comes from the document's own stored chunk with the same embed text, else
+        from any chunk of the collection (or of this run) with it (:mod:`.cache`); only texts
+        found in neither are embedded, each once however many chunks share it.
+        """
         self.guard()
-        reusable: dict[str, Any] = {}  # embed hash -> vector
+        own: dict[str, Any] = {}  # embed hash -> vector of the group's own stored chunks
         stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
         for doc in group:
             if doc.known:  # only a document with a manifest entry can have stored chunks
                 rows = self.store.doc_chunks(doc.source.doc_id)
                 stored[doc.source.doc_id] = {r["id"]: r for r in rows}
-                reusable.update((r["content_hash"], r["dense"]) for r in rows)
-        todo: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
+                own.update((r["content_hash"], r["dense"]) for r in rows)
+        needed: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
         for doc in group:
             for key, chunk in zip(doc.keys, doc.leaves):
-                if key not in reusable:
-                    todo.setdefault(key, chunk.embed_text)
+                if key not in own:
+                    needed.setdefault(key, chunk.embed_text)
+        shared = self.cache.lookup(needed) if needed else {}
+        todo = {key: text for key, text in needed.items() if key not in shared}
         vectors: np.ndarray | list[Any] = self.embedder.embed(list(todo.values())) if todo else []
-        reusable.update(zip(todo, vectors))
+        fresh = dict(zip(todo, vectors))
+        self.cache.remember(fresh)
+        reusable = {**own, **shared, **fresh}
         self.report.embedded_chunks += len(todo)
         for doc in group:
             self.commit(doc, stored.get(doc.source.doc_id, {}), reusable)
-            self.report.reused_chunks += sum(1 for key in doc.keys if key not in todo)
+            self.report.reused_chunks += sum(1 for key in doc.keys if key in own)
+            self.report.cached_chunks += sum(1 for key in doc.keys if key in shared)
             self.tick(doc.source.doc_id)
 
-    def commit(self, doc: _Doc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
+    def commit(self, doc: PreparedDoc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
                ) -> None:
         """Write one document in the order of the module docstring, its manifest entry last."""
         self.guard()
@@ -448,9 +422,10 @@ def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fi
 
 
 def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int,
-           entries: Mapping[str, ManifestEntry]) -> None:
+           entries: Mapping[str, ManifestEntry], engine: Engine) -> None:
     """Carry ``plan`` out in the crash-safe order of the module docstring; ``entries`` is the
-    manifest the plan was made from."""
+    manifest the plan was made from. ``engine`` chunks the documents (in plan order, however
+    many at a time); every write happens here, in this process."""
     report = run.report
     for doc_id in plan.unchanged:
         run.tick(doc_id)
@@ -464,14 +439,13 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int,
     # Mark every document about to be written as pending before any of its chunks is.
     store.manifest.put(ManifestEntry(s.doc_id, "", run.fingerprint, 0, s.path)
                        for s, _, _ in plan.write)
-    group: list[_Doc] = []
+    group: list[PreparedDoc] = []
     pending_chunks = 0
-    for source, digest, known in plan.write:
-        try:
-            doc = run.prepare(source, digest, known)
-        except InputError as exc:
-            run.skip(source, exc, entries.get(source.doc_id))
+    for source, doc in engine.prepare(run.preparer, plan.write):
+        if isinstance(doc, InputError):
+            run.skip(source, doc, entries.get(source.doc_id))
             continue
+        known = doc.known
         group.append(doc)
         pending_chunks += len(doc.leaves)
         report.changed_docs.append(source.doc_id)
@@ -509,6 +483,7 @@ def index_paths(
     on_error: ErrorCallback | None = None,
     wait: float = 0.0,
     selection: Selection | None = None,
+    engine: Engine | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -537,6 +512,11 @@ def index_paths(
     Only one run writes to an index at a time: a run that finds another under way waits up to
     ``wait`` seconds for it, then raises :class:`~mdchunk.errors.LockedError` naming the
     holder (see :mod:`mdchunk.index.lock`).
+
+    ``engine`` is where documents are chunked and embedded: this process by default
+    (:class:`~mdchunk.index.engine.LocalEngine`), or a Ray cluster
+    (:class:`mdchunk.index.distributed.RayEngine`). Planning and every write stay here, so
+    the manifest, incremental and crash-safe semantics are the same on either.
     """
     started = time.perf_counter()
     if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
@@ -566,16 +546,19 @@ def index_paths(
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
         plan = plan_index(sources, entries, fingerprint, prune=prune)
-        run = _Run(store, embedder, config, fingerprint, report, progress,
-                   check_window=config.tokenizer != embedder.tokenizer, on_error=on_error,
-                   prune=prune)
-        run.total = report.total = len(sources)
-        run.guard = lock.check
-        _apply(plan, store, run, batch_chunks, entries)
+        preparer = Preparer(config, window_of(embedder)
+                            if config.tokenizer != embedder.tokenizer else None)
+        engine = engine or LocalEngine()
+        with engine.start(embedder) as run_embedder:
+            run = _Run(store, run_embedder, preparer, fingerprint, report, progress,
+                       on_error=on_error, prune=prune)
+            run.total = report.total = len(sources)
+            run.guard = lock.check
+            _apply(plan, store, run, batch_chunks, entries, engine)
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "
-             "%d chunks embedded, %d reused", len(sources), db, collection, report.added,
-             report.updated, report.deleted, report.unchanged, report.embedded_chunks,
-             report.reused_chunks)
+             "%d chunks embedded, %d reused, %d from the cache", len(sources), db, collection,
+             report.added, report.updated, report.deleted, report.unchanged,
+             report.embedded_chunks, report.reused_chunks, report.cached_chunks)
     return report

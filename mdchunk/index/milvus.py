@@ -288,6 +288,7 @@ class MilvusStore:
             self.collection: [("sparse", {"index_type": "SPARSE_INVERTED_INDEX",
                                           "metric_type": "BM25"}),
                               ("doc_id", {"index_type": "INVERTED"}),
+                              ("content_hash", {"index_type": "INVERTED"}),
                               ("dense", None)],
             self.manifest.collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
             self.parents_collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"}),
@@ -327,6 +328,19 @@ class MilvusStore:
         fields = list(SCALAR_FIELDS) + (["dense"] if vectors else [])
         with self._errors(f"read chunks of {doc_id}"):
             return _select(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
+
+    def vectors(self, hashes: Sequence[str], batch: int = 512) -> dict[str, Any]:
+        """The stored vector of each of ``hashes`` that a leaf has, asked with strong
+        consistency (rows an earlier group of the same run wrote must be seen on a server)."""
+        found: dict[str, Any] = {}
+        with self._errors("read cached vectors"):
+            for i in range(0, len(hashes), batch):
+                wanted = ", ".join(quote(h) for h in hashes[i:i + batch])
+                rows = self._client.query(self.collection, filter=f"content_hash in [{wanted}]",
+                                          output_fields=["content_hash", "dense"],
+                                          limit=_QUERY_WINDOW, consistency_level="Strong")
+                found.update((r["content_hash"], r["dense"]) for r in rows)
+        return found
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]], batch: int = 512) -> None:
         self._upsert(self.collection, rows, batch, "write chunks")

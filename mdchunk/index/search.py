@@ -3,13 +3,15 @@ each leaf found shown as itself, its parent, or an automatically merged ancestor
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ..errors import ConfigError
 from .embed import Embedder, load_embedder
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .milvus import MilvusStore
 from .store import EXPAND_NAMES, Expand, SearchHit, SearchMode, path_prefix_filter
 
-__all__ = ["search"]
+__all__ = ["collapse_identical", "search"]
 
 
 def search(
@@ -37,6 +39,9 @@ def search(
     matched, level after level. To leave ``k`` hits after merging, expanding searches
     :data:`~mdchunk.index.expand.CANDIDATES_PER_HIT` times as many leaves. Every hit marks where
     its matching leaves lie in its text (``marks``, ``leaf_ids``).
+
+    Hits with the same text (a passage repeated across pages) are collapsed into the best of
+    them, before and after widening (:func:`collapse_identical`).
     """
     if mode not in ("hybrid", "dense", "bm25"):
         raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
@@ -54,9 +59,28 @@ def search(
             embedder = load_embedder(model if model is not None else store.check().model)
             store.check(model=embedder.name, dim=embedder.dim)
             vector = embedder.embed([query])[0]
-        leaves = k if expand == "none" else k * CANDIDATES_PER_HIT
-        hits = store.search(mode=mode, k=leaves, text=query, vector=vector,
+        # Candidates to spare for identical texts collapsed, and for merging when expanding.
+        hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=query, vector=vector,
                             filter=path_prefix_filter(path_prefix) if path_prefix else "",
                             weights=weights)
-        return expand_hits(hits, expand, lambda ids: {r["id"]: r for r in store.parents(ids)},
-                           k)
+        expanded = expand_hits(collapse_identical(hits), expand,
+                               lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
+        return collapse_identical(expanded)
+
+
+def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """``hits`` (best first) without those whose text an earlier one has: a passage repeated
+    on many pages (a shared footer, the same warning everywhere) is one answer, shown where
+    it scored best.
+
+    >>> a, b = (SearchHit(s, i, "d", "p", "", "", 1, 1, "same") for s, i in ((2, "a"), (1, "b")))
+    >>> [h.id for h in collapse_identical([a, b])]
+    ['a']
+    """
+    seen: set[str] = set()
+    kept: list[SearchHit] = []
+    for hit in hits:
+        if hit.text not in seen:
+            seen.add(hit.text)
+            kept.append(hit)
+    return kept

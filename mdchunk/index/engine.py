@@ -1,0 +1,138 @@
+"""Where an indexing run's documents are chunked and embedded.
+
+The indexer plans a run, then writes every document in the crash-safe order of
+:mod:`mdchunk.index.indexer`, in its own process; what an *engine* decides is only where the
+work before a write happens: chunking a file (:class:`Preparer`, a picklable value, so that
+another process can run it) and embedding texts (the :class:`~mdchunk.index.embed.Embedder`
+the run is given). :class:`LocalEngine` does both here, one document after another;
+:class:`mdchunk.index.distributed.RayEngine` does them on a Ray cluster. Manifest, incremental
+and crash-safe semantics are therefore one code whichever engine runs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager, nullcontext
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..chunks import Chunk, Chunker
+from ..config import ChunkerConfig
+from ..errors import ConfigError, InputError
+from ..sources import Source
+from .embed import Embedder
+from .store import embed_hash
+
+__all__ = ["Engine", "LocalEngine", "Prepared", "PreparedDoc", "Preparer", "Window",
+           "window_of"]
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedDoc:
+    """A document about to be written: its leaves with their embed-text hashes, its parents
+    (every coarser level) with their number of children."""
+
+    source: Source
+    digest: str
+    known: bool  # has a manifest entry, so it may have stored chunks
+    leaves: list[Chunk]
+    keys: list[str]  # embed hashes of the leaves
+    parents: list[Chunk]
+    child_counts: Mapping[str, int]
+
+
+#: A document of the plan and what preparing it gave: the document, or why it could not be read.
+Prepared = tuple[Source, PreparedDoc | InputError]
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A model's window, for checking chunks sized with another tokenizer."""
+
+    tokenizer: str
+    max_tokens: int
+    model: str
+
+
+def window_of(embedder: Embedder) -> Window:
+    return Window(embedder.tokenizer, embedder.max_tokens, embedder.name)
+
+
+@functools.lru_cache(maxsize=8)
+def _chunker(config: ChunkerConfig) -> Chunker:
+    """One chunker per config and process (a worker prepares many documents)."""
+    return Chunker(config)
+
+
+@dataclass(frozen=True, slots=True)
+class Preparer:
+    """Chunks one document for the indexer: every level, split into leaves and parents.
+
+    ``window`` is set when chunks are sized with a tokenizer other than the model's: each
+    leaf is then checked against the model's window (:meth:`check`).
+    """
+
+    config: ChunkerConfig
+    window: Window | None = None
+
+    def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
+        chunks = _chunker(self.config).chunk_file(source.file, doc_id=source.doc_id)
+        leaf_level = len(self.config.levels or ())
+        leaves = [c for c in chunks if c.level == leaf_level]
+        self.check(leaves, source)
+        keys = [embed_hash(c.embed_text) for c in leaves]
+        return PreparedDoc(source, digest, known, leaves, keys,
+                           [c for c in chunks if c.level < leaf_level],
+                           Counter(c.parent_id for c in chunks if c.parent_id is not None))
+
+    def check(self, chunks: Sequence[Chunk], source: Source) -> None:
+        """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""
+        if self.window is None:
+            return
+        from ..tokens import get_counter
+
+        window = self.window
+        count = get_counter(window.tokenizer).count
+        for chunk in chunks:
+            n = count(chunk.embed_text)
+            if n > window.max_tokens:
+                raise ConfigError(
+                    f"{source.path}:{chunk.line_start}: a chunk of {n} {window.model} tokens "
+                    f"exceeds the model's window of {window.max_tokens}; lower max_tokens or "
+                    "drop tokenizer")
+
+    def prepared(self, source: Source, digest: str, known: bool) -> Prepared:
+        """:meth:`__call__`, with a file that cannot be read as a value, not an exception (a
+        run goes on without it); a config error still stops the run."""
+        try:
+            return source, self(source, digest, known)
+        except InputError as exc:
+            return source, exc
+
+
+class Engine(Protocol):
+    """Where a run's documents are chunked and embedded (see the module docstring)."""
+
+    def start(self, embedder: Embedder) -> AbstractContextManager[Embedder]:
+        """For the run: the embedder to embed with (``embedder`` itself, or one standing for
+        it elsewhere), released when the run ends."""
+        ...
+
+    def prepare(self, preparer: Preparer, todo: Sequence[tuple[Source, str, bool]]
+                ) -> Iterator[Prepared]:
+        """Each of ``todo`` (source, file hash, known) prepared, in ``todo`` 's order."""
+        ...
+
+
+class LocalEngine:
+    """Everything in this process, one document after another."""
+
+    def start(self, embedder: Embedder) -> AbstractContextManager[Embedder]:
+        return nullcontext(embedder)
+
+    def prepare(self, preparer: Preparer, todo: Sequence[tuple[Source, str, bool]]
+                ) -> Iterator[Prepared]:
+        for source, digest, known in todo:
+            yield preparer.prepared(source, digest, known)

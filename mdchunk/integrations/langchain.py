@@ -1,0 +1,127 @@
+"""LangChain adapter: a ``TextSplitter`` that chunks with mdchunk, and a loader for a folder.
+
+Install with ``pip install 'mdchunk[langchain]'``. Each ``Document`` the splitter makes is one
+chunk: ``page_content`` is the chunk's verbatim text (``embed_text`` with
+``page_content="embed_text"``), ``id`` its chunk id, and ``metadata`` the input document's
+metadata, then the chunk's front matter and the contract's fields (:data:`METADATA_KEYS`).
+``start_index``, as LangChain's own splitters name it with ``add_start_index=True``, is always
+set, and exact: ``source[start_index:end_index] == page_content`` for verbatim content.
+
+>>> splitter = MdchunkTextSplitter(max_tokens=64, overlap_tokens=0)
+>>> docs = splitter.create_documents(["# A\\n\\n## B\\n\\nHi.\\n"])
+>>> [(d.metadata["section_path"], d.metadata["start_index"]) for d in docs]
+[('A > B', 0)]
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from ..chunks import Chunk, Chunker
+from ..config import ChunkerConfig, Site, TokenizerSpec
+from ..errors import ConfigError, DependencyError
+from ..sources import discover
+from ..text import read_document
+from .common import CONTRACT_KEYS, FormatChoice, chunk_metadata, chunk_source, doc_id_of
+
+try:
+    from langchain_core.document_loaders import BaseLoader
+    from langchain_core.documents import Document
+    from langchain_text_splitters import TextSplitter
+except ImportError as exc:  # pragma: no cover - exercised by the missing-extra test
+    raise DependencyError("mdchunk.integrations.langchain needs langchain-text-splitters: "
+                          "pip install 'mdchunk[langchain]'") from exc
+
+__all__ = ["METADATA_KEYS", "MdchunkDirectoryLoader", "MdchunkTextSplitter"]
+
+#: Metadata keys every Document from the splitter carries (``anchor``, ``url`` where known).
+METADATA_KEYS = ("start_index", "end_index", *CONTRACT_KEYS)
+
+
+class MdchunkTextSplitter(TextSplitter):
+    """mdchunk's structure-aware chunking as a LangChain ``TextSplitter``.
+
+    ``max_tokens`` and ``overlap_tokens`` are token budgets under ``tokenizer`` (LangChain's
+    ``chunk_size``/``chunk_overlap`` report them). ``format`` picks the reader (``auto``: from
+    the document's ``source`` extension, Markdown without one). With ``levels`` (coarsest first)
+    documents are chunked as a hierarchy: the leaves are returned, and with
+    ``include_parents`` every level, coarsest first, linked by ``parent_id``. The document id
+    chunk ids are made from is the input metadata's ``source`` (or ``file_path``). A whole
+    ``config`` (:class:`~mdchunk.ChunkerConfig`) replaces the budget, tokenizer and site
+    arguments.
+    """
+
+    def __init__(self, *, max_tokens: int = 512, overlap_tokens: int = 64,
+                 tokenizer: TokenizerSpec = "cl100k_base", format: FormatChoice = "auto",
+                 levels: Sequence[int] | None = None, include_parents: bool = False,
+                 base_url: str | None = None, site: Site = "plain",
+                 page_content: Literal["text", "embed_text"] = "text",
+                 config: ChunkerConfig | None = None) -> None:
+        if page_content not in ("text", "embed_text"):
+            raise ConfigError(f"page_content={page_content!r} must be 'text' or 'embed_text'")
+        self.config = config or ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                                              tokenizer=tokenizer, base_url=base_url, site=site)
+        super().__init__(chunk_size=self.config.max_tokens,
+                         chunk_overlap=self.config.overlap_tokens, add_start_index=True,
+                         strip_whitespace=False)
+        self.chunker = Chunker(self.config)
+        self.format: FormatChoice = format
+        self.levels = tuple(levels) if levels is not None else None
+        self.include_parents = include_parents
+        self.page_content = page_content
+
+    def chunks(self, text: str, doc_id: str = "") -> list[Chunk]:
+        """The mdchunk chunks behind :meth:`split_text` and :meth:`create_documents`."""
+        chunks = chunk_source(self.chunker, text, doc_id=doc_id, format=self.format,
+                              levels=self.levels)
+        if self.levels is not None and not self.include_parents:
+            leaf = len(self.levels)
+            chunks = [c for c in chunks if c.level == leaf]
+        return chunks
+
+    def split_text(self, text: str) -> list[str]:
+        """The chunks' page contents, in document order."""
+        return [getattr(c, self.page_content) for c in self.chunks(text)]
+
+    def create_documents(self, texts: list[str], metadatas: list[dict[Any, Any]] | None = None
+                         ) -> list[Document]:
+        """One Document per chunk of each text, with the contract's metadata."""
+        if metadatas is not None and len(metadatas) != len(texts):
+            raise ConfigError(f"{len(metadatas)} metadatas for {len(texts)} texts")
+        documents: list[Document] = []
+        for i, text in enumerate(texts):
+            given: Mapping[str, Any] = metadatas[i] if metadatas is not None else {}
+            for chunk in self.chunks(text, doc_id_of(given)):
+                metadata = {**copy.deepcopy(dict(given)), **chunk_metadata(chunk),
+                            "start_index": chunk.start, "end_index": chunk.end}
+                documents.append(Document(page_content=getattr(chunk, self.page_content),
+                                          metadata=metadata, id=chunk.id))
+        return documents
+
+    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
+        docs = list(documents)
+        return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])
+
+
+class MdchunkDirectoryLoader(BaseLoader):
+    """Every Markdown and text file under ``paths``, one Document each, decoded as
+    ``mdchunk chunk`` reads them (a file that cannot be decoded raises
+    :class:`~mdchunk.InputError` naming it).
+
+    ``metadata["source"]`` is the document id the indexer would give the file (its path
+    relative to the folder it was found under), so chunk ids match an ``mdchunk index`` of the
+    same folder; ``metadata["path"]`` is the file as found.
+    """
+
+    def __init__(self, *paths: str | Path) -> None:
+        if not paths:
+            raise ConfigError("MdchunkDirectoryLoader needs at least one path")
+        self.paths = paths
+
+    def lazy_load(self) -> Iterator[Document]:
+        for source in discover(self.paths):
+            yield Document(page_content=read_document(source.file),
+                           metadata={"source": source.doc_id, "path": source.path})
