@@ -11,8 +11,9 @@ from .errors import ConfigError
 from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_TITLE_KEYS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig",
-           "Site", "TokenizerSpec", "checked_levels"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_SEMANTIC_THRESHOLD", "DEFAULT_TITLE_KEYS", "MAX_LEVELS",
+           "MIN_MAX_TOKENS", "SEMANTIC_SCORERS", "ChunkerConfig", "Semantic", "Site",
+           "TokenizerSpec", "checked_levels"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -22,6 +23,11 @@ DEFAULT_LEVELS = (2048, 512, 128)
 MAX_LEVELS = 4
 #: Front matter keys that name a page's title, first present wins.
 DEFAULT_TITLE_KEYS = ("title", "sidebar_label")
+#: How boundaries are scored by meaning (``None``: greedy, the default).
+Semantic = Literal["embedding", "lexical"]
+SEMANTIC_SCORERS: tuple[str, ...] = ("embedding", "lexical")
+#: The quantile of a run's own seam similarities below which a semantic cut pays for itself.
+DEFAULT_SEMANTIC_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +59,15 @@ class ChunkerConfig:
     #: Front matter keys whose value is the page title, first present wins; the title heads
     #: every chunk's ``headings`` of a page without a ``#`` heading. ``()`` turns it off.
     title_keys: tuple[str, ...] = DEFAULT_TITLE_KEYS
+    #: Choose cut points by meaning (:mod:`mdchunk.plan.strategies.semantic`): ``"embedding"``
+    #: (sentence-transformers similarity) or ``"lexical"`` (Jaccard of word sets); ``None``
+    #: packs greedily.
+    semantic: Semantic | None = None
+    #: The embedding scorer's model: ``None`` for the bundled all-MiniLM-L6-v2, a hub name in
+    #: the local cache, or a folder.
+    semantic_model: str | None = None
+    #: Quantile in [0, 1): higher cuts more often, where the budget and min_tokens allow.
+    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -89,6 +104,16 @@ class ChunkerConfig:
         if self.base_url is not None and not isinstance(self.base_url, str):
             raise ConfigError(f"base_url={self.base_url!r} must be a URL string or None")
         object.__setattr__(self, "title_keys", _checked_title_keys(self.title_keys))
+        if self.semantic is not None and self.semantic not in SEMANTIC_SCORERS:
+            raise ConfigError(f"semantic={self.semantic!r} must be None, 'embedding' or 'lexical'")
+        if self.semantic_model is not None and not isinstance(self.semantic_model, str):
+            raise ConfigError(f"semantic_model={self.semantic_model!r} must be a model name or "
+                              "path")
+        if (isinstance(self.semantic_threshold, bool)
+                or not isinstance(self.semantic_threshold, (int, float))
+                or not 0 <= self.semantic_threshold < 1):
+            raise ConfigError(f"semantic_threshold={self.semantic_threshold!r} must be a number "
+                              "in [0, 1)")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -130,6 +155,11 @@ class ChunkerConfig:
             shape["site"] = self.site
         if self.title_keys != DEFAULT_TITLE_KEYS:
             shape["title_keys"] = list(self.title_keys)
+        if self.semantic is not None:  # greedy configs hash as they always have
+            shape["semantic"] = self.semantic
+            shape["semantic_threshold"] = self.semantic_threshold
+            if self.semantic == "embedding":
+                shape["semantic_model"] = self.semantic_model
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
