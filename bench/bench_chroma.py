@@ -45,9 +45,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import mdchunk  # noqa: E402
-from mdchunk.chunks.models import DEFAULT_MODEL, LazyEncoder  # noqa: E402
-from peers import load_encoding, locate  # noqa: E402
+from peers import load_encoding, locate
+
+import mdchunk
+from mdchunk.chunks.models import DEFAULT_MODEL, LazyEncoder
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chroma")

@@ -115,6 +115,21 @@ def _files(paths: list[Path]) -> list[tuple[str, Path]]:
     return [(s.doc_id, s.file) for s in discover(paths)]
 
 
+SemanticOption = Annotated[Optional[str], typer.Option(
+    "--semantic", help="Choose cut points by meaning: embedding (all-MiniLM-L6-v2, or --model "
+                       "for index) or lexical (word overlap, no model). Default: greedy.")]
+
+
+def _semantic(semantic: str | None) -> str | None:
+    """``--semantic`` checked like ``--site``: a usage error (exit 2) names the choices."""
+    from ..config import SEMANTIC_SCORERS
+
+    if semantic is not None and semantic not in SEMANTIC_SCORERS:
+        raise typer.BadParameter(f"{semantic!r} is not one of {', '.join(SEMANTIC_SCORERS)}",
+                                 param_hint="--semantic")
+    return semantic
+
+
 @app.command()
 def chunk(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders (.md, .markdown, .txt …).")],
@@ -130,6 +145,7 @@ def chunk(
     output_format: Annotated[str, typer.Option(
         "--format", help="jsonl (chunks as they are) or docsearch (doc-search records).")
     ] = "jsonl",
+    semantic: SemanticOption = None,
 ) -> None:
     """Write chunks as JSON Lines, one chunk a line; with --levels, every level of a hierarchy
     (coarsest first; each chunk's level and parent_id link them). --format docsearch writes one
@@ -137,6 +153,7 @@ def chunk(
     Typesense, Meilisearch or Algolia doc search."""
     budgets = _levels(levels)
     site = _site(site)
+    semantic = _semantic(semantic)
     if output_format not in ("jsonl", "docsearch"):
         raise typer.BadParameter(f"{output_format!r} is not one of jsonl, docsearch",
                                  param_hint="--format")
@@ -144,8 +161,8 @@ def chunk(
         from ..chunks.docsearch import docsearch_record
 
         config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer,
-                               levels=budgets, base_url=base_url,
-                               site=site)  # type: ignore[arg-type]  # checked by the config
+                               levels=budgets, base_url=base_url, site=site,  # type: ignore[arg-type]
+                               semantic=semantic)  # type: ignore[arg-type]  # checked above
         files = _files(paths)
         failures = _Failures()
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
@@ -189,10 +206,13 @@ def inspect(
     tokenizer: Tokenizer = "cl100k_base",
     html_out: Annotated[Optional[Path],
                         typer.Option("--html", help="Write an HTML view here.")] = None,
+    semantic: SemanticOption = None,
 ) -> None:
     """Show where the chunk boundaries fall."""
+    semantic = _semantic(semantic)
     with _one_line_errors():
-        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer)
+        config = ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap, tokenizer=tokenizer,
+                               semantic=semantic)  # type: ignore[arg-type]  # checked above
         chunks = Chunker(config).chunk_file(file)
         table = Table(title=f"{file} — {len(chunks)} chunks, budget {max_tokens}")
         for name in ("#", "lines", "tokens", "kinds", "section", "starts with"):
@@ -246,6 +266,7 @@ def index(
     wait: Annotated[float, typer.Option(
         "--wait", help="Seconds to wait for another index run on the same index to finish "
                        "(default: stop at once with a message).")] = 0.0,
+    semantic: SemanticOption = None,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
@@ -256,6 +277,7 @@ def index(
     a file indexed before keeps its last good version, one deleted during the run is removed."""
     budgets = _levels(levels)
     site = _site(site)
+    semantic = _semantic(semantic)
     with _one_line_errors():
         from ..index import index_paths
 
@@ -265,7 +287,8 @@ def index(
                                  max_tokens=max_tokens, overlap_tokens=overlap, analyzer=analyzer,
                                  token=token, progress=progress, levels=budgets,
                                  base_url=base_url, site=site,  # type: ignore[arg-type]
-                                 on_error=lambda error: failures(None, error), wait=wait)
+                                 on_error=lambda error: failures(None, error), wait=wait,
+                                 semantic=semantic)  # type: ignore[arg-type]  # checked above
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk, Chunker
-from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
+from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source, discover
@@ -273,7 +273,8 @@ class _Run:
         self.store, self.embedder, self.config = store, embedder, config
         self.fingerprint, self.report, self.progress = fingerprint, report, progress
         self.check_window, self.on_error, self.prune = check_window, on_error, prune
-        self.chunker = Chunker(config)
+        # a semantic index scores seams with its own model, loaded once for both
+        self.chunker = Chunker(config, encoder=embedder if config.semantic == "embedding" else None)
         assert config.levels is not None, "an index is hierarchical (index_config)"
         self.leaf_level = len(config.levels)
         self.done = 0
@@ -508,6 +509,7 @@ def index_paths(
     site: Site = "plain",
     on_error: ErrorCallback | None = None,
     wait: float = 0.0,
+    semantic: Semantic | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -526,6 +528,10 @@ def index_paths(
     ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
     and ``anchor``, stored with it and returned by search.
 
+    ``semantic`` (``"embedding"`` or ``"lexical"``) chooses every level's cut points by meaning
+    (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
+    own model.
+
     A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
     and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
     a failed file: see the module docstring). A folder with no documents raises
@@ -543,7 +549,7 @@ def index_paths(
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     if levels is not None:
         levels = checked_levels(levels)  # before connecting or loading a model
-    ChunkerConfig(base_url=base_url, site=site)  # checked as early
+    ChunkerConfig(base_url=base_url, site=site, semantic=semantic)  # checked as early
     sources = discover(paths)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
@@ -552,7 +558,8 @@ def index_paths(
         embedder = load_embedder(model)
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site)
+                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
+            semantic=semantic)
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())

@@ -114,13 +114,15 @@ def read_proposal(reply: str, texts: Sequence[str]) -> list[int]:
             value = json.loads(match.group())
         except ValueError:
             continue
-        if value and all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+        if not isinstance(value, list):
+            continue
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in value):  # [] too
             if any(not 1 <= v <= len(texts) for v in value):
                 raise ProposalError("invalid", f"unit numbers must lie in 1..{len(texts)}")
             if value != sorted(set(value)):
                 raise ProposalError("invalid", "unit numbers must ascend without repeats")
             return [v - 1 for v in value if v > 1]
-        if value and all(isinstance(v, str) for v in value):
+        if all(isinstance(v, str) for v in value):
             return _pieces_to_cuts(value, texts)
     raise ProposalError("unparsable", "no JSON array of unit numbers or pieces in the reply")
 
@@ -130,7 +132,7 @@ def check_proposal(cuts: Sequence[int], layout: Layout) -> None:
     of more than one unit fits its room."""
     if any(not layout.allowed[k - 1] for k in cuts):
         raise ProposalError("invalid", "a cut right after a heading or before its tail")
-    if not feasible(layout.weights, layout.rooms, cuts):
+    if not feasible(layout.weights, layout.rooms, layout.allowed, cuts):
         raise ProposalError("invalid", "a proposed chunk exceeds the token budget")
 
 

@@ -19,11 +19,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-__all__ = ["OVER_PENALTY", "SHORT_PENALTY", "feasible", "plan_cost", "plan_cuts", "seam_costs"]
+__all__ = ["SHORT_PENALTY", "feasible", "plan_cost", "plan_cuts", "seam_costs"]
 
-#: What a chunk over its room costs, where uncuttable seams leave no other plan (the packer
-#: then cuts it finer, as greedy would).
-OVER_PENALTY = 1_000_000.0
 #: What a chunk under ``min_tokens`` costs: more than any run of seams can save.
 SHORT_PENALTY = 1_000.0
 
@@ -55,58 +52,65 @@ def seam_costs(similarities: Sequence[float | None], threshold: float = 0.5,
 
 
 def plan_cost(weights: Sequence[int], costs: Sequence[float], cuts: Sequence[int],
-              min_tokens: int, rooms: Sequence[int] | None = None) -> float:
-    """What :func:`plan_cuts` minimises over feasible plans, for given ``cuts`` (seam indices,
-    ascending); infinite when ``rooms`` are given and a chunk does not fit."""
+              min_tokens: int) -> float:
+    """What :func:`plan_cuts` minimises, for given ``cuts`` (seam indices, ascending)."""
     bounds = [0, *cuts, len(weights)]
     total = sum(costs[c - 1] for c in cuts)
     for a, b in zip(bounds, bounds[1:]):
         if sum(weights[a:b]) < min_tokens:
             total += SHORT_PENALTY
-    return total if rooms is None or feasible(weights, rooms, cuts) else math.inf
+    return total
 
 
-def feasible(weights: Sequence[int], rooms: Sequence[int], cuts: Sequence[int]) -> bool:
-    """Does every chunk of more than one unit fit the room of the unit it starts with?"""
+def feasible(weights: Sequence[int], rooms: Sequence[int], allowed: Sequence[bool],
+             cuts: Sequence[int]) -> bool:
+    """Does every chunk fit the room of the unit it starts with, or hold no seam that may be
+    cut (a heading and what follows it, a unit alone: the packer cuts those finer)?"""
     bounds = [0, *cuts, len(weights)]
-    return all(b - a == 1 or sum(weights[a:b]) <= rooms[a] for a, b in zip(bounds, bounds[1:]))
+    return all(sum(weights[a:b]) <= rooms[a] or not any(allowed[a:b - 1])
+               for a, b in zip(bounds, bounds[1:]))
+
+
+def _blocks(allowed: Sequence[bool]) -> list[int]:
+    """Where the runs of units no allowed seam separates begin."""
+    return [0, *(k for k in range(1, len(allowed) + 1) if allowed[k - 1])]
 
 
 def plan_cuts(weights: Sequence[int], rooms: Sequence[int], costs: Sequence[float],
               allowed: Sequence[bool], min_tokens: int) -> list[int]:
-    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`.
+    """The feasible cuts (``k`` cuts before unit ``k``, ascending) that minimise
+    :func:`plan_cost`.
 
     ``weights[k]`` are unit ``k``'s tokens and ``rooms[k]`` what a chunk starting with it may
-    hold; ``costs[k - 1]`` and ``allowed[k - 1]`` belong to the seam before unit ``k``. A chunk
-    of one unit is always possible (a unit too large for any chunk is cut finer later), so a
-    plan always exists. Ties go to the plan whose last chunk is longest, then recursively.
+    hold; ``costs[k - 1]`` and ``allowed[k - 1]`` belong to the seam before unit ``k``. Units
+    no allowed seam separates are one block; a chunk of one block always goes (the packer cuts
+    one too large finer), so cutting every allowed seam is a plan, and the least costly is
+    found over blocks in time linear in their number times the blocks a chunk can hold. Ties go
+    to the plan whose last chunk is longest, then recursively.
 
     >>> plan_cuts([10, 10, 10, 10], [20] * 4, [0.0, -1.0, 0.0], [True] * 3, min_tokens=0)
     [2]
     """
-    n = len(weights)
+    starts = _blocks(allowed)
+    n = len(starts)
     if n <= 1:
         return []
     prefix = [0]
-    for w in weights:
-        prefix.append(prefix[-1] + w)
+    for a, b in zip(starts, [*starts[1:], len(weights)]):
+        prefix.append(prefix[-1] + sum(weights[a:b]))
     widest = max(rooms)
     best = [math.inf] * (n + 1)
     back = [0] * (n + 1)
     best[0] = 0.0
     lo = 0
     for j in range(1, n + 1):
-        if j < n and not allowed[j - 1]:
-            continue
         while prefix[j] - prefix[lo] > widest and lo < j - 1:
             lo += 1
-        for i in range(min(lo, j - 1), j):
-            if best[i] == math.inf or (i > 0 and not allowed[i - 1]):
-                continue
+        for i in range(lo, j):
             size = prefix[j] - prefix[i]
-            cost = best[i] + (costs[i - 1] if i else 0.0)
-            if j - i > 1 and size > rooms[i]:
-                cost += OVER_PENALTY  # only where seams that may not be cut force it
+            if j - i > 1 and size > rooms[starts[i]]:
+                continue
+            cost = best[i] + (costs[starts[i] - 1] if i else 0.0)
             if size < min_tokens:
                 cost += SHORT_PENALTY
             if cost < best[j] - 1e-12:
@@ -116,5 +120,5 @@ def plan_cuts(weights: Sequence[int], rooms: Sequence[int], costs: Sequence[floa
     while j > 0:
         j = back[j]
         if j:
-            cuts.append(j)
+            cuts.append(starts[j])
     return cuts[::-1]

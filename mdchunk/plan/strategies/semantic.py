@@ -76,7 +76,9 @@ def _units(packer: PiecePacker, pieces: Sequence[Piece]) -> list[Piece]:
     stack = list(reversed(pieces))
     while stack:
         piece = stack.pop()
-        fits = packer.cost_in_fresh_chunk(piece) <= packer.limit(piece.start)
+        # a block that fits only when its breadcrumb yields stays whole too (guarantee 2)
+        fits = (packer.cost_in_fresh_chunk(piece) <= packer.limit(piece.start)
+                or packer.fits_bare(piece))
         prose = piece.seam == "sentences" and not piece.atomic
         if (piece.glue or piece.tail or packer.keep_whole(piece) or (fits and not prose)
                 or not _splits(packer, piece)):
@@ -112,19 +114,22 @@ def lay_out(packer: PiecePacker, pieces: Sequence[Piece]) -> Layout:
 
 
 def unit_similarities(layout: Layout, scorer: SeamScorer) -> list[float | None]:
-    """Each seam's similarity; ``None`` for seams inside a group of short units, which join
-    their neighbour before scoring."""
+    """Each seam's similarity; ``None`` for seams inside a group: a unit under
+    :data:`MIN_UNIT_TOKENS` joins the one before it, a heading the one after it, before
+    scoring."""
     groups: list[list[int]] = []
     size = 0
     for k, weight in enumerate(layout.weights):
-        if not groups or size >= MIN_UNIT_TOKENS:
-            groups.append([k])
-            size = weight
-        else:
+        # a short sentence ends the thought before it; a heading, or a short first unit,
+        # leads into the next
+        joins = bool(groups) and (weight < MIN_UNIT_TOKENS or size < MIN_UNIT_TOKENS
+                                  or layout.units[groups[-1][-1]].glue)
+        if joins:
             groups[-1].append(k)
             size += weight
-    if len(groups) > 1 and size < MIN_UNIT_TOKENS:  # a short last group joins the one before
-        groups[-2] += groups.pop()
+        else:
+            groups.append([k])
+            size = weight
     texts = layout.texts()
     scored = scorer.similarities(["".join(texts[k] + " " for k in g).strip() for g in groups])
     out: list[float | None] = [None] * (len(layout.units) - 1)
