@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import mdchunk
-from mdchunk.audit import audit_markdown, headings_only, overlap_problems
+from mdchunk.audit import headings_only
 from mdchunk.chunks.chunk import ChunkList
 from mdchunk.cli.app import app
 from mdchunk.formats import parse_markdown
@@ -41,7 +41,7 @@ from mdchunk.text import read_document
 
 from .conftest import FIXTURES, fixture_files
 from .test_grammar import budgets, markdown_documents
-from .test_guarantees import _document, assert_markdown_guarantees
+from .test_guarantees import _document, assert_generated_guarantees, assert_markdown_guarantees
 from .test_hierarchy import assert_hierarchy
 
 
@@ -209,12 +209,7 @@ def test_semantic_guarantees_on_generated_documents(source: str, max_tokens: int
                                                     counter) -> None:
     overlap = max_tokens // 8
     chunks = _semantic_chunker(semantic, max_tokens, overlap).chunk(source)
-    spans = [(c.start, c.end) for c in chunks]
-    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
-    assert report.over_budget == [] and report.cut == [] and report.uncovered == []
-    assert report.shared_top == []
-    assert headings_only(parse_markdown(source).blocks, spans) == []
-    assert overlap_problems(source, parse_markdown(source).blocks, spans, counter, overlap) == []
+    assert_generated_guarantees(source, chunks, counter, max_tokens, overlap)
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,
@@ -232,8 +227,8 @@ def test_semantic_guarantees_on_grammar_documents(source: str, budget: tuple[int
                                headings=max_tokens >= 48)
 
 
-@pytest.mark.parametrize("path", [FIXTURES / "cpu-high-load-runbook.zh.md", FIXTURES / "api-reference.md"],
-                         ids=["zh", "api"])
+@pytest.mark.parametrize("path", [FIXTURES / "cpu-high-load-runbook.zh.md",
+                                  FIXTURES / "api-reference.md"], ids=["zh", "api"])
 def test_semantic_hierarchy_keeps_its_guarantees(path: Path, counter) -> None:
     source = read_document(path)
     levels = (512, 128, 48)
