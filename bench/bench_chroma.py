@@ -251,7 +251,7 @@ def evaluate(corpora: dict[str, str], questions: list[tuple[str, str, list[Range
     return means, seconds, len(texts), tokens
 
 
-MODES = ("langchain", "greedy", "lexical", "embedding")
+MODES = ("langchain", "greedy", "lexical", "embedding", "embedding:min=half")
 #: Where each question's top k are searched: every corpus at once (Chroma's evaluation, one
 #: collection), or only the question's own corpus (how the figures of issue 14 were taken).
 SCOPES = ("all", "corpus")
@@ -259,14 +259,23 @@ SCOPES = ("all", "corpus")
 
 def build(mode: str, max_tokens: int, overlap: int, encoder: CachedEncoder,
           min_tokens: int | None, threshold: float | None) -> Callable[[str], Chunked]:
-    if mode == "langchain":
+    """The chunker a mode names: ``langchain``, ``greedy``, ``greedy-text`` (the chunk's text
+    embedded, not its embed_text), ``lexical`` or ``embedding``; a semantic mode may add
+    ``:min=N`` (or ``:min=half`` of the budget) and ``:threshold=X``."""
+    name, *options = mode.split(":")
+    settings = dict(option.split("=", 1) for option in options)
+    if "min" in settings:
+        min_tokens = max_tokens // 2 if settings["min"] == "half" else int(settings["min"])
+    if "threshold" in settings:
+        threshold = float(settings["threshold"])
+    if name == "langchain":
         return langchain_mode(max_tokens, overlap)
-    if mode == "greedy":
+    if name == "greedy":
         return mdchunk_mode(max_tokens, overlap, None)
-    if mode == "greedy-text":  # the chunk's text only, as peers are embedded
+    if name == "greedy-text":
         run = mdchunk_mode(max_tokens, overlap, None)
         return lambda text: [(span, text[span[0]:span[1]]) for span, _ in run(text)]
-    return mdchunk_mode(max_tokens, overlap, encoder, semantic=mode, min_tokens=min_tokens,
+    return mdchunk_mode(max_tokens, overlap, encoder, semantic=name, min_tokens=min_tokens,
                         threshold=threshold)
 
 
@@ -280,6 +289,8 @@ def main() -> None:
     parser.add_argument("--threshold", type=float, default=None,
                         help="semantic_threshold for the semantic modes")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/mdchunk-chroma-cache"))
+    parser.add_argument("--merge-cache", type=Path, nargs="*", default=[],
+                        help="other cache folders to read vectors from (parallel runs)")
     parser.add_argument("--cold", action="store_true",
                         help="the embedding mode scores seams without the cache (true timing)")
     parser.add_argument("--label", default=None, help="name the mode in the table")
@@ -292,6 +303,9 @@ def main() -> None:
                for p in sorted((CHROMA / "corpora").glob("*.md"))}
     questions = load_questions(CHROMA)
     encoder = CachedEncoder(None, args.cache)
+    for folder in args.merge_cache:
+        encoder.vectors.update(CachedEncoder(None, folder).vectors)
+        encoder.computed += 1  # saved with the merged vectors
     question_vectors = encoder.embed([q for q, _, _ in questions])
     question_vectors = question_vectors / np.linalg.norm(question_vectors, axis=1, keepdims=True)
     lines = ["| config | mode | search | recall | precision | IoU | precision-Ω | chunks "
@@ -302,18 +316,19 @@ def main() -> None:
     for config in args.configs.split(","):
         max_tokens, overlap = map(int, config.split("/"))
         for mode in args.modes.split(","):
+            label = args.label or mode
             seam_encoder = CachedEncoder(None, None) if args.cold else encoder
             chunker = build(mode, max_tokens, overlap, seam_encoder, args.min_tokens,
                             args.threshold)
             means, seconds, count, tokens = evaluate(corpora, questions, question_vectors,
                                                      chunker, encoder, args.k)
             for scope, scores in means.items():
-                line = (f"| {config} | {args.label or mode} | {scope} | {scores.recall:.1f} | "
+                line = (f"| {config} | {label} | {scope} | {scores.recall:.1f} | "
                         f"{scores.precision:.1f} | {scores.iou:.1f} | {scores.omega:.1f} | "
                         f"{count} | {tokens:.0f} | {seconds:.2f} |")
                 print(line, flush=True)
                 lines.append(line)
-                results.append({"config": config, "mode": args.label or mode, "search": scope,
+                results.append({"config": config, "mode": label, "search": scope,
                                 "chunks": count, "mean_tokens": tokens, "seconds": seconds,
                                 **{f: getattr(scores, f) for f in ("recall", "precision", "iou",
                                                                    "omega")}})
