@@ -407,7 +407,8 @@ def test_the_bundled_model_scores_seams_offline(counter) -> None:
     """The default embedding scorer: all-MiniLM-L6-v2, loaded lazily, no network."""
     text, starts = _topics_text(("cats", "rust", "tea"))
     chunks = mdchunk.chunk_text(text, max_tokens=64, overlap_tokens=0, semantic="embedding")
-    assert [c.start for c in chunks[1:]] == starts
+    cuts = [c.start for c in chunks[1:]]
+    assert set(starts) <= set(cuts), cuts  # it may cut inside a topic too, never across one
     source = read_document(FIXTURES / "cpu-high-load-runbook.zh.md")
     chunks = mdchunk.chunk_markdown(source, max_tokens=128, overlap_tokens=16,
                                     semantic="embedding")
