@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval clean
+.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -70,6 +70,11 @@ bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instruct
 
 bench-hierarchy: $(STAMP)  # issue #11: is the evidence in the leaf, its parent or the auto-merge?
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_hierarchy.py --out bench/results/hierarchy.md
+
+bench-chroma: $(STAMP)  # issue #14: Chroma's chunking benchmark, greedy vs semantic vs LangChain
+	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_chroma.py --out bench/results/chroma.md \
+		--json bench/results/chroma.json
 
 bench-pathological: $(STAMP)  # issue #13: does time stay linear when each odd input doubles?
 	$(PY) bench/bench_pathological.py

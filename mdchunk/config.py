@@ -11,8 +11,9 @@ from .errors import ConfigError
 from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
-__all__ = ["DEFAULT_LEVELS", "DEFAULT_TITLE_KEYS", "MAX_LEVELS", "MIN_MAX_TOKENS", "ChunkerConfig",
-           "Site", "TokenizerSpec", "checked_levels"]
+__all__ = ["DEFAULT_LEVELS", "DEFAULT_SEMANTIC_THRESHOLD", "DEFAULT_TITLE_KEYS", "MAX_LEVELS",
+           "MIN_MAX_TOKENS", "SEMANTIC_SCORERS", "ChunkerConfig", "Semantic", "Site",
+           "TokenizerSpec", "checked_levels"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -22,6 +23,11 @@ DEFAULT_LEVELS = (2048, 512, 128)
 MAX_LEVELS = 4
 #: Front matter keys that name a page's title, first present wins.
 DEFAULT_TITLE_KEYS = ("title", "sidebar_label")
+#: How boundaries are scored by meaning (``None``: greedy, the default).
+Semantic = Literal["embedding", "lexical"]
+SEMANTIC_SCORERS: tuple[str, ...] = ("embedding", "lexical")
+#: The quantile of a run's own seam similarities below which a semantic cut pays for itself.
+DEFAULT_SEMANTIC_THRESHOLD = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +64,15 @@ class ChunkerConfig:
     #: ``embed_text`` and token counts are those of clean text. Chunks' ``text`` and offsets
     #: stay those of the string passed in either way. ``False`` reads it as it is.
     clean: bool = True
+    #: Choose cut points by meaning (:mod:`mdchunk.plan.strategies.semantic`): ``"embedding"``
+    #: (sentence-transformers similarity) or ``"lexical"`` (Jaccard of word sets); ``None``
+    #: packs greedily.
+    semantic: Semantic | None = None
+    #: The embedding scorer's model: ``None`` for the bundled all-MiniLM-L6-v2, a hub name in
+    #: the local cache, or a folder.
+    semantic_model: str | None = None
+    #: Quantile in [0, 1): higher cuts more often, where the budget and min_tokens allow.
+    semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -96,6 +111,16 @@ class ChunkerConfig:
         object.__setattr__(self, "title_keys", _checked_title_keys(self.title_keys))
         if not isinstance(self.clean, bool):
             raise ConfigError(f"clean={self.clean!r} must be True or False")
+        if self.semantic is not None and self.semantic not in SEMANTIC_SCORERS:
+            raise ConfigError(f"semantic={self.semantic!r} must be None, 'embedding' or 'lexical'")
+        if self.semantic_model is not None and not isinstance(self.semantic_model, str):
+            raise ConfigError(f"semantic_model={self.semantic_model!r} must be a model name or "
+                              "path")
+        if (isinstance(self.semantic_threshold, bool)
+                or not isinstance(self.semantic_threshold, (int, float))
+                or not 0 <= self.semantic_threshold < 1):
+            raise ConfigError(f"semantic_threshold={self.semantic_threshold!r} must be a number "
+                              "in [0, 1)")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -139,6 +164,11 @@ class ChunkerConfig:
             shape["title_keys"] = list(self.title_keys)
         if not self.clean:  # hashed only when off: ids made before hygiene existed stay put
             shape["clean"] = False
+        if self.semantic is not None:  # greedy configs hash as they always have
+            shape["semantic"] = self.semantic
+            shape["semantic_threshold"] = self.semantic_threshold
+            if self.semantic == "embedding":
+                shape["semantic_model"] = self.semantic_model
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 

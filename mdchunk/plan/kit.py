@@ -7,8 +7,9 @@ many packers weigh it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..config import ChunkerConfig
 from ..text import SentenceIndex
@@ -29,6 +30,9 @@ class PackingKit:
     crumbs: Breadcrumbs
     sentences: SentenceIndex
     drafter: Drafter
+    #: What strategies report about this document (``llm_sections``, ``llm_fallbacks``): the
+    #: chunker copies it onto the result (:class:`~mdchunk.chunks.chunk.ChunkList`).
+    events: Counter[str] = field(default_factory=Counter)
 
     @classmethod
     def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig,

@@ -67,6 +67,9 @@ class PiecePacker:
         self.group = Group()
         self.drafts: list[Draft] = []
         self.last_closed: Group | None = None
+        #: Starts of pieces before which a chunk should end: a semantic strategy's plan
+        #: (:mod:`mdchunk.plan.strategies.semantic`); greedy plans none.
+        self.cuts: frozenset[int] = frozenset()
 
     # -- weights ------------------------------------------------------------------------------
 

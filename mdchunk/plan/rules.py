@@ -7,6 +7,7 @@ takes the piece (returns ``True``) or leaves it to the next rule. Each names the
 ======================  ======================================================================
 rule                    guarantee
 ======================  ======================================================================
+close_at_planned_cut    a strategy's plan, never against 3: a chunk with content ends there
 open_fresh_chunk        1 (budget): a piece that fits an empty chunk starts it
 add_if_it_fits          1 (budget): a piece that fits the chunk being filled joins it
 tail_keeps_company      3 (no heading alone): an empty section's heading never starts a chunk
@@ -38,6 +39,18 @@ __all__ = ["RULES", "Rule"]
 
 #: ``rule(packer, piece) -> taken``.
 Rule = Callable[["PiecePacker", Piece], bool]
+
+
+def close_at_planned_cut(packer: PiecePacker, piece: Piece) -> bool:
+    """A semantic strategy planned a cut before ``piece``: the chunk under way ends here, if it
+    has content and ``piece`` may start a chunk (guarantee 3: a tail never does; glue at the
+    chunk's end goes back to the queue in :meth:`PiecePacker.close`). The budget rules still
+    apply inside the planned chunks."""
+    if piece.start not in packer.cuts or piece.tail or not packer.group.has_content:
+        return False
+    packer.requeue(piece)
+    packer.close()
+    return True
 
 
 def open_fresh_chunk(packer: PiecePacker, piece: Piece) -> bool:
@@ -176,6 +189,7 @@ def cut_finer(packer: PiecePacker, piece: Piece) -> bool:
 
 #: In order; the last always applies.
 RULES: tuple[Rule, ...] = (
+    close_at_planned_cut,
     open_fresh_chunk,
     add_if_it_fits,
     tail_keeps_company,

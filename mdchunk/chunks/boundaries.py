@@ -1,0 +1,34 @@
+"""Which boundary strategy a config asks for, built with the objects it needs.
+
+Greedy unless the config sets ``semantic`` or the caller hands in an ``llm``. The embedding
+scorer's model is an explicit :class:`~mdchunk.plan.strategies.scorers.Encoder`: the caller's
+(an indexer's embedder, a test's fake), else a :class:`~mdchunk.chunks.models.LazyEncoder` for
+``semantic_model`` that loads nothing until a seam is first scored.
+"""
+
+from __future__ import annotations
+
+from ..config import ChunkerConfig
+from ..plan import BoundaryStrategy, GreedyStrategy
+from ..plan.strategies.llm import LLM_TIMEOUT, Llm, LlmStrategy
+from ..plan.strategies.scorers import EmbeddingScorer, Encoder, LexicalScorer, SeamScorer
+from ..plan.strategies.semantic import SemanticStrategy
+from .models import LazyEncoder
+
+__all__ = ["boundary_strategy"]
+
+
+def boundary_strategy(config: ChunkerConfig, encoder: Encoder | None = None,
+                      llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT
+                      ) -> BoundaryStrategy:
+    """The strategy for ``config``: greedy, semantic (``config.semantic``), or the LLM's
+    proposals falling back to semantic (lexical when the config names no scorer)."""
+    if config.semantic is None and llm is None:
+        return GreedyStrategy()
+    scorer: SeamScorer
+    if config.semantic == "embedding":
+        scorer = EmbeddingScorer(encoder or LazyEncoder(config.semantic_model))
+    else:
+        scorer = LexicalScorer()
+    semantic = SemanticStrategy(scorer, config.semantic_threshold)
+    return semantic if llm is None else LlmStrategy(llm, semantic, llm_timeout)

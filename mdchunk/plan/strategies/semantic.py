@@ -1,0 +1,167 @@
+"""The semantic strategy: cut where neighbouring text is least alike, under the budget.
+
+A run is first laid out as *units*: its pieces cut at the seams the packer allows anyway
+(between sentences of prose, items of a list that does not fit, lines of code that does not
+fit), atomic blocks that fit kept whole (guarantee 2), headings glued to what follows. A
+:class:`~mdchunk.plan.strategies.scorers.SeamScorer` scores each seam between units (units under
+:data:`MIN_UNIT_TOKENS` tokens join their neighbour before scoring, and the seams inside them
+count as the most alike), :func:`~mdchunk.plan.strategies.optimal.plan_cuts` chooses the cuts,
+and the greedy :class:`~mdchunk.plan.piece_packer.PiecePacker` packs the units, closing its
+chunk at each planned cut. Every guarantee is therefore kept by the same rules as greedy: the
+plan only says where a chunk *should* end; where the exact count disagrees with the plan's
+estimate, the packer still cuts to fit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ...text import line_spans
+from ..drafts import Draft
+from ..kit import PackingKit
+from ..overlap import overlap_before
+from ..piece_packer import PiecePacker
+from ..pieces import Piece
+from . import Run
+from .optimal import plan_cuts, seam_costs
+from .scorers import SeamScorer
+
+__all__ = ["MIN_UNIT_TOKENS", "Layout", "SemanticStrategy", "lay_out"]
+
+#: Units shorter than this join their neighbour before scoring: "Yes." tells nothing.
+MIN_UNIT_TOKENS = 6
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A run as units, with what the planner weighs: each unit's tokens, the room of a chunk
+    that starts with it (its breadcrumb, repeated header and likely overlap taken off), and
+    which seams may end a chunk (never after glue, never before a tail)."""
+
+    packer: PiecePacker
+    units: list[Piece]
+    weights: list[int]
+    rooms: list[int]
+    allowed: list[bool]
+
+    def texts(self) -> list[str]:
+        source = self.packer.kit.source
+        return [source[u.start:u.end] for u in self.units]
+
+    def pack(self, cuts: Sequence[int]) -> list[Draft]:
+        """The drafts, each chunk closed at the planned ``cuts`` (unit indices)."""
+        self.packer.cuts = frozenset(self.units[k].start for k in cuts)
+        return self.packer.pack(self.units)
+
+
+def _splits(packer: PiecePacker, piece: Piece) -> bool:
+    """Would cutting ``piece`` one seam finer stop at a seam the strategy weighs (children,
+    lines, sentences) rather than fall through to words?"""
+    kit = packer.kit
+    if piece.seam == "children":
+        return piece.block is not None and len(piece.block.children) > 1
+    if piece.seam == "lines":
+        return len(line_spans(kit.source, piece.start, piece.end)) > 2
+    if piece.seam == "sentences":
+        return len(kit.sentences.spans(piece.start, piece.end)) > 1
+    return False
+
+
+def _units(packer: PiecePacker, pieces: Sequence[Piece]) -> list[Piece]:
+    """Pieces cut into units: prose into sentences; what does not fit a fresh chunk one seam
+    finer, while the seam is one of structure (a list into items, code into lines); atomic
+    blocks that fit, headings and words stay whole."""
+    units: list[Piece] = []
+    stack = list(reversed(pieces))
+    while stack:
+        piece = stack.pop()
+        # a block that fits only when its breadcrumb yields stays whole too (guarantee 2)
+        fits = (packer.cost_in_fresh_chunk(piece) <= packer.limit(piece.start)
+                or packer.fits_bare(piece))
+        prose = piece.seam == "sentences" and not piece.atomic
+        if (piece.glue or piece.tail or packer.keep_whole(piece) or (fits and not prose)
+                or not _splits(packer, piece)):
+            units.append(piece)
+            continue
+        parts = packer.cut(piece, packer.limit(piece.start))
+        if len(parts) <= 1:
+            units.append(piece)
+        else:
+            stack.extend(reversed(parts))
+    return units
+
+
+def lay_out(packer: PiecePacker, pieces: Sequence[Piece]) -> Layout:
+    """The run's units and their weights, rooms and cuttable seams (see :class:`Layout`)."""
+    kit = packer.kit
+    units = _units(packer, pieces)
+    weights = [packer.tokens(u) for u in units]
+    overlap = kit.config.overlap_tokens
+    rooms = []
+    for k, unit in enumerate(units):
+        prefix = packer.usable_prefix(unit)
+        room = packer.limit(unit.start) - packer.cutter.prefix_tokens(prefix)
+        before = units[k - 1] if k else None
+        if (before is not None and before.paragraph is not None and overlap and not prefix
+                and not unit.glue):  # the overlap it will likely open with (at most this)
+            chosen = overlap_before(before.paragraph, before.end, before.paragraph[0], overlap,
+                                    kit.counts, kit.sentences)
+            room -= chosen[1] if chosen else 0
+        rooms.append(room)
+    allowed = [not a.glue and not b.tail for a, b in zip(units, units[1:])]
+    return Layout(packer, units, weights, rooms, allowed)
+
+
+def unit_similarities(layout: Layout, scorer: SeamScorer) -> list[float | None]:
+    """Each seam's similarity; ``None`` for seams inside a group: a unit under
+    :data:`MIN_UNIT_TOKENS` joins the one before it, a heading the one after it, before
+    scoring."""
+    groups: list[list[int]] = []
+    size = 0
+    for k, weight in enumerate(layout.weights):
+        # a short sentence ends the thought before it; a heading, or a short first unit,
+        # leads into the next
+        joins = bool(groups) and (weight < MIN_UNIT_TOKENS or size < MIN_UNIT_TOKENS
+                                  or layout.units[groups[-1][-1]].glue)
+        if joins:
+            groups[-1].append(k)
+            size += weight
+        else:
+            groups.append([k])
+            size = weight
+    texts = layout.texts()
+    scored = scorer.similarities(["".join(texts[k] + " " for k in g).strip() for g in groups])
+    out: list[float | None] = [None] * (len(layout.units) - 1)
+    for group, similarity in zip(groups[1:], scored):
+        out[group[0] - 1] = similarity
+    return out
+
+
+class SemanticStrategy:
+    """Cuts where the scorer finds neighbours least alike; see the module docstring.
+
+    ``threshold`` is the quantile of the run's own seam similarities below which a cut pays
+    for itself (see :func:`~mdchunk.plan.strategies.optimal.seam_costs`): higher gives more,
+    smaller chunks (never under ``min_tokens`` where avoidable, never over the budget).
+    """
+
+    def __init__(self, scorer: SeamScorer, threshold: float = 0.5,
+                 drop_bonus: float = 0.25) -> None:
+        self.scorer = scorer
+        self.name = f"semantic-{scorer.name}"
+        self.threshold = threshold
+        self.drop_bonus = drop_bonus
+
+    def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
+        layout = lay_out(PiecePacker(kit, run.path), run.pieces)
+        return layout.pack(self.plan(layout))
+
+    def plan(self, layout: Layout) -> list[int]:
+        """The cuts (unit indices) that minimise the similarity across them."""
+        if len(layout.units) < 2:
+            return []
+        costs = seam_costs(unit_similarities(layout, self.scorer), self.threshold,
+                           self.drop_bonus)
+        return plan_cuts(layout.weights, layout.rooms, costs, layout.allowed,
+                         layout.packer.kit.config.min_tokens or 0)
