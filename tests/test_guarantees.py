@@ -107,13 +107,20 @@ def test_text_and_qa_guarantees(path: Path, max_tokens: int, overlap: int, count
     spans = [(c.start, c.end) for c in chunks]
     assert all(c.text == source[c.start:c.end] for c in chunks)
     assert all(c.token_count == counter.count(c.embed_text) <= max_tokens for c in chunks)
-    # a Q&A file's text before its first question is metadata, as front matter is
+    body_start = assert_file_body_covered(path, source, spans)
+    assert (chunks[0].metadata.get("qa_preamble") or "") == source[:body_start].strip()
+    assert not [c for c in chunks if set(c.kinds) <= {"heading", "question"}]
+
+
+def assert_file_body_covered(path: Path, source: str, spans: list[tuple[int, int]]) -> int:
+    """Guarantee 4 for a plain-text or Q&A fixture: the text as read (after hygiene) is covered
+    from where its body starts, which it returns: a Q&A file's text before its first question
+    is metadata, as front matter is."""
     first = QUESTION_LINE.search(source) if ".qa." in path.name else None
     body_start = first.start(1) if first else 0
-    assert (chunks[0].metadata.get("qa_preamble") or "") == source[:body_start].strip()
     read, [(body, _), *read_spans] = as_read(source, [(body_start, body_start), *spans])
     assert uncovered(read, read_spans, body) == []
-    assert not [c for c in chunks if set(c.kinds) <= {"heading", "question"}]
+    return body_start
 
 
 CHROMA_TEXTS = with_corpus(sorted(CHROMA.glob("*.md")) if CHROMA.is_dir() else [], CHROMA)

@@ -191,14 +191,14 @@ def test_semantic_guarantees_on_the_fixtures(path: Path, max_tokens: int, overla
 @pytest.mark.parametrize("semantic", ["lexical", "embedding"])
 @pytest.mark.parametrize("path", fixture_files(".txt"), ids=[p.name for p in fixture_files(".txt")])
 def test_semantic_guarantees_on_text_and_qa(path: Path, semantic: str, counter) -> None:
-    from mdchunk.audit import uncovered
+    from .test_guarantees import assert_file_body_covered
 
     source = read_document(path)
     for max_tokens, overlap in [(256, 32), (64, 8)]:
         chunks = _semantic_chunker(semantic, max_tokens, overlap).chunk_file(path)
         assert all(c.text == source[c.start:c.end] for c in chunks)
         assert all(c.token_count == counter.count(c.embed_text) <= max_tokens for c in chunks)
-        assert uncovered(source, [(c.start, c.end) for c in chunks]) == []
+        assert_file_body_covered(path, source, [(c.start, c.end) for c in chunks])
 
 
 @settings(max_examples=40, deadline=None, derandomize=True,
