@@ -275,6 +275,24 @@ def test_index_and_search_take_the_config_file(tmp_path: Path,
     assert other.exit_code == 1  # the flag wins: a collection that does not exist
 
 
+@pytest.mark.slow
+def test_index_takes_the_chunker_options_of_the_config_file(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Options beyond the budgets (here html_comments) reach the index's chunker: changing one
+    in mdchunk.toml changes the index's config, so the next run rebuilds it."""
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "redis.md").write_text(
+        "# Redis\n\n<!-- owner: cache team -->\n\nEvictions start at maxmemory.\n")
+    monkeypatch.chdir(tmp_path)
+    first = runner.invoke(app, ["index", "docs", "--db", "kb.db"])
+    assert first.exit_code == 0, first.output
+    assert "(rebuilt)" not in first.stdout
+    (tmp_path / "mdchunk.toml").write_text("html_comments = 'keep'\n")
+    second = runner.invoke(app, ["index", "docs", "--db", "kb.db"])
+    assert second.exit_code == 0, second.output
+    assert "(rebuilt)" in second.stdout and "added 1" in second.stdout
+
+
 def test_stats_per_level_of_a_hierarchy(tmp_path: Path) -> None:
     out = tmp_path / "tree.jsonl"
     result = runner.invoke(app, ["chunk", str(FIXTURES / "long-code.md"), "--levels", "1024,256,64",

@@ -455,6 +455,7 @@ def index(
         raise typer.BadParameter("only with --engine ray", param_hint="--address")
     with _one_line_errors():
         from ..index import index_paths
+        from ..index.indexer import SHAPING_KEYS
 
         run_engine = None
         if engine == "ray":
@@ -475,6 +476,8 @@ def index(
                                  progress=progress, levels=config.levels,
                                  base_url=config.base_url, site=config.site,
                                  semantic=config.semantic,
+                                 shaping={key: getattr(config, key) for key in SHAPING_KEYS
+                                          if settings.origin(key) != DEFAULT},
                                  on_error=lambda error: failures(None, error), wait=wait,
                                  selection=_selection(settings), engine=run_engine)
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "

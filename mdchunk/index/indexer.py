@@ -462,6 +462,12 @@ def _apply(plan: IndexPlan, store: ChunkStore, run: _Run, batch_chunks: int,
         store.flush()
 
 
+#: Chunker options an index takes as given (``index_paths(shaping=...)``); the budgets come from
+#: :func:`index_config`, and each level's ``min_tokens`` from its budget.
+SHAPING_KEYS = frozenset({"oversized", "html_comments", "title_keys", "clean", "semantic_model",
+                          "semantic_threshold"})
+
+
 def index_paths(
     paths: Iterable[str | Path],
     *,
@@ -485,6 +491,7 @@ def index_paths(
     selection: Selection | None = None,
     engine: Engine | None = None,
     semantic: Semantic | None = None,
+    shaping: Mapping[str, Any] | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -506,6 +513,10 @@ def index_paths(
     ``semantic`` (``"embedding"`` or ``"lexical"``) chooses every level's cut points by meaning
     (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
     own model.
+
+    ``shaping`` sets other chunker options (:data:`SHAPING_KEYS`: ``oversized``,
+    ``html_comments``, ``title_keys``, ``clean``, the semantic model and threshold) on every
+    level.
 
     A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
     and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
@@ -531,7 +542,11 @@ def index_paths(
         raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
     if levels is not None:
         levels = checked_levels(levels)  # before connecting or loading a model
-    ChunkerConfig(base_url=base_url, site=site, semantic=semantic)  # checked as early
+    if shaping and not set(shaping) <= SHAPING_KEYS:
+        raise ConfigError(f"shaping takes {', '.join(sorted(SHAPING_KEYS))}, not "
+                          f"{', '.join(sorted(set(shaping) - SHAPING_KEYS))}")
+    ChunkerConfig(base_url=base_url, site=site, semantic=semantic,
+                  **(shaping or {}))  # checked as early
     sources = discover(paths, selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
@@ -541,7 +556,7 @@ def index_paths(
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                          tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
-            semantic=semantic)
+            semantic=semantic, **(shaping or {}))
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())
