@@ -616,3 +616,17 @@ def test_urls_and_anchors_are_stored_and_returned(corpus: Path, milvus: dict[str
         (hit,) = search("pg_ctl promote the standby", k=1, expand=expand, **milvus)
         assert hit.url == chunks[hit.id].url and hit.anchor == chunks[hit.id].anchor
         assert hit.url.startswith(base + "/postgres_replication/#")  # mkdocs: docs/ dropped
+
+
+def test_bm25_reads_the_text_after_hygiene(tmp_path: Path, milvus: dict[str, str], model) -> None:
+    """Issue 15: a zero-width space or a soft hyphen inside a word, as Windows exports leave
+    them, neither splits nor hides the word from BM25, in the stored text or in the query; the
+    hit's text stays verbatim."""
+    kb = write_corpus(tmp_path / "kb", {
+        "reset.md": "# Reset\n\nThe pass\u200bword reset needs the ad\u00admin console.\n",
+        "other.md": "# Other\n\nNothing about accounts here, only disks and pools.\n"})
+    index_paths([kb], model=model, **milvus)
+    for query in ("password", "admin console", "pass\u200bword"):
+        hits = search(query, mode="bm25", k=1, **milvus)
+        assert [h.doc_id for h in hits] == ["reset.md"], query
+    assert "pass\u200bword" in search("password", mode="bm25", k=1, **milvus)[0].text

@@ -250,13 +250,15 @@ class MilvusStore:
             schema.add_field(name, DataType.INT64)
         for name in ("parent_id", "url", "anchor"):
             schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"],
+        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"])
+        schema.add_field("search_text", DataType.VARCHAR, max_length=FIELD_BYTES["search_text"],
                          enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
         schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
         schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
         schema.add_field("content_hash", DataType.VARCHAR, max_length=FIELD_BYTES["content_hash"])
         schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
-                                     input_field_names=["text"], output_field_names=["sparse"]))
+                                     input_field_names=["search_text"],
+                                     output_field_names=["sparse"]))
         self._client.create_collection(self.collection, schema=schema,
                                        properties=meta.properties())
 

@@ -9,7 +9,14 @@ from ..errors import ConfigError
 from .embed import Embedder, load_embedder
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .milvus import MilvusStore
-from .store import EXPAND_NAMES, Expand, SearchHit, SearchMode, path_prefix_filter
+from .store import (
+    EXPAND_NAMES,
+    Expand,
+    SearchHit,
+    SearchMode,
+    path_prefix_filter,
+    search_text,
+)
 
 __all__ = ["collapse_identical", "search"]
 
@@ -60,7 +67,8 @@ def search(
             store.check(model=embedder.name, dim=embedder.dim)
             vector = embedder.embed([query])[0]
         # Candidates to spare for identical texts collapsed, and for merging when expanding.
-        hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=query, vector=vector,
+        hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=search_text(query),
+                            vector=vector,
                             filter=path_prefix_filter(path_prefix) if path_prefix else "",
                             weights=weights)
         expanded = expand_hits(collapse_identical(hits), expand,

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 from ..chunks import Chunk
 from ..errors import StoreError
+from ..text import clean_text
 
 if TYPE_CHECKING:
     import numpy as np
@@ -57,11 +58,12 @@ ANALYZER_NAMES = ("standard", "jieba")
 #: them; identifiers and text never are.
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
                "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
-               "url": 8192, "anchor": 1024}
+               "url": 8192, "anchor": 1024, "search_text": 65535}
 #: Version of the collections' layout, recorded with the index. Version 2 added ``parent_id``
-#: to chunk rows and the parents collection, version 3 ``url`` and ``anchor``; an index of
-#: another version is rebuilt by the next indexing run and refused by search.
-SCHEMA_VERSION = "3"
+#: to chunk rows and the parents collection, version 3 ``url`` and ``anchor``, version 4
+#: ``search_text`` (what BM25 reads: the text after hygiene); an index of another version is
+#: rebuilt by the next indexing run and refused by search.
+SCHEMA_VERSION = "4"
 _PROP = "mdchunk."
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
@@ -206,7 +208,16 @@ def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
                   hint="chunk with oversized='split'")
     row["dense"] = [float(x) for x in vector]
     row["content_hash"] = embed_hash(chunk.embed_text)
+    row["search_text"] = _clip(search_text(chunk.text), "search_text")
     return row
+
+
+def search_text(text: str) -> str:
+    """What BM25 reads of a chunk's text, or of a query: the text after hygiene
+    (:func:`mdchunk.text.clean_text`), so that a zero-width space or a soft hyphen inside a word,
+    a BOM or a control character does not split or hide the word the query names. The stored
+    ``text`` stays verbatim."""
+    return clean_text(text).text
 
 
 def parent_row(chunk: Chunk, *, path: str, file_type: str, title: str, child_count: int
