@@ -91,3 +91,15 @@ def test_the_command_line_reports_the_preamble(tmp_path: Path) -> None:
         "10:32 共 4 条")
     shown = runner.invoke(app, ["inspect", str(FIXTURES / "utf16be-bom-helpdesk-export.qa.txt")])
     assert shown.exit_code == 0 and "not in a chunk: Exported from HelpDesk 5.2" in shown.stderr
+
+
+def test_a_long_question_is_repeated_whole_in_every_piece_of_its_answer() -> None:
+    """Issue 15: a pair over the budget is split inside its answer with the question repeated
+    in embed_text: whole, up to half the budget, not cut to a breadcrumb's sixteenth."""
+    question = ("What is the difference between keyword, vector and hybrid search, and when "
+                "should each of them be used in production?")
+    source = f"question: {question}\nanswer: " + "Run the rotation job and check the pods. " * 60
+    chunks = mdchunk.chunk_qa(source, max_tokens=128, overlap_tokens=0)
+    assert len(chunks) > 2
+    assert all(c.embed_text.startswith(question + "\n\n") for c in chunks[1:])
+    assert all(c.token_count <= 128 for c in chunks)

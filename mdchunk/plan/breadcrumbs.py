@@ -1,6 +1,7 @@
 """Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``).
 
-A breadcrumb never takes more than a sixteenth of the budget (:data:`CRUMB_SHARE`): it drops the
+A breadcrumb never takes more than a sixteenth of the budget (:data:`CRUMB_SHARE`; a Q&A pair's
+question, half of it: :data:`QUESTION_SHARE`): it drops the
 headings between the outermost and the innermost first (``A > … > C``, so a page title stays),
 then the outermost (``… > C``), and a single heading too long for that keeps its end. It yields to a
 block that fits the budget only without it: shortened the same way, to nothing if need be.
@@ -13,7 +14,7 @@ from collections.abc import Sequence
 from ..formats.blocks import Block
 from ..tokens import SpanCounts, TokenCounter
 
-__all__ = ["CRUMB_SHARE", "Breadcrumbs", "breadcrumb"]
+__all__ = ["CRUMB_SHARE", "QUESTION_SHARE", "Breadcrumbs", "breadcrumb"]
 
 _ELLIPSIS = "…"
 #: A breadcrumb takes at most this fraction of the budget (1/16: 16 tokens of 256, 32 of 512).
@@ -22,6 +23,9 @@ _ELLIPSIS = "…"
 #: 97.7, 98.3, 97.7; no breadcrumb 73.0 and 97.7. Past a few headings, the path dilutes what
 #: the text says more than it tells where it sits.
 CRUMB_SHARE = 16
+#: A Q&A pair's question is no path but what its answer answers: the pieces of a pair split
+#: inside its answer repeat it in up to half the budget (issue 15), not a sixteenth.
+QUESTION_SHARE = 2
 
 
 def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
@@ -59,13 +63,20 @@ class Breadcrumbs:
 
     def __init__(self, counts: SpanCounts, max_tokens: int) -> None:
         self.counts = counts
-        self.limit = max_tokens // CRUMB_SHARE
+        self.max_tokens = max_tokens
         self._texts: dict[tuple[tuple[str, ...], int], str] = {}
+
+    def limit(self, path: Sequence[Block]) -> int:
+        """The most a breadcrumb of ``path`` may take: a sixteenth of the budget, or half of
+        it for a Q&A pair's question (:data:`QUESTION_SHARE`)."""
+        question = bool(path) and path[-1].kind == "question"
+        return self.max_tokens // (QUESTION_SHARE if question else CRUMB_SHARE)
 
     def text(self, path: Sequence[Block], start: int, room: int | None = None) -> str:
         """Breadcrumb of the headings in ``path`` that lie before ``start`` (not in the text),
         in at most ``room`` tokens when a block needs the rest of the chunk (guarantee 2)."""
-        limit = self.limit if room is None else max(0, min(self.limit, room))
+        limit = self.limit(path)
+        limit = limit if room is None else max(0, min(limit, room))
         return self._text(tuple(h.title for h in path if h.start < start), limit)
 
     def tokens(self, path: Sequence[Block], start: int, room: int | None = None) -> int:
@@ -73,7 +84,7 @@ class Breadcrumbs:
 
     def longest_tokens(self, path: Sequence[Block]) -> int:
         """Tokens of the breadcrumb of all of ``path``: what any chunk under it may carry."""
-        return self.counts.count_small(self._text(tuple(h.title for h in path), self.limit))
+        return self.counts.count_small(self._text(tuple(h.title for h in path), self.limit(path)))
 
     def _text(self, titles: tuple[str, ...], limit: int) -> str:
         key = (titles, limit)
