@@ -306,3 +306,15 @@ def test_stats_per_level_of_a_hierarchy(tmp_path: Path) -> None:
     # the fixture's long YAML block is cut between lines at the leaves' budget
     leaves = result.stdout.split("level 3:")[1]
     assert re.search(r"split blocks: \d+ \(.*code lines \d+", leaves)
+
+
+def test_json_lines_stay_one_line_a_chunk_for_any_line_splitter(tmp_path: Path) -> None:
+    """Issue 15: text with U+2028, U+2029 or NEL (which JSON leaves raw) is escaped in the JSON
+    Lines, so readers that split at them (Python's splitlines) still see one chunk a line."""
+    page = tmp_path / "notes.md"
+    page.write_text("# Notes\n\nFirst line\u2028second line\u2029third\u0085fourth.\n",
+                    encoding="utf-8")
+    result = run_mdchunk("chunk", str(page), "--no-gitignore", check=True)
+    lines = result.stdout.splitlines()
+    rows = [json.loads(line) for line in lines]
+    assert len(rows) == 1 and "\u2028" in rows[0]["text"] and "\u0085" in rows[0]["text"]

@@ -131,3 +131,12 @@ def test_dirty_text_keeps_verbatim_offsets_and_clean_embed_text(source: str, bud
     for c, (a, b) in zip(leaves, spans):  # Markdown leaves HTML comments out of embed_text
         assert c.embed_text.endswith(embedded_text(source, c) if entry != "text"
                                      else read[a:b])
+
+
+def test_separators_made_spaces_keep_the_text_verbatim() -> None:
+    """Form feed, vertical tab and NEL become spaces in place (no position moves): the chunk's
+    text is still the caller's string, with them, and only embed_text has the spaces."""
+    source = "# Notes\n\nthird\x85fourth\x0bfifth\x0csixth.\n"
+    [chunk] = mdchunk.chunk_markdown(source)
+    assert chunk.text == source[chunk.start:chunk.end] == source.rstrip("\n")
+    assert chunk.embed_text.endswith("third fourth fifth sixth.")

@@ -245,7 +245,7 @@ def chunk(
                 for c in chunks:
                     row = (docsearch_record(c) if output_format == "docsearch"
                            else {**c.to_dict(), "path": source.path})
-                    sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+                    sink.write(json_line(row))
                 if tally is not None:
                     _tally(tally, source.file, chunks)
         finally:
@@ -257,6 +257,23 @@ def chunk(
             for line in tally.lines():
                 report.print(line, markup=False, highlight=False, soft_wrap=True)
         failures.finish(len(sources), "chunked")
+
+
+#: Characters JSON leaves raw that line splitters other than "\n" (Python's splitlines, some
+#: JSON Lines readers) take for line ends; escaped, a chunk stays on its one line.
+_LINE_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_line(row: dict[str, object]) -> str:
+    """One JSON Lines record: UTF-8 as it is, but no character any reader splits lines at.
+
+    >>> json_line({"text": "a\u2028b"})
+    '{"text": "a\\\\u2028b"}\\n'
+    """
+    line = json.dumps(row, ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKS.items():
+        line = line.replace(raw, escaped)
+    return line + "\n"
 
 
 def _note_preamble(chunks: list[Chunk]) -> None:

@@ -96,7 +96,9 @@ class Cleaned:
 
     @property
     def changed(self) -> bool:
-        return bool(self._steps)
+        """Whether hygiene changed anything: characters removed or composed (steps that move
+        positions), or separators made spaces (in place, so no step)."""
+        return bool(self._steps) or self.text != self.source
 
     def to_source(self, i: int) -> int:
         """Position ``i`` of :attr:`text` as a position of :attr:`source`."""
