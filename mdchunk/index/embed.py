@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -35,7 +35,7 @@ BACKENDS: tuple[Backend, ...] = ("torch", "onnx")
 
 
 @runtime_checkable
-class Embedder(Protocol):
+class Embedder(Hashable, Protocol):
     """What the indexer and search need from an embedding model."""
 
     #: Portable identity recorded in the index (a hub name, never a machine-specific path).

@@ -62,9 +62,10 @@ def window_of(embedder: Embedder) -> Window:
 
 
 @functools.lru_cache(maxsize=8)
-def _chunker(config: ChunkerConfig) -> Chunker:
-    """One chunker per config and process (a worker prepares many documents)."""
-    return Chunker(config)
+def _chunker(config: ChunkerConfig, encoder: Encoder | None = None) -> Chunker:
+    """One chunker per config (and seam-scoring model) and process: a worker prepares many
+    documents."""
+    return Chunker(config, encoder=encoder)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,9 +82,7 @@ class Preparer:
     encoder: Encoder | None = None
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
-        chunker = (_chunker(self.config) if self.encoder is None
-                   else Chunker(self.config, encoder=self.encoder))
-        chunks = chunker.chunk_file(source.file, doc_id=source.doc_id)
+        chunks = _chunker(self.config, self.encoder).chunk_file(source.file, doc_id=source.doc_id)
         leaf_level = len(self.config.levels or ())
         leaves = [c for c in chunks if c.level == leaf_level]
         self.check(leaves, source)

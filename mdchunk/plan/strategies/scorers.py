@@ -17,7 +17,7 @@ side), as semantic chunkers do, so that one short sentence does not decide a sea
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 __all__ = ["EmbeddingScorer", "Encoder", "LexicalScorer", "SeamScorer", "word_set"]
@@ -80,9 +80,10 @@ class LexicalScorer:
 
 
 @runtime_checkable
-class Encoder(Protocol):
+class Encoder(Hashable, Protocol):
     """An embedding model as the embedding scorer needs it (``mdchunk.index``'s embedders,
-    and the chunker's lazily loaded sentence-transformers model, are such objects)."""
+    and the chunker's lazily loaded sentence-transformers model, are such objects); hashable,
+    as objects are by identity, so that a chunker can be kept per model."""
 
     def embed(self, texts: Sequence[str]) -> Any:
         """One vector per text: an array-like of shape ``(len(texts), dim)``."""
