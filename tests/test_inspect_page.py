@@ -88,6 +88,17 @@ def test_inspect_page_in_chromium(tmp_path: Path) -> None:
             page.locator("#doc .mark").nth(2).click()  # a boundary in the text selects too
             assert page.locator("#embed").text_content() == chunks[2]["embed_text"]
 
+            # Keys scroll the text under a resting pointer; what slides beneath it
+            # is not a preview the reader asked for, so the selection stays shown.
+            for start in (page.locator("#doc .mark").nth(3), page.locator("#list li").nth(3)):
+                start.click()
+                for step in range(4, 12):
+                    page.keyboard.press("j")
+                    page.wait_for_timeout(120)  # let the scroll settle and its events fire
+                    shown_now = page.locator("#embed").text_content()
+                    assert shown_now == chunks[step]["embed_text"]
+            page.locator("#doc .mark").nth(2).click()
+
             page.locator("#list li").nth(8).hover()  # hover previews another chunk
             assert page.locator("#embed").text_content() == chunks[8]["embed_text"]
             assert page.locator("#doc [data-c].hov").count() >= 1
