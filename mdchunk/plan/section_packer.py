@@ -85,6 +85,9 @@ class SectionPacker:
             return []  # no body (a page of front matter alone): nothing to chunk
         self.counts.use_blocks([*lead, *_top_level_blocks(root)])
         self.root = root
+        # front matter leads the first chunk when there is room, and stands alone when the
+        # first block would otherwise be cut to make room for it (guarantee 2)
+        self.spare_headings.update(b.start for b in lead)
         drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
         return self.attach_lone_headings(drafts)
 
