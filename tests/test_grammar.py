@@ -415,6 +415,20 @@ def test_front_matter_and_a_table_that_fits_alone_at_level_one(counter) -> None:
     assert_hierarchy(source, chunks, (256, 64), counter)
 
 
+def test_a_heading_run_joined_to_the_heading_it_leads_still_finds_content(counter) -> None:
+    """Found by the long profile: at levels=(96,), an empty section's heading joined the next
+    heading, whose own content (a comment, with the blanks level 1 stretches over) did not fit
+    with it; the two headings were left a chunk of their own. Joined headings are weighed again
+    and, still alone, join the text before them, as the flat chunks do."""
+    source = ('alpha.\r\ralpha.\r\ralpha.\r\r<div class="note">\ralpha\r</div>\r\r# alpha\r\r'
+              "# alpha alpha e.g. v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r<!--\ralpha alpha e.g. e.g. e.g. "
+              "e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha e.g. e.g. e.g. e.g. [^1] $a^2$ "
+              "{#not-an-id}\r-->\r\r")
+    chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
+    assert_hierarchy(source, chunks, (96,), counter)
+    assert not any(set(c.kinds) <= {"heading"} for c in chunks)
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown

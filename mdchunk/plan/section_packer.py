@@ -226,7 +226,9 @@ class SectionPacker:
                         queue.popleft()
                     else:
                         out.pop()
-                    out.append(merged)
+                    # headings joined to headings (an empty section's to the run it leads)
+                    # are weighed again: still alone, they look for content in turn
+                    (queue.appendleft if merged.is_headings_only else out.append)(merged)
                     continue
             out.append(draft)
         return out
