@@ -11,7 +11,9 @@ do not count); the report gives MB/s and how many times slower the tiny sections
 
 Rows: mdchunk as it is, mdchunk with markdown-it-py reading every document (the fast reader of
 :mod:`mdchunk.formats.markdown_rs` switched off: what it saves), the floor (markdown-it-py parse
-and one tiktoken pass) and, with ``--peers``, the peers of ``bench/peers.py``.
+and one tiktoken pass), with ``--peers`` the peers of ``bench/peers.py``, and the Rust parser
+building its node tree and nothing else (the runbooks are not read by it: a reference only).
+It also prints how many chunks mdchunk makes of each: top-level sections never share a chunk.
 """
 
 from __future__ import annotations
@@ -97,11 +99,17 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(("mdchunk, markdown-it-py only",
                      without_fast_reader(adapters["mdchunk"].run)))
     rows += [(a.label, a.run) for name, a in adapters.items() if name != "mdchunk"]
+    rust = markdown_rs._rust_parser() if markdown_rs is not None else None
+    if rust is not None:  # what any chunker reading through this parser pays before its work
+        rows.append(("Rust parser's node tree alone", rust.tree))
     fast = ([markdown_rs.read_fast(text) is not None for text in (tiny, real)]
             if markdown_rs is not None else [False, False])
     print(f"tiny sections {len(tiny):,} chars, runbooks {len(real):,} chars; "
           f"read by the Rust parser: tiny {fast[0]}, runbooks {fast[1]}; "
-          f"best of {args.repeat}, CPU s (process_time)\n")
+          f"best of {args.repeat}, CPU s (process_time)")
+    counts = [len(adapters["mdchunk"].run(text)) for text in (tiny, real)]
+    print(f"mdchunk chunks: tiny {counts[0]:,}, runbooks {counts[1]:,} "
+          f"({counts[0] / counts[1]:.1f}x as many)\n")
     print("| chunker | tiny sections s | MB/s | runbooks s | MB/s | tiny is slower by |")
     print("|---|---:|---:|---:|---:|---:|")
     for label, run in rows:
