@@ -429,6 +429,21 @@ def test_a_heading_run_joined_to_the_heading_it_leads_still_finds_content(counte
     assert not any(set(c.kinds) <= {"heading"} for c in chunks)
 
 
+def test_a_heading_whose_block_fits_by_estimate_but_not_exactly_is_not_left_alone(counter) -> None:
+    """Found by the long profile: at level 1 the heading and the HTML block under it fit by
+    estimate (96 of 96) but not exactly (the blanks level 1 stretches over), and closing the
+    chunk shed the block and emitted the heading alone. Shedding now stops where only a heading
+    would stay: the overshoot is held back and the block is cut to the room after it."""
+    source = ('alpha.\r\ralpha.\r\ralpha.\r\r- <div class="note">\r  alpha\r  </div>\r\r'
+              "- alpha.\r\r- # alpha\r\r  ```yaml {.x}\r  alpha\r  ```\r- alpha alpha alpha alpha "
+              "alpha alpha alpha alpha alpha.\r\r\r# alpha alpha *em* v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r"
+              "<!--\ralpha alpha e.g. e.g. e.g. e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha "
+              "e.g. e.g. e.g. e.g. [^1] $a^2$ {#not-an-id}\r-->\r\r")
+    chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
+    assert_hierarchy(source, chunks, (96,), counter)
+    assert not any(set(c.kinds) <= {"heading"} for c in chunks)
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown

@@ -204,7 +204,8 @@ class PiecePacker:
     def close(self) -> None:
         """Emit the chunk being filled, made to fit: glue never ends it (guarantee 3), and while
         its exact count is over budget (guarantee 1) it gives up its overlap, then its last
-        pieces, then (an estimate was short) holds the overshoot back and cuts again."""
+        pieces while content stays, then (an estimate was short) holds the overshoot back and
+        packs its pieces again: the piece after a heading is then cut to the room left."""
         group = self.group
         if not group.pieces:
             return
@@ -214,15 +215,15 @@ class PiecePacker:
         while not self.drafter.fits(draft) and not draft.oversized:
             if group.overlap_start is not None:
                 group.overlap_start, group.overlap_tokens = None, 0
-            elif len(group.pieces) > 1:
+            elif any(not p.glue for p in group.pieces[:-1]):  # content stays when it sheds
                 self.queue.appendleft(group.pieces.pop())
                 while group.pieces[-1].glue and len(group.pieces) > 1:
                     self.queue.appendleft(group.pieces.pop())
-            elif group.pieces[0].end - group.pieces[0].start <= 1:
+            elif len(group.pieces) == 1 and group.pieces[0].end - group.pieces[0].start <= 1:
                 break  # one character over an absurdly small budget: nothing smaller exists
-            else:
+            else:  # a heading would be left alone (3), or one piece is over: cut again, tighter
                 self.squeeze += draft.token_count - self.max_tokens
-                self.queue.appendleft(group.pieces.pop())
+                self.requeue(*group.pieces)
                 self.group = Group()
                 return
             draft = self._draft(group)
