@@ -444,6 +444,20 @@ def test_a_heading_whose_block_fits_by_estimate_but_not_exactly_is_not_left_alon
     assert not any(set(c.kinds) <= {"heading"} for c in chunks)
 
 
+def test_a_quote_holding_a_comment_costs_what_it_shows(counter) -> None:
+    """Found by the long profile: a quote whose HTML block is a comment was weighed at its raw
+    tokens (18 at budget 16) and cut, though embed_text keeps 5 of them. A block with hidden
+    spans inside it now costs what embed_text keeps of it, flat and at every level."""
+    source = ("$$\na^2 + b^2\n$$\n\nalpha.\n\n<!-- unclosed alpha\n\n- > alpha.\n  >\n"
+              "  > > <!-- alpha -->\n  > >\n  > > <!-- alpha `code` https://a.b/c -->\n\n")
+    levels = (1024, 256, 64, 16)
+    assert_hierarchy(source, mdchunk.chunk_hierarchy(source, levels=levels, overlap_tokens=0),
+                     levels, counter)
+    flat = mdchunk.chunk_markdown(source, max_tokens=16, overlap_tokens=0)
+    assert_markdown_guarantees(source, flat, counter, 16, 0)
+    assert [(c.start, c.end) for c in flat][-1] == (82, 129)  # the quote whole
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown

@@ -7,7 +7,7 @@ from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch o
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -107,8 +107,7 @@ class Drafter:
         head = self.crumbs.text(path, start, crumb_room) + (prefix + "\n" if prefix else "")
         hidden = self._hidden_in(start, end)
         if hidden:  # what no site shows is not what the model reads either
-            text = _BLANK_LINES.sub("\n\n", without_spans(source, start, end, hidden)).strip()
-            embed_text = head + text
+            embed_text = head + self._visible(start, end, hidden)
             return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
                          counts.counter.count(embed_text), oversized)
         embed_text = head + source[start:end]
@@ -120,13 +119,25 @@ class Drafter:
             tokens = counts.counter.count(embed_text)
         return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)
 
+    def visible_tokens(self, start: int, end: int) -> int | None:
+        """Tokens of what ``embed_text`` keeps of ``source[start:end]`` when hidden spans lie
+        inside it (a comment in a quote), else ``None``: the raw span's count is its cost."""
+        hidden = self._hidden_in(start, end)
+        if not hidden:
+            return None
+        return self.counts.counter.count(self._visible(start, end, hidden))
+
+    def _visible(self, start: int, end: int, hidden: Sequence[tuple[int, int]]) -> str:
+        text = without_spans(self.counts.source, start, end, hidden)
+        return _BLANK_LINES.sub("\n\n", text).strip()
+
     def _hidden_in(self, start: int, end: int) -> list[tuple[int, int]]:
         """The hidden spans inside ``[start, end)``, clipped to it."""
         if not self.hidden:
             return []
         i = max(0, bisect_right(self._hidden_starts, start) - 1)
-        return [(max(a, start), min(b, end)) for a, b in self.hidden[i:]
-                if a < end and b > start]
+        j = bisect_left(self._hidden_starts, end)  # none after it: linear in a page of ids
+        return [(max(a, start), min(b, end)) for a, b in self.hidden[i:j] if b > start]
 
     def fits(self, draft: Draft) -> bool:
         return draft.token_count <= self.max_tokens

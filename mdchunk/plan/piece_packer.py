@@ -75,12 +75,18 @@ class PiecePacker:
 
     def tokens(self, piece: Piece) -> int:
         """What ``piece`` adds to embed_text: HTML comments it leaves out (the default
-        ``html_comments="drop"``) add nothing, so they are never cut to fit (guarantee 2)."""
+        ``html_comments="drop"``) add nothing, so they are never cut to fit (guarantee 2), and
+        a block holding one (a quote) costs only what it shows."""
         if self.unseen(piece):
             return 0
         if piece.tokens < 0:
-            piece.tokens = (self.counts.estimate(piece.start, piece.end) if piece.cost is None
-                            else self.counts.count_span(*piece.cost))
+            visible = self.kit.drafter.visible_tokens(piece.start, piece.end)
+            if visible is not None:
+                piece.tokens = visible + 1  # and the blank that joins it, as estimates count
+            elif piece.cost is None:
+                piece.tokens = self.counts.estimate(piece.start, piece.end)
+            else:
+                piece.tokens = self.counts.count_span(*piece.cost)
         return piece.tokens
 
     def unseen(self, piece: Piece) -> bool:
