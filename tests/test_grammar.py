@@ -458,6 +458,18 @@ def test_a_quote_holding_a_comment_costs_what_it_shows(counter) -> None:
     assert [(c.start, c.end) for c in flat][-1] == (82, 129)  # the quote whole
 
 
+def test_a_nested_block_that_fits_is_not_cut_for_the_indentation_before_it(counter) -> None:
+    """Found by the long profile: a code block nested in an admonition in a list item fits the
+    budget (15 of 16), but the part cut from the item took the item's indentation with it and
+    cost 17, so the block was cut between lines. Indentation is no text to keep: the part now
+    starts where its block does."""
+    source = ("alpha.\n\n- 1. alpha.\n\n  2. !!! note \"\"\n         ```text title='a b'\n"
+              "         ```\n\n")
+    chunks = mdchunk.chunk_markdown(source, max_tokens=16, overlap_tokens=0)
+    assert_markdown_guarantees(source, chunks, counter, 16, 0)
+    assert (23, 79) in [(c.start, c.end) for c in chunks]  # the code block whole
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown

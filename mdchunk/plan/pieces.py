@@ -164,7 +164,11 @@ class PieceCutter:
         drops text (guarantee 4)."""
         if parts:
             source = self.source
-            parts[0].start = min(parts[0].start, piece.start)
+            # the first part takes a list marker or a quote's ">" before it, but not mere
+            # indentation: that is no text to keep, and a part that fits without it must not
+            # be cut for it (guarantee 2)
+            if source[piece.start:parts[0].start].strip():
+                parts[0].start = piece.start
             last = parts[-1]
             if piece.end > last.end and (
                     _WORD_CHARACTER.search(source, last.end, piece.end)
