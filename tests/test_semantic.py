@@ -37,7 +37,7 @@ from mdchunk.plan.strategies.optimal import (
     reach,
 )
 from mdchunk.plan.strategies.scorers import EmbeddingScorer, LexicalScorer, word_set
-from mdchunk.plan.strategies.semantic import SemanticStrategy
+from mdchunk.plan.strategies.semantic import MAX_REACH, MIN_UNIT_TOKENS, SemanticStrategy
 from mdchunk.text import read_document
 
 from .conftest import FIXTURES, fixture_files
@@ -143,6 +143,24 @@ def test_reach_is_the_most_units_a_chunk_can_hold() -> None:
     assert reach([10, 10, 10, 30, 5, 5], [30] * 6) == 3  # 10+10+10, or 30 alone, or 5+5
     assert reach([50], [20]) == 1  # a unit alone always goes
     assert reach([1] * 10, [4] * 10) == 4
+
+
+def test_pairs_are_scored_only_as_far_apart_as_a_chunk_holds_and_never_past_max_reach() -> None:
+    asked: list[int] = []
+
+    class Recording(LexicalScorer):
+        def band(self, units, reach):
+            asked.append(reach)
+            return super().band(units, reach)
+
+    text = " ".join(f"Sentence {i} says one thing about topic {i % 7}." for i in range(400))
+    for max_tokens, most in [(64, 64 // MIN_UNIT_TOKENS), (8192, MAX_REACH)]:
+        asked.clear()
+        config = mdchunk.ChunkerConfig(max_tokens=max_tokens, overlap_tokens=0, semantic="lexical")
+        chunker = mdchunk.Chunker(config, SemanticStrategy(Recording()))
+        chunks = chunker.chunk_text(text * (1 if max_tokens < 1000 else 8))
+        assert asked and 1 < max(asked) <= most
+        assert all(c.token_count <= max_tokens for c in chunks)
 
 
 # -- the optimal plan -------------------------------------------------------------------------

@@ -27,10 +27,14 @@ from . import Run
 from .optimal import baseline, plan_chunks, reach
 from .scorers import SeamScorer
 
-__all__ = ["MIN_UNIT_TOKENS", "Layout", "SemanticStrategy", "groups_of", "lay_out"]
+__all__ = ["MAX_REACH", "MIN_UNIT_TOKENS", "Layout", "SemanticStrategy", "groups_of", "lay_out"]
 
 #: Units shorter than this join their neighbour before scoring: "Yes." tells nothing.
 MIN_UNIT_TOKENS = 6
+#: The farthest apart (in groups) two groups are scored; pairs farther apart count as the
+#: baseline. A chunk of 256 tokens holds at most about 40 groups, so this binds only at large
+#: budgets (a hierarchy's top level), where it keeps the band (groups x reach numbers) small.
+MAX_REACH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,7 +162,7 @@ class SemanticStrategy:
         weights = [sum(layout.weights[k] for k in g) for g in groups]
         rooms = [layout.rooms[g[0]] for g in groups]
         band = self.scorer.band(["".join(texts[k] + " " for k in g).strip() for g in groups],
-                                reach(weights, rooms))
+                                min(reach(weights, rooms), MAX_REACH))
         cuts = plan_chunks(weights, rooms, band, baseline(band, self.threshold),
                            layout.packer.kit.config.min_tokens or 0)
         return [groups[c][0] for c in cuts]
