@@ -251,7 +251,7 @@ def evaluate(corpora: dict[str, str], questions: list[tuple[str, str, list[Range
     return means, seconds, len(texts), tokens
 
 
-MODES = ("langchain", "greedy", "lexical", "embedding", "embedding:min=half")
+MODES = ("langchain", "greedy", "lexical", "embedding", "lexical:min=0", "embedding:min=0")
 #: Where each question's top k are searched: every corpus at once (Chroma's evaluation, one
 #: collection), or only the question's own corpus (how the figures of issue 14 were taken).
 SCOPES = ("all", "corpus")

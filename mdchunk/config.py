@@ -26,7 +26,7 @@ DEFAULT_TITLE_KEYS = ("title", "sidebar_label")
 #: How boundaries are scored by meaning (``None``: greedy, the default).
 Semantic = Literal["embedding", "lexical"]
 SEMANTIC_SCORERS: tuple[str, ...] = ("embedding", "lexical")
-#: The quantile of a run's own seam similarities below which a semantic cut pays for itself.
+#: The quantile of a run's own similarities below which two units are better in two chunks.
 DEFAULT_SEMANTIC_THRESHOLD = 0.5
 
 

@@ -30,13 +30,14 @@ from mdchunk.plan.strategies.llm import (
 )
 from mdchunk.plan.strategies.optimal import (
     SHORT_PENALTY,
+    baseline,
     feasible,
+    plan_chunks,
     plan_cost,
-    plan_cuts,
-    seam_costs,
+    reach,
 )
 from mdchunk.plan.strategies.scorers import EmbeddingScorer, LexicalScorer, word_set
-from mdchunk.plan.strategies.semantic import SemanticStrategy
+from mdchunk.plan.strategies.semantic import MAX_REACH, MIN_UNIT_TOKENS, SemanticStrategy
 from mdchunk.text import read_document
 
 from .conftest import FIXTURES, fixture_files
@@ -49,7 +50,7 @@ class HashEncoder:
     """A deterministic stand-in for a sentence model: hashed bags of words, unit length.
     Records its calls, to prove each unit is embedded once, in one batch."""
 
-    def __init__(self, dim: int = 64) -> None:
+    def __init__(self, dim: int = 1024) -> None:
         self.dim = dim
         self.calls: list[list[str]] = []
 
@@ -100,46 +101,75 @@ def test_word_sets_lower_case_latin_and_pair_cjk_characters() -> None:
     assert word_set("v1.2 重启 Pod") == {"v", "1", "2", "重启", "pod"}
 
 
-def test_lexical_similarity_is_jaccard_of_the_sides() -> None:
-    scorer = LexicalScorer(window=1)
-    sims = scorer.similarities(["a b c", "a b d", "x y z", ""])
-    assert sims[0] == pytest.approx(2 / 4)
-    assert sims[1] == 0.0
-    assert sims[2] == 0.0  # nothing in common with a blank
-    wide = LexicalScorer(window=2).similarities(["a", "b", "a b", "c"])
-    assert wide[1] == pytest.approx(2 / 3)  # two units a side: {a, b} against {a, b, c}
-    assert LexicalScorer().similarities(["only one"]) == []
+def test_lexical_similarity_is_jaccard_of_each_pair_within_reach() -> None:
+    band = LexicalScorer().band(["a b c", "a b d", "x y z", ""], reach=2)
+    assert band[0] == pytest.approx([2 / 4, 0.0])  # {a,b,c} against {a,b,d}, then {x,y,z}
+    assert band[1] == [0.0, 0.0]  # nothing in common, nor with a blank
+    assert band[2] == [0.0] and band[3] == []  # fewer near the end
+    assert LexicalScorer().band(["", ""], reach=1)[0] == [1.0]  # two blanks: nothing tells them apart
+    assert LexicalScorer().band(["only one"], reach=3) == [[]]
 
 
 def test_embedding_similarity_is_cosine_and_embeds_each_unit_once_in_one_batch() -> None:
     encoder = HashEncoder()
     units = ["cats purr", "cats sleep", "rust compiles", "rust borrows"]
-    sims = EmbeddingScorer(encoder, window=1).similarities(units)
+    band = EmbeddingScorer(encoder).band(units, reach=2)
     vectors = encoder.embed(units)
     assert encoder.calls[0] == units and len(encoder.calls) == 2  # one batch (plus ours)
-    expected = [float(vectors[i] @ vectors[i + 1]) for i in range(3)]
-    assert sims == pytest.approx(expected)
-    assert sims[1] < min(sims[0], sims[2])
+    for i, row in enumerate(band):
+        assert row == pytest.approx([float(vectors[i] @ vectors[i + d])
+                                     for d in range(1, min(3, 4 - i))])
+    assert band[1][0] < min(band[0][0], band[2][0])  # cats against rust: the valley
+    assert EmbeddingScorer(encoder).band([], reach=2) == []
 
 
-def test_seam_costs_rank_the_documents_own_similarities() -> None:
-    """Chinese prose scores uniformly high; ranks still find its valleys (adaptive threshold)."""
-    high = [0.97, 0.95, 0.99, 0.96, 0.98]
-    costs = seam_costs(high, threshold=0.5, drop_bonus=0.0)
-    assert min(costs) == costs[1] < 0 < costs[2] == max(costs)
-    assert seam_costs([None, 0.5, 0.1], threshold=0.3, drop_bonus=0.0)[0] == pytest.approx(0.7)
-    dropped = seam_costs([0.9, 0.1, 0.9, 0.5], threshold=0.5, drop_bonus=0.5)
-    flat = seam_costs([0.9, 0.1, 0.9, 0.5], threshold=0.5, drop_bonus=0.0)
-    assert dropped[1] < flat[1] and dropped[0] == flat[0]  # a drop below both neighbours gains
+def test_the_baseline_is_the_runs_own_quantile() -> None:
+    """Chinese prose scores uniformly high; a quantile of the run's own similarities still
+    finds its valleys (an adaptive threshold), where a fixed cut-off would find none."""
+    high = [[0.97, 0.95], [0.99, 0.96], [0.98], []]
+    assert baseline(high, 0.5) == pytest.approx(0.975)  # 0.97, halfway up to 0.98
+    assert baseline(high, 0.0) == pytest.approx(0.955) and baseline(high, 0.99) == 0.99
+    assert baseline([[], []], 0.5) == 0.0
+    assert baseline([[0.0, 0.0, 0.0], [0.0, 0.2], [0.4]], 0.5) == pytest.approx(0.1)  # ties
+    # two topics of two units, all uniformly alike (0.99 within, 0.96 across); a chunk holds three
+    two = [[0.99, 0.96, 0.96], [0.96, 0.96], [0.99], []]
+    assert baseline(two, 0.5) == pytest.approx(0.975)
+    assert plan_chunks([10] * 4, [30] * 4, two, baseline(two, 0.5), 0) == [2]
+    # a fixed cut-off finds everything alike and keeps three units together across the change
+    assert plan_chunks([10] * 4, [30] * 4, two, 0.5, 0) != [2]
+
+
+def test_reach_is_the_most_units_a_chunk_can_hold() -> None:
+    assert reach([10, 10, 10, 30, 5, 5], [30] * 6) == 3  # 10+10+10, or 30 alone, or 5+5
+    assert reach([50], [20]) == 1  # a unit alone always goes
+    assert reach([1] * 10, [4] * 10) == 4
+
+
+def test_pairs_are_scored_only_as_far_apart_as_a_chunk_holds_and_never_past_max_reach() -> None:
+    asked: list[int] = []
+
+    class Recording(LexicalScorer):
+        def band(self, units, reach):
+            asked.append(reach)
+            return super().band(units, reach)
+
+    text = " ".join(f"Sentence {i} says one thing about topic {i % 7}." for i in range(400))
+    for max_tokens, most in [(64, 64 // MIN_UNIT_TOKENS), (8192, MAX_REACH)]:
+        asked.clear()
+        config = mdchunk.ChunkerConfig(max_tokens=max_tokens, overlap_tokens=0, semantic="lexical")
+        chunker = mdchunk.Chunker(config, SemanticStrategy(Recording()))
+        chunks = chunker.chunk_text(text * (1 if max_tokens < 1000 else 8))
+        assert asked and 1 < max(asked) <= most
+        assert all(c.token_count <= max_tokens for c in chunks)
 
 
 # -- the optimal plan -------------------------------------------------------------------------
 
 
-def _brute_force(weights, rooms, costs, allowed, min_tokens) -> float:
-    seams = [k for k in range(1, len(weights)) if allowed[k - 1]]
-    return min(plan_cost(weights, costs, cuts, min_tokens)
-               for r in range(len(seams) + 1) for cuts in itertools.combinations(seams, r)
+def _brute_force(weights, rooms, band, base, min_tokens) -> float:
+    allowed = [True] * (len(weights) - 1)
+    return min(plan_cost(weights, band, base, cuts, min_tokens)
+               for r in range(len(weights)) for cuts in itertools.combinations(range(1, len(weights)), r)
                if feasible(weights, rooms, allowed, cuts))
 
 
@@ -148,24 +178,55 @@ def _brute_force(weights, rooms, costs, allowed, min_tokens) -> float:
 def test_the_plan_is_the_optimum_brute_force_finds(data, n: int) -> None:
     weights = data.draw(st.lists(st.integers(1, 40), min_size=n, max_size=n))
     rooms = data.draw(st.lists(st.integers(20, 90), min_size=n, max_size=n))
-    costs = data.draw(st.lists(st.floats(-1, 1), min_size=n - 1, max_size=n - 1))
-    allowed = data.draw(st.lists(st.booleans(), min_size=n - 1, max_size=n - 1))
+    width = data.draw(st.integers(1, 4))
+    band = [data.draw(st.lists(st.floats(-1, 1), min_size=min(width, n - 1 - u),
+                               max_size=min(width, n - 1 - u))) for u in range(n)]
+    base = data.draw(st.floats(-0.5, 0.5))
     min_tokens = data.draw(st.integers(0, 60))
-    cuts = plan_cuts(weights, rooms, costs, allowed, min_tokens)
-    assert cuts == sorted(set(cuts)) and all(allowed[k - 1] for k in cuts)
-    assert feasible(weights, rooms, allowed, cuts)
-    assert plan_cost(weights, costs, cuts, min_tokens) == pytest.approx(
-        _brute_force(weights, rooms, costs, allowed, min_tokens))
+    cuts = plan_chunks(weights, rooms, band, base, min_tokens)
+    assert cuts == sorted(set(cuts)) and all(0 < k < n for k in cuts)
+    assert feasible(weights, rooms, [True] * (n - 1), cuts)
+    assert plan_cost(weights, band, base, cuts, min_tokens) == pytest.approx(
+        _brute_force(weights, rooms, band, base, min_tokens))
+
+
+def _two_topic_band(n: int, turns: dict[int, float]) -> list[list[float]]:
+    """Similarities of ``n`` units: 0.8 within a topic; across the turn before unit ``k``,
+    ``turns[k]`` (how alike the two sides are: lower is a deeper change)."""
+    band = []
+    for u in range(n):
+        row = []
+        for v in range(u + 1, n):
+            crossed = [turns[k] for k in turns if u < k <= v]
+            row.append(min(crossed, default=0.8))
+        band.append(row)
+    return band
+
+
+def test_one_deep_topic_change_wins_over_two_moderate_dips() -> None:
+    """Six units of 10 tokens, at most five to a chunk, so at least one cut. A deep change
+    (nothing alike across it) before unit 3, two moderate dips (0.5 across) before units 2 and
+    4: the plan cuts once, at the deep change, not at the two dips (which a sum of seam costs
+    below a median would prefer: two cuts that each save something), nor at all three."""
+    band = _two_topic_band(6, {2: 0.5, 3: 0.0, 4: 0.5})
+    weights, rooms = [10] * 6, [50] * 6
+    base = baseline(band, 0.5)
+    assert plan_chunks(weights, rooms, band, base, 0) == [3]
+    assert plan_cost(weights, band, base, [3], 0) < plan_cost(weights, band, base, [2, 4], 0)
 
 
 def test_the_plan_keeps_chunks_in_their_room_and_above_min_tokens_where_it_can() -> None:
     weights = [30] * 10
-    costs = [0.5, 0.5, -0.9, 0.5, 0.5, -0.9, 0.5, 0.5, 0.5]
-    cuts = plan_cuts(weights, [100] * 10, costs, [True] * 9, min_tokens=50)
+    band = _two_topic_band(10, {3: 0.0, 6: 0.0})
+    cuts = plan_chunks(weights, [100] * 10, band, 0.5, min_tokens=0)
     assert cuts[:2] == [3, 6] and feasible(weights, [100] * 10, [True] * 9, cuts)
-    assert plan_cost(weights, costs, cuts, 50) < SHORT_PENALTY
-    # a seam that may not be cut (after a heading) is never chosen, even when cheapest
-    assert 3 not in plan_cuts(weights, [100] * 10, costs, [True, True, False, *[True] * 6], 0)
+    assert all(sum(weights[a:b]) <= 100 for a, b in zip([0, *cuts], [*cuts, 10]))
+    # the topic turns after one unit, but a chunk of it alone would be under min_tokens: the
+    # plan makes two chunks of 60 instead (120 tokens do not fit one chunk of 100)
+    turned = _two_topic_band(4, {1: 0.0})
+    assert plan_chunks([30] * 4, [100] * 4, turned, 0.5, min_tokens=0) == [1]
+    assert plan_chunks([30] * 4, [100] * 4, turned, 0.5, min_tokens=50) == [2]
+    assert plan_cost([30] * 4, turned, 0.5, [2], 50) < SHORT_PENALTY
 
 
 # -- the strategies keep every guarantee ------------------------------------------------------
@@ -404,8 +465,9 @@ def test_the_llm_strategy_is_built_from_the_chunker_arguments() -> None:
 
 @pytest.mark.slow
 def test_the_bundled_model_scores_seams_offline(counter) -> None:
-    """The default embedding scorer: all-MiniLM-L6-v2, loaded lazily, no network. Seams between
-    topics score far below every seam inside one; the plan keeps every guarantee."""
+    """The default embedding scorer: all-MiniLM-L6-v2, loaded lazily, no network. Every pair of
+    sentences on two topics scores below every pair on one; the plan cuts exactly where the
+    topics change, and keeps every guarantee."""
     from mdchunk.chunks.models import LazyEncoder
 
     units, topics = [], []
@@ -413,13 +475,15 @@ def test_the_bundled_model_scores_seams_offline(counter) -> None:
         for sentence in text.strip().split(". "):
             units.append(sentence.rstrip(".") + ".")
             topics.append(topic)
-    sims = EmbeddingScorer(LazyEncoder()).similarities(units)
-    across = [s for i, s in enumerate(sims) if topics[i] != topics[i + 1]]
-    within = [s for i, s in enumerate(sims) if topics[i] == topics[i + 1]]
-    assert len(across) == 2 and max(across) < min(within)
+    band = EmbeddingScorer(LazyEncoder()).band(units, len(units))
+    pairs = [(topics[u] == topics[u + d], s) for u, row in enumerate(band)
+             for d, s in enumerate(row, start=1)]
+    across = [s for same, s in pairs if not same]
+    within = [s for same, s in pairs if same]
+    assert len(pairs) == len(units) * (len(units) - 1) // 2 and max(across) < min(within)
     text, starts = _topics_text(("cats", "rust", "tea"))
     chunks = mdchunk.chunk_text(text, max_tokens=64, overlap_tokens=0, semantic="embedding")
-    assert starts[0] in [c.start for c in chunks]
+    assert [c.start for c in chunks[1:]] == starts
     source = read_document(FIXTURES / "cpu-high-load-runbook.zh.md")
     chunks = mdchunk.chunk_markdown(source, max_tokens=128, overlap_tokens=16,
                                     semantic="embedding")

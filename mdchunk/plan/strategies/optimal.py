@@ -1,62 +1,90 @@
-"""The optimal choice of cuts over a run of units: dynamic programming under the budget.
+"""The optimal choice of chunks over a run of units: dynamic programming under the budget.
 
 Pure arithmetic, no text: given each unit's tokens, the room a chunk starting at each unit has,
-which seams may be cut and what cutting each costs, :func:`plan_cuts` returns the cuts whose
-summed cost is least while every chunk of more than one unit fits its room. Chunks smaller than
-``min_tokens`` cost :data:`SHORT_PENALTY` each, so they appear only where nothing else fits.
+and how alike nearby units are (a *band* of similarities, see
+:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`), :func:`plan_chunks` returns the cuts
+that make the chunks most *cohesive* while every chunk of more than one unit fits its room.
 
-:func:`seam_costs` turns similarities into costs with an adaptive threshold: a seam's cost is
-its similarity's rank among the run's own seams (0 the least alike, 1 the most) minus the
-threshold quantile. Ranks, not raw values, because Chinese text (and any one-topic document)
-scores uniformly high: a fixed cut-off would cut it everywhere or nowhere, while ranks find the
-document's own valleys. Seams below the quantile cost less than nothing, so the plan cuts there
-when the budget and ``min_tokens`` allow; a significant drop (a seam well below both its
-neighbours) is favoured further by ``drop_bonus``.
+A chunk's cohesion is the sum, over every pair of its units, of their similarity less a
+baseline, each pair weighted by the two units' tokens (relative to the run's mean unit):
+
+    cohesion(chunk) = sum over units u < v in the chunk of  w_u * w_v * (s_uv - baseline)
+
+and the plan maximises the summed cohesion of its chunks (as Chroma's ClusterSemanticChunker
+does over fixed 50-token pieces). Why pairs rather than the seams between neighbours: a pair
+term counts how much of a chunk belongs together, so one deep topic change outweighs two
+moderate dips (a seam cost would take the two), and coherent text gains from long chunks (the
+number of pairs grows with the square of the chunk) while a chunk that straddles two topics pays
+for every pair across them. Chunks stay large where the text is one topic and end where it
+turns, without a target size.
+
+The baseline is a quantile (``threshold``) of the run's own similarities, of pairs as far apart
+as one chunk may hold: ranks, not raw values, because Chinese text (and any one-topic document)
+scores uniformly high, and a fixed cut-off would keep it whole or cut it everywhere. Pairs less
+alike than the baseline pull apart; a higher ``threshold`` makes more, smaller chunks. Chunks
+smaller than ``min_tokens`` cost :data:`SHORT_PENALTY` each, so they appear only where nothing
+else fits.
 """
 
 from __future__ import annotations
 
 import math
+from bisect import bisect_right
 from collections.abc import Sequence
 
-__all__ = ["SHORT_PENALTY", "feasible", "plan_cost", "plan_cuts", "seam_costs"]
+__all__ = ["SHORT_PENALTY", "baseline", "feasible", "plan_chunks", "plan_cost", "reach"]
 
-#: What a chunk under ``min_tokens`` costs: more than any run of seams can save.
-SHORT_PENALTY = 1_000.0
+#: What a chunk under ``min_tokens`` costs: more than any cohesion can gain.
+SHORT_PENALTY = 1_000_000.0
 
 
-def seam_costs(similarities: Sequence[float | None], threshold: float = 0.5,
-               drop_bonus: float = 0.25) -> list[float]:
-    """Cost of cutting each seam: rank of its similarity among the scored seams, in [0, 1],
-    minus ``threshold``, less ``drop_bonus`` times how far it lies below the lower of its
-    neighbours (in rank). Unscored seams (``None``: inside units too short to score) cost
-    ``1 - threshold``, as the most alike.
+def reach(weights: Sequence[int], rooms: Sequence[int]) -> int:
+    """The most units a chunk can hold (at least 1): how far apart two units of one chunk can
+    be, so how wide a band of similarities the plan needs."""
+    widest, most, lo, size = max(rooms, default=0), 1, 0, 0
+    for hi, weight in enumerate(weights):
+        size += weight
+        while size > widest and lo < hi:
+            size -= weights[lo]
+            lo += 1
+        most = max(most, hi - lo + 1)
+    return most
 
-    >>> [round(c, 2) for c in seam_costs([0.9, 0.2, 0.8], threshold=0.5, drop_bonus=0.0)]
-    [0.5, -0.5, 0.0]
+
+def baseline(band: Sequence[Sequence[float]], threshold: float) -> float:
+    """The ``threshold`` quantile of the band's similarities, moved halfway up to the next
+    larger one (0.0 for an empty band): a pair *at* the quantile counts as unlike, not as
+    indifferent. That matters for discrete scores: Jaccard gives many pairs of sentences
+    exactly 0.0, and a baseline of 0.0 would let a chunk run across a topic change for free.
+
+    >>> baseline([[0.9, 0.1], [0.5], []], 0.5)
+    0.7
     """
-    scored = sorted((s, i) for i, s in enumerate(similarities) if s is not None)
-    ranks: list[float] = [1.0] * len(similarities)
-    if len(scored) > 1:
-        for r, (_, i) in enumerate(scored):
-            ranks[i] = r / (len(scored) - 1)
-    costs = []
-    for i, rank in enumerate(ranks):
-        cost = rank - threshold
-        if similarities[i] is not None and drop_bonus:
-            left = ranks[i - 1] if i > 0 else 1.0
-            right = ranks[i + 1] if i + 1 < len(ranks) else 1.0
-            cost -= drop_bonus * max(0.0, min(left, right) - rank)
-        costs.append(cost)
-    return costs
+    values = sorted(s for row in band for s in row)
+    if not values:
+        return 0.0
+    at = bisect_right(values, values[min(len(values) - 1, int(threshold * len(values)))])
+    low = values[at - 1]
+    return (low + values[at]) / 2 if at < len(values) else low
 
 
-def plan_cost(weights: Sequence[int], costs: Sequence[float], cuts: Sequence[int],
-              min_tokens: int) -> float:
-    """What :func:`plan_cuts` minimises, for given ``cuts`` (seam indices, ascending)."""
+def _unit_weights(weights: Sequence[int]) -> list[float]:
+    mean = sum(weights) / len(weights) if weights else 1.0
+    return [w / mean if mean else 1.0 for w in weights]
+
+
+def plan_cost(weights: Sequence[int], band: Sequence[Sequence[float]], base: float,
+              cuts: Sequence[int], min_tokens: int) -> float:
+    """What :func:`plan_chunks` minimises, for given ``cuts`` (unit indices, ascending): less the
+    summed cohesion of the chunks, plus :data:`SHORT_PENALTY` per chunk under ``min_tokens``.
+    Pairs farther apart than the band reaches count as the baseline (add nothing)."""
+    w = _unit_weights(weights)
     bounds = [0, *cuts, len(weights)]
-    total = sum(costs[c - 1] for c in cuts)
+    total = 0.0
     for a, b in zip(bounds, bounds[1:]):
+        for u in range(a, b):
+            for d, s in enumerate(band[u][:b - u - 1], start=1):
+                total -= w[u] * w[u + d] * (s - base)
         if sum(weights[a:b]) < min_tokens:
             total += SHORT_PENALTY
     return total
@@ -71,54 +99,56 @@ def feasible(weights: Sequence[int], rooms: Sequence[int], allowed: Sequence[boo
                for a, b in zip(bounds, bounds[1:]))
 
 
-def _blocks(allowed: Sequence[bool]) -> list[int]:
-    """Where the runs of units no allowed seam separates begin."""
-    return [0, *(k for k in range(1, len(allowed) + 1) if allowed[k - 1])]
+def plan_chunks(weights: Sequence[int], rooms: Sequence[int], band: Sequence[Sequence[float]],
+                base: float, min_tokens: int) -> list[int]:
+    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`,
+    every chunk of more than one unit within the room of the unit it starts with (a unit alone
+    always goes: the packer cuts one too large finer).
 
+    ``weights[k]`` are unit ``k``'s tokens, ``rooms[k]`` what a chunk starting with it may hold,
+    ``band[k][d - 1]`` its similarity to unit ``k + d``. Time is linear in the units times the
+    units a chunk can hold: a chunk's cohesion grows by one row of running sums as it takes one
+    more unit at its front. Ties go to the plan whose last chunk is longest, then recursively.
 
-def plan_cuts(weights: Sequence[int], rooms: Sequence[int], costs: Sequence[float],
-              allowed: Sequence[bool], min_tokens: int) -> list[int]:
-    """The feasible cuts (``k`` cuts before unit ``k``, ascending) that minimise
-    :func:`plan_cost`.
-
-    ``weights[k]`` are unit ``k``'s tokens and ``rooms[k]`` what a chunk starting with it may
-    hold; ``costs[k - 1]`` and ``allowed[k - 1]`` belong to the seam before unit ``k``. Units
-    no allowed seam separates are one block; a chunk of one block always goes (the packer cuts
-    one too large finer), so cutting every allowed seam is a plan, and the least costly is
-    found over blocks in time linear in their number times the blocks a chunk can hold. Ties go
-    to the plan whose last chunk is longest, then recursively.
-
-    >>> plan_cuts([10, 10, 10, 10], [20] * 4, [0.0, -1.0, 0.0], [True] * 3, min_tokens=0)
+    >>> plan_chunks([10] * 4, [20] * 4, [[0.9, 0.0], [0.0, 0.0], [0.9], []], 0.5, 0)
     [2]
     """
-    starts = _blocks(allowed)
-    n = len(starts)
+    n = len(weights)
     if n <= 1:
         return []
+    w = _unit_weights(weights)
+    # ahead[u][d]: what unit u gains with units u+1 .. u+d in its chunk (running sums of a row)
+    ahead: list[list[float]] = []
+    for u in range(n):
+        row, acc = [0.0], 0.0
+        for d, s in enumerate(band[u], start=1):
+            acc += w[u] * w[u + d] * (s - base)
+            row.append(acc)
+        ahead.append(row)
     prefix = [0]
-    for a, b in zip(starts, [*starts[1:], len(weights)]):
-        prefix.append(prefix[-1] + sum(weights[a:b]))
+    for weight in weights:
+        prefix.append(prefix[-1] + weight)
     widest = max(rooms)
     best = [math.inf] * (n + 1)
     back = [0] * (n + 1)
     best[0] = 0.0
-    lo = 0
     for j in range(1, n + 1):
-        while prefix[j] - prefix[lo] > widest and lo < j - 1:
-            lo += 1
-        for i in range(lo, j):
+        gain = 0.0
+        for i in range(j - 1, -1, -1):
             size = prefix[j] - prefix[i]
-            if j - i > 1 and size > rooms[starts[i]]:
+            if j - i > 1 and size > widest:
+                break
+            row = ahead[i]
+            gain += row[min(j - i - 1, len(row) - 1)]
+            if j - i > 1 and size > rooms[i]:
                 continue
-            cost = best[i] + (costs[starts[i] - 1] if i else 0.0)
-            if size < min_tokens:
-                cost += SHORT_PENALTY
-            if cost < best[j] - 1e-12:
+            cost = best[i] - gain + (SHORT_PENALTY if size < min_tokens else 0.0)
+            if cost < best[j] + 1e-9:  # on a tie the longer last chunk wins
                 best[j], back[j] = cost, i
     cuts = []
     j = n
     while j > 0:
         j = back[j]
         if j:
-            cuts.append(starts[j])
+            cuts.append(j)
     return cuts[::-1]

@@ -1,8 +1,8 @@
-"""Seam scorers: how alike the text on the two sides of each seam is.
+"""Scorers: how alike nearby units of text are.
 
-A semantic strategy asks a scorer for the similarity of each pair of neighbouring units (a
-sentence, an item, a block); the less alike two neighbours are, the better a place to end a
-chunk between them. Two scorers:
+A semantic strategy asks a scorer how alike each unit (a sentence, an item, a block) is to each
+of the next few; the plan keeps alike units in one chunk and ends chunks where what follows is
+unlike what came before. Two scorers:
 
 * :class:`LexicalScorer` — Jaccard similarity of word sets: Latin words lower-cased, CJK text as
   character bigrams (Chinese has no spaces between words). No model, deterministic, fast.
@@ -10,8 +10,7 @@ chunk between them. Two scorers:
   :class:`Encoder` handed in (the chunker builds a lazily loaded one at its edge), so this module
   imports neither torch nor sentence-transformers; every unit is embedded once, in one batch.
 
-Both score a unit together with up to ``window - 1`` units before it (and after it, on the far
-side), as semantic chunkers do, so that one short sentence does not decide a seam alone.
+Both score pairs only within ``reach`` units of each other: as far as one chunk can hold.
 """
 
 from __future__ import annotations
@@ -45,37 +44,32 @@ def word_set(text: str) -> frozenset[str]:
 
 
 class SeamScorer(Protocol):
-    """Scores the seams between neighbouring units of text."""
+    """Scores how alike nearby units of text are."""
 
     name: str
 
-    def similarities(self, units: Sequence[str]) -> list[float]:
-        """``len(units) - 1`` similarities, one for each seam between neighbours; higher means
-        more alike (a worse place to cut)."""
+    def band(self, units: Sequence[str], reach: int) -> list[list[float]]:
+        """For each unit ``i``, its similarity to units ``i + 1 .. i + reach`` (fewer near the
+        end): ``band[i][d - 1]`` is unit ``i`` against unit ``i + d``; higher means more
+        alike (two units better kept in one chunk)."""
         ...
 
 
-def _windows(n: int, window: int) -> list[tuple[range, range]]:
-    """For each seam ``i`` (before unit ``i``), the units on its left and its right."""
-    return [(range(max(0, i - window), i), range(i, min(n, i + window))) for i in range(1, n)]
-
-
 class LexicalScorer:
-    """Jaccard similarity of the word sets on the two sides of each seam."""
+    """Jaccard similarity of the units' word sets."""
 
     name = "lexical"
 
-    def __init__(self, window: int = 2) -> None:
-        self.window = max(1, window)
-
-    def similarities(self, units: Sequence[str]) -> list[float]:
+    def band(self, units: Sequence[str], reach: int) -> list[list[float]]:
         sets = [word_set(u) for u in units]
         out = []
-        for left, right in _windows(len(units), self.window):
-            a = frozenset().union(*(sets[k] for k in left))
-            b = frozenset().union(*(sets[k] for k in right))
-            union = len(a | b)
-            out.append(len(a & b) / union if union else 1.0)  # two blanks: nothing tells them apart
+        for i, a in enumerate(sets):
+            row = []
+            for b in sets[i + 1:i + 1 + reach]:
+                union = len(a | b)
+                # two blanks: nothing tells them apart
+                row.append(len(a & b) / union if union else 1.0)
+            out.append(row)
         return out
 
 
@@ -91,27 +85,27 @@ class Encoder(Hashable, Protocol):
 
 
 class EmbeddingScorer:
-    """Cosine similarity of the mean embeddings on the two sides of each seam."""
+    """Cosine similarity of the units' embeddings, each unit embedded once, in one batch."""
 
     name = "embedding"
 
-    def __init__(self, encoder: Encoder, window: int = 2) -> None:
+    def __init__(self, encoder: Encoder) -> None:
         self.encoder = encoder
-        self.window = max(1, window)
 
-    def similarities(self, units: Sequence[str]) -> list[float]:
-        if len(units) < 2:
+    def band(self, units: Sequence[str], reach: int) -> list[list[float]]:
+        if not units:
             return []
         import numpy as np  # present wherever an embedding model is: the ``embed`` extra
 
         vectors = np.asarray(self.encoder.embed(list(units)), dtype=np.float64)
         if vectors.ndim != 2 or len(vectors) != len(units):
             raise ValueError(f"the encoder returned shape {vectors.shape} for {len(units)} texts")
-        # the sum of the window's vectors on each side, from running sums
-        sums = np.vstack([np.zeros((1, vectors.shape[1])), np.cumsum(vectors, axis=0)])
-        seams = np.arange(1, len(units))
-        left = sums[seams] - sums[np.maximum(0, seams - self.window)]
-        right = sums[np.minimum(len(units), seams + self.window)] - sums[seams]
-        norms = np.linalg.norm(left, axis=1) * np.linalg.norm(right, axis=1)
-        dots = np.einsum("ij,ij->i", left, right)
-        return [float(x) for x in np.where(norms > 0, dots / np.where(norms > 0, norms, 1), 1.0)]
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        vectors = vectors / np.where(norms > 0, norms, 1.0)
+        n = len(units)
+        out: list[list[float]] = [[] for _ in range(n)]
+        for d in range(1, min(reach, n - 1) + 1):
+            dots = np.einsum("ij,ij->i", vectors[:n - d], vectors[d:])
+            for i, dot in enumerate(dots.tolist()):
+                out[i].append(float(dot))
+        return out

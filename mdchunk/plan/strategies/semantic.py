@@ -1,15 +1,15 @@
-"""The semantic strategy: cut where neighbouring text is least alike, under the budget.
+"""The semantic strategy: chunks that hold what belongs together, under the budget.
 
 A run is first laid out as *units*: its pieces cut at the seams the packer allows anyway
 (between sentences of prose, items of a list that does not fit, lines of code that does not
-fit), atomic blocks that fit kept whole (guarantee 2), headings glued to what follows. A
-:class:`~mdchunk.plan.strategies.scorers.SeamScorer` scores each seam between units (units under
-:data:`MIN_UNIT_TOKENS` tokens join their neighbour before scoring, and the seams inside them
-count as the most alike), :func:`~mdchunk.plan.strategies.optimal.plan_cuts` chooses the cuts,
-and the greedy :class:`~mdchunk.plan.piece_packer.PiecePacker` packs the units, closing its
-chunk at each planned cut. Every guarantee is therefore kept by the same rules as greedy: the
-plan only says where a chunk *should* end; where the exact count disagrees with the plan's
-estimate, the packer still cuts to fit.
+fit), atomic blocks that fit kept whole (guarantee 2), headings glued to what follows. Units
+are grouped (:func:`groups_of`: short units join a neighbour, a heading what follows it), a
+:class:`~mdchunk.plan.strategies.scorers.SeamScorer` scores how alike each group is to the next
+few, :func:`~mdchunk.plan.strategies.optimal.plan_chunks` chooses the most cohesive chunks, and
+the greedy :class:`~mdchunk.plan.piece_packer.PiecePacker` packs the units, closing its chunk at
+each planned cut. Every guarantee is therefore kept by the same rules as greedy: the plan only
+says where a chunk *should* end; where the exact count disagrees with the plan's estimate, the
+packer still cuts to fit.
 """
 
 from __future__ import annotations
@@ -24,13 +24,17 @@ from ..overlap import overlap_before
 from ..piece_packer import PiecePacker
 from ..pieces import Piece
 from . import Run
-from .optimal import plan_cuts, seam_costs
+from .optimal import baseline, plan_chunks, reach
 from .scorers import SeamScorer
 
-__all__ = ["MIN_UNIT_TOKENS", "Layout", "SemanticStrategy", "lay_out"]
+__all__ = ["MAX_REACH", "MIN_UNIT_TOKENS", "Layout", "SemanticStrategy", "groups_of", "lay_out"]
 
 #: Units shorter than this join their neighbour before scoring: "Yes." tells nothing.
 MIN_UNIT_TOKENS = 6
+#: The farthest apart (in groups) two groups are scored; pairs farther apart count as the
+#: baseline. A chunk of 256 tokens holds at most about 40 groups, so this binds only at large
+#: budgets (a hierarchy's top level), where it keeps the band (groups x reach numbers) small.
+MAX_REACH = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,55 +117,52 @@ def lay_out(packer: PiecePacker, pieces: Sequence[Piece]) -> Layout:
     return Layout(packer, units, weights, rooms, allowed)
 
 
-def unit_similarities(layout: Layout, scorer: SeamScorer) -> list[float | None]:
-    """Each seam's similarity; ``None`` for seams inside a group: a unit under
-    :data:`MIN_UNIT_TOKENS` joins the one before it, a heading the one after it, before
-    scoring."""
+def groups_of(layout: Layout) -> list[list[int]]:
+    """The units as the plan weighs them: a unit under :data:`MIN_UNIT_TOKENS` joins the one
+    before it (a short sentence ends the thought before it), a heading or a short first unit the
+    one after it, and units no allowed seam separates stay together. Chunks end only between
+    groups, so every planned cut is at an allowed seam."""
     groups: list[list[int]] = []
     size = 0
     for k, weight in enumerate(layout.weights):
-        # a short sentence ends the thought before it; a heading, or a short first unit,
-        # leads into the next
         joins = bool(groups) and (weight < MIN_UNIT_TOKENS or size < MIN_UNIT_TOKENS
-                                  or layout.units[groups[-1][-1]].glue)
+                                  or not layout.allowed[k - 1])
         if joins:
             groups[-1].append(k)
             size += weight
         else:
             groups.append([k])
             size = weight
-    texts = layout.texts()
-    scored = scorer.similarities(["".join(texts[k] + " " for k in g).strip() for g in groups])
-    out: list[float | None] = [None] * (len(layout.units) - 1)
-    for group, similarity in zip(groups[1:], scored):
-        out[group[0] - 1] = similarity
-    return out
+    return groups
 
 
 class SemanticStrategy:
-    """Cuts where the scorer finds neighbours least alike; see the module docstring.
+    """Chunks as cohesive as the scorer finds them; see the module docstring.
 
-    ``threshold`` is the quantile of the run's own seam similarities below which a cut pays
-    for itself (see :func:`~mdchunk.plan.strategies.optimal.seam_costs`): higher gives more,
-    smaller chunks (never under ``min_tokens`` where avoidable, never over the budget).
+    ``threshold`` is the quantile of the run's own similarities below which two units are
+    better apart (see :mod:`~mdchunk.plan.strategies.optimal`): higher gives more, smaller
+    chunks (never under ``min_tokens`` where avoidable, never over the budget).
     """
 
-    def __init__(self, scorer: SeamScorer, threshold: float = 0.5,
-                 drop_bonus: float = 0.25) -> None:
+    def __init__(self, scorer: SeamScorer, threshold: float = 0.5) -> None:
         self.scorer = scorer
         self.name = f"semantic-{scorer.name}"
         self.threshold = threshold
-        self.drop_bonus = drop_bonus
 
     def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
         layout = lay_out(PiecePacker(kit, run.path), run.pieces)
         return layout.pack(self.plan(layout))
 
     def plan(self, layout: Layout) -> list[int]:
-        """The cuts (unit indices) that minimise the similarity across them."""
-        if len(layout.units) < 2:
+        """The cuts (unit indices) that make the chunks most cohesive."""
+        groups = groups_of(layout)
+        if len(groups) < 2:
             return []
-        costs = seam_costs(unit_similarities(layout, self.scorer), self.threshold,
-                           self.drop_bonus)
-        return plan_cuts(layout.weights, layout.rooms, costs, layout.allowed,
-                         layout.packer.kit.config.min_tokens or 0)
+        texts = layout.texts()
+        weights = [sum(layout.weights[k] for k in g) for g in groups]
+        rooms = [layout.rooms[g[0]] for g in groups]
+        band = self.scorer.band(["".join(texts[k] + " " for k in g).strip() for g in groups],
+                                min(reach(weights, rooms), MAX_REACH))
+        cuts = plan_chunks(weights, rooms, band, baseline(band, self.threshold),
+                           layout.packer.kit.config.min_tokens or 0)
+        return [groups[c][0] for c in cuts]
