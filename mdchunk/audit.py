@@ -99,7 +99,7 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
     ``max_tokens`` together: a breadcrumb
     yields to the block, down to nothing if need be. When the chunks are ``tiled`` (a
     hierarchy's level 1, guarantee 6), the chunk holding a block also holds the blank lines
-    after it, so they count too.
+    after it and the indentation before it, so they count too.
     """
 
     bounds = sorted({p for span in spans for p in span})
@@ -116,7 +116,7 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
         if k < len(top_ends) and not source[block.end:top_ends[k]].strip():
             tail = max(tail, ends[top_ends[k]])
         if tiled:
-            tail = _after_blank_lines(source, tail)
+            lead, tail = _line_start(source, lead), _after_blank_lines(source, tail)
         need = counter.count(source[lead:tail])
         if need > max_tokens:
             continue
@@ -125,6 +125,14 @@ def cut_blocks(source: str, blocks: Sequence[Block], spans: Sequence[Span], coun
         if any(source[block.start:p].strip() and source[p:block.end].strip() for p in bounds[i:j]):
             cut.append((block.kind, (block.start, block.end)))
     return cut
+
+
+def _line_start(source: str, start: int) -> int:
+    """Where a tile that starts with the text at ``start`` starts: before the indentation in
+    front of it (a tile's indentation is its own)."""
+    while start > 0 and source[start - 1] in " \t":
+        start -= 1
+    return start
 
 
 def _after_blank_lines(source: str, end: int) -> int:

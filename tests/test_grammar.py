@@ -469,6 +469,27 @@ def test_a_nested_block_that_fits_is_not_cut_for_the_indentation_before_it(count
     assert (23, 79) in [(c.start, c.end) for c in chunks]  # the code block whole
 
 
+def test_at_level_one_a_block_weighs_with_the_indentation_before_it(counter) -> None:
+    """Found by the long profile: a fence in an admonition in a list item fits 96 tokens alone
+    (from its first character) but not in level 1's tile, which starts at the line's start:
+    a tile's indentation is its own, as the blank lines after it are. The audit now weighs a
+    block at a tiled level with both, as the tiles hold it, so cutting it is no violation."""
+    fence = "".join(f"      {line}\n" for line in [
+        "~~~bash", *["# not a heading"] * 4, "| a | b |", "```", "```", "```",
+        "alpha テスト Mr. alpha",
+        "\x00 alpha alpha e.g. 3.14 `code` [link](http://x.y/z) https://a.b/c 服务 服务 Mr. $a^2$.",
+        "~~~"])
+    source = ("alpha.\n\nTerm\n: definition of the term.\n\n# alpha\n\n"
+              + "- alpha.\n\n\n" * 4 + "- Term\n  : definition of the term.\n\n"
+              + '  !!! note ""\n' + fence + "\n")
+    code = source.index("!!! note")
+    tile = code - 2  # the tile holding the block starts before its indentation
+    read, _ = as_read(source, [])
+    assert counter.count(read[code:len(read)]) <= 96 < counter.count(read[tile:len(read)])
+    chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
+    assert_hierarchy(source, chunks, (96,), counter)
+
+
 def test_the_audit_sees_generated_structure(counter) -> None:
     """The grammar reaches the structures it names: a sample parses into every kind."""
     from mdchunk.formats import parse_markdown
