@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
@@ -414,30 +415,32 @@ def test_front_matter_and_a_table_that_fits_alone_at_level_one(counter) -> None:
     assert_hierarchy(source, chunks, (256, 64), counter)
 
 
-def test_a_heading_run_joined_to_the_heading_it_leads_still_finds_content(counter) -> None:
-    """Found by the long profile: at levels=(96,), an empty section's heading joined the next
-    heading, whose own content (a comment, with the blanks level 1 stretches over) did not fit
-    with it; the two headings were left a chunk of their own. Joined headings are weighed again
-    and, still alone, join the text before them, as the flat chunks do."""
-    source = ('alpha.\r\ralpha.\r\ralpha.\r\r<div class="note">\ralpha\r</div>\r\r# alpha\r\r'
-              "# alpha alpha e.g. v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r<!--\ralpha alpha e.g. e.g. e.g. "
-              "e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha e.g. e.g. e.g. e.g. [^1] $a^2$ "
-              "{#not-an-id}\r-->\r\r")
-    chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
-    assert_hierarchy(source, chunks, (96,), counter)
-    assert not any(set(c.kinds) <= {"heading"} for c in chunks)
+#: Found by the long profile at levels=(96,), where level 1's tiles hold the blanks after a
+#: block, so a heading and its content that fit flat (95 tokens) no longer fit together.
+HEADINGS_LEFT_ALONE_AT_LEVEL_ONE = {
+    # An empty section's heading joined the heading it leads, and the two stayed a chunk of
+    # their own when that heading's content did not fit with them: joined headings are weighed
+    # again and, still alone, join the text before them, as the flat chunks do.
+    "a run of headings": (
+        'alpha.\r\ralpha.\r\ralpha.\r\r<div class="note">\ralpha\r</div>\r\r# alpha\r\r'
+        "# alpha alpha e.g. v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r<!--\ralpha alpha e.g. e.g. e.g. "
+        "e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha e.g. e.g. e.g. e.g. [^1] $a^2$ "
+        "{#not-an-id}\r-->\r\r"),
+    # The heading and the HTML block under it fitted by estimate (96 of 96) but not exactly,
+    # and closing the chunk shed the block and emitted the heading alone: shedding now stops
+    # where only a heading would stay, and the block is cut to the room after it.
+    "a heading and its block": (
+        'alpha.\r\ralpha.\r\ralpha.\r\r- <div class="note">\r  alpha\r  </div>\r\r'
+        "- alpha.\r\r- # alpha\r\r  ```yaml {.x}\r  alpha\r  ```\r- alpha alpha alpha alpha "
+        "alpha alpha alpha alpha alpha.\r\r\r# alpha alpha *em* v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r"
+        "<!--\ralpha alpha e.g. e.g. e.g. e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha "
+        "e.g. e.g. e.g. e.g. [^1] $a^2$ {#not-an-id}\r-->\r\r"),
+}
 
 
-def test_a_heading_whose_block_fits_by_estimate_but_not_exactly_is_not_left_alone(counter) -> None:
-    """Found by the long profile: at level 1 the heading and the HTML block under it fit by
-    estimate (96 of 96) but not exactly (the blanks level 1 stretches over), and closing the
-    chunk shed the block and emitted the heading alone. Shedding now stops where only a heading
-    would stay: the overshoot is held back and the block is cut to the room after it."""
-    source = ('alpha.\r\ralpha.\r\ralpha.\r\r- <div class="note">\r  alpha\r  </div>\r\r'
-              "- alpha.\r\r- # alpha\r\r  ```yaml {.x}\r  alpha\r  ```\r- alpha alpha alpha alpha "
-              "alpha alpha alpha alpha alpha.\r\r\r# alpha alpha *em* v1.2 v1.2 v1.2 v1.2 🇺🇳 #\r\r"
-              "<!--\ralpha alpha e.g. e.g. e.g. e.g. e.g. e.g. v1.2 https://a.b/c\r\ralpha alpha "
-              "e.g. e.g. e.g. e.g. [^1] $a^2$ {#not-an-id}\r-->\r\r")
+@pytest.mark.parametrize("name", sorted(HEADINGS_LEFT_ALONE_AT_LEVEL_ONE))
+def test_no_heading_is_left_alone_at_level_one(name: str, counter) -> None:
+    source = HEADINGS_LEFT_ALONE_AT_LEVEL_ONE[name]
     chunks = mdchunk.chunk_hierarchy(source, levels=(96,), overlap_tokens=0)
     assert_hierarchy(source, chunks, (96,), counter)
     assert not any(set(c.kinds) <= {"heading"} for c in chunks)
