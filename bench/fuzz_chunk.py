@@ -83,7 +83,8 @@ def check(data: bytes) -> None:
     assert markdown or all(c.embed_text.endswith(source[a:b]) for c, (a, b) in zip(chunks, spans)
                            ), "embed_text ends with the text read"
     if not markdown:
-        assert uncovered(source, spans) == [], "guarantee 4: text no chunk covers"
+        assert uncovered(source, spans, _qa_body_start(source, chunks)) == [], \
+            "guarantee 4: text no chunk covers"
         return
     report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
     assert report.uncovered == [], f"guarantee 4: uncovered {report.uncovered}"
@@ -94,6 +95,18 @@ def check(data: bytes) -> None:
     blocks = parse_markdown(source).blocks
     problems = overlap_problems(source, blocks, spans, counter, overlap)
     assert problems == [], f"guarantee 5: {problems}"
+
+
+def _qa_body_start(read: str, chunks: list) -> int:
+    """Where the body a chunk must cover starts in the text as ``read``: after a Q&A file's
+    preamble (its text before the first question), which goes to ``metadata["qa_preamble"]``
+    as front matter does (guarantee 4), and which must be that text, whole."""
+    preamble = chunks[0].metadata.get("qa_preamble") if chunks else None
+    if not preamble:
+        return 0
+    at = read.find(preamble)
+    assert at >= 0 and not read[:at].strip(), "qa_preamble is the text before the first question"
+    return at + len(preamble)
 
 
 def keep_going(data: bytes) -> None:
