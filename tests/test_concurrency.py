@@ -48,6 +48,39 @@ def test_a_second_writer_is_refused_or_waits(tmp_path: Path) -> None:
     assert lock_path(db).exists()
 
 
+def test_a_refusal_names_the_run_that_holds_the_lock_not_the_one_before(tmp_path: Path) -> None:
+    """Found by a fresh clone's ``make test``: the holder writes its line just after taking the
+    lock, and a second run refused in between quoted an empty file (or, before that, would
+    have quoted the run before it, long gone). A line naming a dead process of this host is
+    read again until the holder's own line is there."""
+    import fcntl
+    import socket
+
+    db = str(tmp_path / "kb.db")
+    fd = os.open(lock_path(db), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # taken, its line not written yet
+        dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        os.pwrite(fd, f"pid {dead} on {socket.gethostname()}, since then, collection 'kb'\n"
+                  .encode(), 0)  # what the run before left
+
+        def write_own_line() -> None:
+            time.sleep(0.3)
+            os.pwrite(fd, f"pid {os.getpid()} on {socket.gethostname()}, now, collection 'kb'\n"
+                      .encode(), 0)
+
+        writer = threading.Thread(target=write_own_line)
+        writer.start()
+        with pytest.raises(LockedError) as info, index_lock(db, "kb"):
+            pass
+        writer.join()
+        assert f"(pid {os.getpid()} on " in str(info.value)
+        assert f"pid {dead} " not in str(info.value)
+    finally:
+        os.close(fd)
+
+
 def test_a_server_is_not_locked_by_a_file(tmp_path: Path) -> None:
     with index_lock("http://127.0.0.1:9", "kb"), index_lock("http://127.0.0.1:9", "kb"):
         pass

@@ -24,6 +24,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import socket
 import threading
 import time
@@ -83,14 +84,15 @@ def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
-                    holder = _read(fd) or "another process"
+                    holder = _holder(fd)
                     waited = f" after waiting {wait:g}s" if wait > 0 else ""
                     raise LockedError(
                         f"{db}: another mdchunk index run is writing to this index ({holder})"
                         f"{waited}; let it finish, or pass --wait SECONDS") from None
                 time.sleep(_POLL)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{_owner()}, collection {collection!r}".encode(), 0)
+        line = f"{_owner()}, collection {collection!r}\n".encode()
+        os.pwrite(fd, line, 0)  # then cut the last run's longer line: never an empty file
+        os.ftruncate(fd, len(line))
         try:
             yield
         finally:
@@ -99,11 +101,40 @@ def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]
         os.close(fd)
 
 
+def _holder(fd: int, patience: float = 1.0) -> str:
+    """Who holds the lock, as its line says. The holder writes that line just after taking the
+    lock; until then the file names the run before it, which has exited. So a line naming a
+    process of this host that is gone is read again, for up to ``patience`` seconds."""
+    deadline = time.monotonic() + patience
+    while True:
+        line = _read(fd)
+        if line and _may_be_running(line):
+            return line
+        if time.monotonic() >= deadline:
+            return "another process"
+        time.sleep(0.02)
+
+
+def _may_be_running(line: str) -> bool:
+    """False only for a line naming a pid of this host that no process has."""
+    match = re.match(r"pid (\d+) on (\S+?),", line)
+    if match is None or match.group(2) != socket.gethostname():
+        return True  # another machine sharing the folder: nothing to check here
+    try:
+        os.kill(int(match.group(1)), 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # a process of another user: it exists
+        return True
+    return True
+
+
 def _read(fd: int) -> str:
     try:
-        return os.pread(fd, 4096, 0).decode("utf-8", "replace").strip()
+        text = os.pread(fd, 4096, 0).decode("utf-8", "replace")
     except OSError:
         return ""
+    return text.splitlines()[0].strip() if text.strip() else ""
 
 
 class ServerLock:
