@@ -55,6 +55,10 @@ def lock_path(db: str) -> Path:
     return Path(f"{db}.lock")
 
 
+#: The pid and host at the start of a line :func:`_owner` wrote.
+_OWNER_LINE = re.compile(r"pid (\d+) on (\S+?),")
+
+
 def _owner() -> str:
     started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     return f"pid {os.getpid()} on {socket.gethostname()}, since {started}"
@@ -117,7 +121,7 @@ def _holder(fd: int, patience: float = 1.0) -> str:
 
 def _may_be_running(line: str) -> bool:
     """False only for a line naming a pid of this host that no process has."""
-    match = re.match(r"pid (\d+) on (\S+?),", line)
+    match = _OWNER_LINE.match(line)
     if match is None or match.group(2) != socket.gethostname():
         return True  # another machine sharing the folder: nothing to check here
     try:

@@ -74,8 +74,9 @@ class SectionPacker:
         self._section_tokens: dict[int, int] = {}
         self._section_kinds: dict[int, tuple[str, ...]] = {}
         self.root: Section | None = None
-        #: Starts of empty sections' headings: they lead the next section when there is room
-        #: and may stand alone when there is none (guarantee 1 before guarantee 3).
+        #: Starts of empty sections' headings (and of a hierarchy's front matter): they lead
+        #: the next section when there is room and may stand alone when there is none
+        #: (guarantee 1 before guarantee 3; for front matter, guarantee 2 before it).
         self.spare_headings: set[int] = set()
 
     def pack(self, root: Section, lead: tuple[Block, ...] = ()) -> list[Draft]:
