@@ -15,7 +15,9 @@ them:
 * precision-Ω — the same IoU over every chunk that touches the evidence (the best any
   retrieval could do with these chunks).
 
-Means over the questions, in percent. Two searches: over all corpora at once (``all``, as
+Means over the questions, in percent; after the table, each mode's recall and IoU (own-corpus
+search) with 95% bootstrap intervals over the questions, and its difference from the first mode
+(LangChain) on the same resampled questions, so that a gap can be told from noise. Two searches: over all corpora at once (``all``, as
 Chroma's code does) and over the question's own corpus only (``corpus``, how the figures in
 issue 14 were taken; it adds about 1.3 points of recall for every chunker). Ranges touch when they share an end point, as there
 (``max(start) <= min(end)``). Chunk sizes are cl100k tokens for every chunker.
@@ -220,9 +222,10 @@ def load_questions(root: Path) -> list[tuple[str, str, list[Range]]]:
 
 def evaluate(corpora: dict[str, str], questions: list[tuple[str, str, list[Range]]],
              question_vectors: np.ndarray, chunker: Callable[[str], Chunked],
-             encoder: CachedEncoder, k: int) -> tuple[dict[str, Scores], float, int, float]:
-    """Mean scores by scope, chunking seconds, chunk count and mean chunk tokens for one
-    chunker."""
+             encoder: CachedEncoder, k: int
+             ) -> tuple[dict[str, list[Scores]], float, int, float]:
+    """Each question's scores by scope, chunking seconds, chunk count and mean chunk tokens for
+    one chunker."""
     started = time.process_time()
     chunked = {name: chunker(text) for name, text in corpora.items()}
     seconds = time.process_time() - started
@@ -233,7 +236,7 @@ def evaluate(corpora: dict[str, str], questions: list[tuple[str, str, list[Range
     vectors = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
     similarity = question_vectors @ vectors.T
     owners = np.array(names)
-    means = {}
+    by_scope = {}
     for scope in SCOPES:
         rows = []
         for scored, (_, corpus, refs) in zip(similarity, questions):
@@ -244,11 +247,55 @@ def evaluate(corpora: dict[str, str], questions: list[tuple[str, str, list[Range
             touching = [span for name, span in zip(names, spans) if name == corpus
                         and any(intersect(span, ref) is not None for ref in refs)]
             rows.append(question_scores(refs, corpus, retrieved, touching))
-        means[scope] = Scores(*(100 * float(np.mean([getattr(r, f) for r in rows]))
-                                for f in ("recall", "precision", "iou", "omega")))
+        by_scope[scope] = rows
     counter = load_encoding()
     tokens = float(np.mean([len(counter.encode_ordinary(t)) for t in texts]))
-    return means, seconds, len(texts), tokens
+    return by_scope, seconds, len(texts), tokens
+
+
+FIELDS = ("recall", "precision", "iou", "omega")
+
+
+def mean_scores(rows: Sequence[Scores]) -> Scores:
+    """The questions' mean scores, in percent."""
+    return Scores(*(100 * float(np.mean([getattr(r, f) for r in rows])) for f in FIELDS))
+
+
+def interval(values: np.ndarray, rounds: int = 2000, seed: int = 14) -> tuple[float, float]:
+    """The 95% bootstrap interval of the mean of per-question ``values``: the questions are
+    resampled with replacement. The seed is fixed, so two modes' intervals (and the interval of
+    their per-question differences) come from the same resamples.
+
+    >>> interval(np.array([1.0] * 10))
+    (1.0, 1.0)
+    """
+    picks = np.random.default_rng(seed).integers(0, len(values), size=(rounds, len(values)))
+    means = values[picks].mean(axis=1)
+    return float(np.percentile(means, 2.5)), float(np.percentile(means, 97.5))
+
+
+def spread_table(config: str, per_mode: dict[str, list[Scores]]) -> list[str]:
+    """Recall and IoU (own-corpus search) with their 95% intervals, and each mode's difference
+    from the first mode (LangChain by default) on the same questions, with its interval: how
+    much of a gap between modes, or between a mode and a target, the 472 questions can tell."""
+    def column(rows: Sequence[Scores], field: str) -> np.ndarray:
+        return 100 * np.array([getattr(r, field) for r in rows])
+
+    def shown(values: np.ndarray, signed: bool = False) -> str:
+        low, high = interval(values)
+        sign = "+" if signed else ""
+        return f"{values.mean():{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
+
+    reference, *_ = per_mode
+    lines = [f"| config | mode | recall [95%] | IoU [95%] | recall - {reference} [95%] "
+             f"| IoU - {reference} [95%] |", "|---|---|---:|---:|---:|---:|"]
+    for mode, rows in per_mode.items():
+        recall, iou = column(rows, "recall"), column(rows, "iou")
+        delta_recall = recall - column(per_mode[reference], "recall")
+        delta_iou = iou - column(per_mode[reference], "iou")
+        lines.append(f"| {config} | {mode} | {shown(recall)} | {shown(iou)} "
+                     f"| {shown(delta_recall, True)} | {shown(delta_iou, True)} |")
+    return lines
 
 
 MODES = ("langchain", "greedy", "lexical", "embedding", "lexical:min=0", "embedding:min=0")
@@ -311,18 +358,22 @@ def main() -> None:
     lines = ["| config | mode | search | recall | precision | IoU | precision-Ω | chunks "
              "| mean tokens | chunking s |", "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
     results = []
+    spreads: list[str] = []
     print(lines[0])
     print(lines[1])
     for config in args.configs.split(","):
         max_tokens, overlap = map(int, config.split("/"))
+        per_mode: dict[str, list[Scores]] = {}
         for mode in args.modes.split(","):
             label = args.label or mode
             seam_encoder = CachedEncoder(None, None) if args.cold else encoder
             chunker = build(mode, max_tokens, overlap, seam_encoder, args.min_tokens,
                             args.threshold)
-            means, seconds, count, tokens = evaluate(corpora, questions, question_vectors,
-                                                     chunker, encoder, args.k)
-            for scope, scores in means.items():
+            by_scope, seconds, count, tokens = evaluate(corpora, questions, question_vectors,
+                                                        chunker, encoder, args.k)
+            per_mode[label] = by_scope["corpus"]
+            for scope, rows in by_scope.items():
+                scores = mean_scores(rows)
                 line = (f"| {config} | {label} | {scope} | {scores.recall:.1f} | "
                         f"{scores.precision:.1f} | {scores.iou:.1f} | {scores.omega:.1f} | "
                         f"{count} | {tokens:.0f} | {seconds:.2f} |")
@@ -330,9 +381,12 @@ def main() -> None:
                 lines.append(line)
                 results.append({"config": config, "mode": label, "search": scope,
                                 "chunks": count, "mean_tokens": tokens, "seconds": seconds,
-                                **{f: getattr(scores, f) for f in ("recall", "precision", "iou",
-                                                                   "omega")}})
+                                **{f: getattr(scores, f) for f in FIELDS}})
             encoder.save()
+        spreads += spread_table(config, per_mode)[0 if not spreads else 2:]
+    print("\nOwn-corpus search, with 95% bootstrap intervals over the questions:")
+    print("\n".join(spreads))
+    lines += ["", *spreads]
     if args.out:
         args.out.write_text("\n".join(lines) + "\n", encoding="utf-8")
     if args.json:
