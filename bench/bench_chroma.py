@@ -17,9 +17,10 @@ them:
 
 Means over the questions, in percent; after the table, each mode's recall and IoU (own-corpus
 search) with 95% bootstrap intervals over the questions, and its difference from the first mode
-(LangChain) on the same resampled questions, so that a gap can be told from noise. Two searches: over all corpora at once (``all``, as
-Chroma's code does) and over the question's own corpus only (``corpus``, how the figures in
-issue 14 were taken; it adds about 1.3 points of recall for every chunker). Ranges touch when they share an end point, as there
+(LangChain) on the same resampled questions, so that a gap can be told from noise. Two
+searches: over all corpora at once (``all``, as Chroma's code does) and over the question's own
+corpus only (``corpus``, how the figures in issue 14 were taken; it adds about 1.3 points of
+recall for every chunker). Ranges touch when they share an end point, as there
 (``max(start) <= min(end)``). Chunk sizes are cl100k tokens for every chunker.
 
 Embeddings are cached on disk (``--cache``, default under /tmp) keyed by model and text, so a
