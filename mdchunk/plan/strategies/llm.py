@@ -89,13 +89,14 @@ def call_with_timeout(llm: Llm, prompt: str, timeout: float) -> str:
 def _pieces_to_cuts(pieces: list[str], texts: Sequence[str]) -> list[int]:
     """Unit indices where the pieces start, if they reproduce the units' text (whitespace
     aside) and each ends where a unit ends."""
+    units = [_BLANKS.sub("", t) for t in texts]
     ends: dict[int, int] = {}  # squeezed length of units[:k] -> k
     length = 0
-    for k, text in enumerate(texts):
-        length += len(_BLANKS.sub("", text))
+    for k, unit in enumerate(units):
+        length += len(unit)
         ends[length] = k + 1
     squeezed = [_BLANKS.sub("", p) for p in pieces]
-    if "".join(squeezed) != "".join(_BLANKS.sub("", t) for t in texts):
+    if "".join(squeezed) != "".join(units):
         raise ProposalError("invalid", "the pieces do not reproduce the section's text")
     cuts, at = [], 0
     for piece in squeezed[:-1]:
