@@ -288,14 +288,13 @@ def spread_table(config: str, per_mode: dict[str, list[Scores]]) -> list[str]:
         return f"{values.mean():{sign}.1f} [{low:{sign}.1f}, {high:{sign}.1f}]"
 
     reference, *_ = per_mode
+    base_recall, base_iou = column(per_mode[reference], "recall"), column(per_mode[reference], "iou")
     lines = [f"| config | mode | recall [95%] | IoU [95%] | recall - {reference} [95%] "
              f"| IoU - {reference} [95%] |", "|---|---|---:|---:|---:|---:|"]
     for mode, rows in per_mode.items():
         recall, iou = column(rows, "recall"), column(rows, "iou")
-        delta_recall = recall - column(per_mode[reference], "recall")
-        delta_iou = iou - column(per_mode[reference], "iou")
         lines.append(f"| {config} | {mode} | {shown(recall)} | {shown(iou)} "
-                     f"| {shown(delta_recall, True)} | {shown(delta_iou, True)} |")
+                     f"| {shown(recall - base_recall, True)} | {shown(iou - base_iou, True)} |")
     return lines
 
 
