@@ -3,13 +3,21 @@
 The packer cuts prose only here: a sentence ends at 。！？；… and their fullwidth kin, at Latin
 ``.!?`` followed by a space or the end, and at a line break. Closing quotes and brackets stay
 with the sentence they close; abbreviations ("e.g.", "Dr.") and decimals ("3.14") are not ends.
+
+Inline code is text, not prose: no sentence ends inside a code span (a ``.`` or ``。`` or a line
+break there is code), and a sentence that opens with one starts at its backtick (a terminator's
+closing marks never take the backticks that open the next code span). Code spans are found by
+:func:`code_spans`, CommonMark's rule within the span scanned; every reader's text is read this
+way (a plain-text document's backtick pairs are code spans too: README-style text quotes
+commands with them, and an unmatched backtick is a literal character as in Markdown).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
-__all__ = ["SentenceIndex", "line_spans", "sentence_spans", "word_spans"]
+__all__ = ["SentenceIndex", "code_spans", "line_spans", "sentence_spans", "word_spans"]
 
 Span = tuple[int, int]
 
@@ -35,6 +43,7 @@ _ABBREVIATIONS = frozenset(
      "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
+_TICKS = re.compile("`+")
 
 
 _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
@@ -69,6 +78,72 @@ def _spans_between(text: str, cuts: list[int], start: int, end: int) -> list[Spa
     return spans
 
 
+def code_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """Code spans of ``text[start:end]``, backticks included, by CommonMark's rule (6.1).
+
+    A backtick string (a maximal run of backticks) opens a code span that the next backtick
+    string of exactly the same length closes; runs of other lengths in between are code. A
+    string no such run follows is literal text, and the scan goes on after it. Outside code a
+    backslash escapes a backtick (``\\```` is a literal backtick, and the rest of its run may
+    open a span); inside code a backslash is literal. Only the inline level within the span
+    given: the block structure (which lines are one paragraph) is the reader's. Autolinks and
+    raw HTML, which CommonMark lets hold backticks, are not looked for.
+
+    >>> t = "Use `a.b` or ``x ` y``, not \\\\`this\\\\` nor ```this`"
+    >>> [t[a:b] for a, b in code_spans(t)]
+    ['`a.b`', '``x ` y``']
+    """
+    end = len(text) if end is None else end
+    first = text.find("`", start, end)
+    if first < 0:
+        return []  # the common case costs one search
+    runs = [m.span() for m in _TICKS.finditer(text, first, end)]
+    by_length: dict[int, list[int]] = {}  # run indices by length, ascending: the closers
+    for i, (a, b) in enumerate(runs):
+        by_length.setdefault(b - a, []).append(i)
+    spans: list[Span] = []
+    outside = start  # where the text outside code resumed (backslashes escape there)
+    i = 0
+    while i < len(runs):
+        a, b = runs[i]
+        escapes = 0
+        while a - escapes > outside and text[a - escapes - 1] == "\\":
+            escapes += 1
+        a += escapes % 2  # an escaped first backtick is literal
+        closers = by_length.get(b - a, [])
+        k = bisect_right(closers, i)
+        if a == b or k == len(closers):
+            i += 1  # literal backticks
+            continue
+        j = closers[k]
+        spans.append((a, runs[j][1]))
+        outside = runs[j][1]
+        i = j + 1
+    return spans
+
+
+def _sentence_cuts(text: str, start: int, end: int, at_line_breaks: bool,
+                   code: list[Span]) -> list[int]:
+    """Where the sentences of ``text[start:end]`` end, given its ``code`` spans."""
+    code_starts = [a for a, _ in code]
+    cuts = []
+    for match in _SENTENCE_END.finditer(text, start, end):
+        dot = match.start()
+        if not at_line_breaks and text[dot] in "\r\n":
+            continue  # a line break inside a sentence
+        if match.group("latin") == "" and text[dot] == "." and _is_abbreviation(text, dot):
+            continue  # a lone period that closes "e.g" or an initial
+        cut = match.end()
+        if code:
+            k = bisect_right(code_starts, dot)  # the code spans after the terminator
+            if k and dot < code[k - 1][1]:
+                continue  # the terminator is code
+            if k < len(code) and code_starts[k] < cut:
+                cut = code_starts[k]  # the closing marks ran into a code span: it opens the next
+        cuts.append(cut)
+    return cuts
+
+
 def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
                    at_line_breaks: bool = True) -> list[Span]:
     """Sentences of ``text[start:end]``, as spans of ``text`` without surrounding blanks.
@@ -83,16 +158,12 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
     >>> t = "服务在凌晨\\n重启。日志\\n正常。"
     >>> [t[a:b] for a, b in sentence_spans(t, at_line_breaks=False)]
     ['服务在凌晨\\n重启。', '日志\\n正常。']
+    >>> t = "End with `.` or `)`. 完成。`ratio` 参数"
+    >>> [t[a:b] for a, b in sentence_spans(t)]
+    ['End with `.` or `)`.', '完成。', '`ratio` 参数']
     """
     end = len(text) if end is None else end
-    cuts = []
-    for match in _SENTENCE_END.finditer(text, start, end):
-        dot = match.start()
-        if not at_line_breaks and text[dot] in "\r\n":
-            continue  # a line break inside a sentence
-        if match.group("latin") == "" and text[dot] == "." and _is_abbreviation(text, dot):
-            continue  # a lone period that closes "e.g" or an initial
-        cuts.append(match.end())
+    cuts = _sentence_cuts(text, start, end, at_line_breaks, code_spans(text, start, end))
     return _spans_between(text, cuts, start, end)
 
 
@@ -137,13 +208,26 @@ class SentenceIndex:
         self.source = source
         self._spans: dict[Span, list[Span]] = {}
         self._bounds: dict[Span, tuple[list[int], frozenset[int]]] = {}
+        self._code: dict[Span, list[Span]] = {}
+
+    def code(self, start: int, end: int) -> list[Span]:
+        """:func:`code_spans` of ``source[start:end]``, found once for both kinds of sentence."""
+        key = (start, end)
+        code = self._code.get(key)
+        if code is None:
+            code = self._code[key] = code_spans(self.source, start, end)
+        return code
+
+    def _sentences(self, start: int, end: int, at_line_breaks: bool) -> list[Span]:
+        cuts = _sentence_cuts(self.source, start, end, at_line_breaks, self.code(start, end))
+        return _spans_between(self.source, cuts, start, end)
 
     def spans(self, start: int, end: int) -> list[Span]:
         """:func:`sentence_spans` of ``source[start:end]``."""
         key = (start, end)
         spans = self._spans.get(key)
         if spans is None:
-            spans = self._spans[key] = sentence_spans(self.source, start, end)
+            spans = self._spans[key] = self._sentences(start, end, True)
         return spans
 
     def bounds(self, start: int, end: int) -> tuple[list[int], frozenset[int]]:
@@ -153,6 +237,6 @@ class SentenceIndex:
         key = (start, end)
         found = self._bounds.get(key)
         if found is None:
-            spans = sentence_spans(self.source, start, end, at_line_breaks=False)
+            spans = self._sentences(start, end, False)
             found = self._bounds[key] = ([a for a, _ in spans], frozenset(b for _, b in spans))
         return found
