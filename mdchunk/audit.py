@@ -8,9 +8,17 @@ from markdown-it here, never taken from the chunker under test.
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
 from .formats import Block, parse_markdown
 from .formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
@@ -20,7 +28,7 @@ from .text import clean_text, sentence_spans
 from .tokens import TokenCounter
 
 __all__ = ["Span", "StructureReport", "as_read", "audit_markdown", "cut_blocks",
-           "headings_only", "shared_top_sections", "uncovered"]
+           "headings_only", "inline_code", "shared_top_sections", "uncovered"]
 
 Span = tuple[int, int]
 
@@ -257,10 +265,45 @@ def shared_top_sections(blocks: Sequence[Block], spans: Sequence[Span]) -> list[
     return out
 
 
+def _recording_backtick(state: StateInline, silent: bool) -> bool:
+    """markdown-it's code span rule, noting where each code span of the text parsed lies."""
+    start, tokens = state.pos, len(state.tokens)
+    if not backtick(state, silent):
+        return False
+    if not silent and len(state.tokens) > tokens and state.tokens[-1].type == "code_inline":
+        state.env["code"].append((state.src, start, state.pos))
+    return True
+
+
+@functools.lru_cache(maxsize=1)
+def _inline_parser() -> MarkdownIt:
+    """markdown-it's inline rules with the plugins whose syntax can hold a backtick (math,
+    footnote references), the code span rule recording."""
+    md = MarkdownIt("commonmark").enable(["strikethrough"])
+    md.use(dollarmath_plugin).use(footnote_plugin)
+    md.inline.ruler.at("backticks", _recording_backtick)
+    return md
+
+
+def inline_code(source: str, start: int, end: int) -> list[Span]:
+    """Spans of ``source`` that markdown-it reads as code spans in the paragraph
+    ``source[start:end]`` (backticks included). Code in an image's description, which
+    markdown-it parses as a text of its own, is left out."""
+    text = source[start:end]
+    if "`" not in text:
+        return []
+    # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
+    text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
+    env: dict[str, Any] = {"code": []}
+    _inline_parser().parseInline(text, env)
+    return [(start + a, start + b) for src, a, b in env["code"] if src == text]
+
+
 def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span],
                      counter: TokenCounter, overlap_tokens: int) -> list[str]:
     """Guarantee 5: an overlap is whole sentences of one paragraph (ended by punctuation or the
-    paragraph, not by a line break inside a sentence), within ``overlap_tokens``."""
+    paragraph, not by a line break inside a sentence), within ``overlap_tokens``; neither of its
+    ends lies inside a code span, as markdown-it reads the paragraph (:func:`inline_code`)."""
     problems = []
     for i in range(1, len(spans)):
         prev_end, start = spans[i - 1][1], spans[i][0]
@@ -279,6 +322,9 @@ def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span]
             problems.append(f"{where}: does not start at a sentence")
         if prev_end not in {b for _, b in whole}:
             problems.append(f"{where}: does not end at a sentence's end")
+        for a, b in inline_code(source, holder[0].start, holder[0].end):
+            if a < start < b or a < prev_end < b:  # a sentence starts at a span's backtick
+                problems.append(f"{where}: an end inside the code span {source[a:b][:40]!r}")
     return problems
 
 

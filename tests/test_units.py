@@ -121,6 +121,18 @@ def test_sentence_scanner_agrees_with_the_plain_rules(text: str) -> None:
     assert sentence_spans(text) == _reference_sentence_spans(text)
 
 
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(text=st.lists(st.sampled_from(
+    ["a", "Word", " ", ".", "。", "?", "\n", "\r\n", "*", "_", "`", "``", "```", "\\", "\\\\", "\\`",
+     "\\*"]), max_size=30).map("".join))
+def test_code_spans_are_those_markdown_it_reads(text: str) -> None:
+    """The sentence scanner's code spans are CommonMark's: markdown-it (the audit's reading)
+    finds the same ones in any paragraph of backticks, backslashes, emphasis marks and text."""
+    from mdchunk.audit import inline_code
+    from mdchunk.text.sentences import code_spans
+
+    assert code_spans(text) == inline_code(text, 0, len(text)) == _reference_code_spans(text)
+
 
 # -- parsing and sections ------------------------------------------------------------------
 
@@ -309,6 +321,58 @@ def test_overlap_in_hard_wrapped_prose_starts_and_ends_at_whole_sentences() -> N
         for start, end in overlaps:
             assert source[:start].rstrip()[-1] in "。.", source[start:end]
             assert source[end - 1] in "。."
+
+
+#: Paragraphs whose sentences hold and open with code spans (issue #23): a terminator inside
+#: code (``.``, ``。``, ``?``) ends no sentence, and a sentence after a CJK terminator that opens
+#: with a code span starts at its backtick.
+CODE_SPAN_PROSE = {
+    "latin": " ".join([
+        "A line of the config ends with `;` or `.` and never with `?` alone.",
+        "The ``a `b`. c`` form quotes a backtick inside code.",
+        "Run `make test. lint` before you push the branch to the remote."] * 8),
+    "cjk": "".join([
+        "先修改调度器的配置。`requestedToCapacityRatio` 参数决定节点的打分方式。",
+        "然后重启调度器！`kube-scheduler。service` 会在一分钟内恢复。",
+        "检查日志里是否还有 `error?` 字样。"] * 8),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CODE_SPAN_PROSE))
+def test_overlap_and_cuts_never_fall_inside_inline_code(name: str) -> None:
+    from mdchunk.audit import inline_code, overlap_problems
+    from mdchunk.formats import parse_markdown
+
+    source = f"# Code\n\n{CODE_SPAN_PROSE[name]}\n"
+    counter = get_counter("cl100k_base")
+    chunks = chunk_markdown(source, max_tokens=64, overlap_tokens=32)
+    spans = [(c.start, c.end) for c in chunks]
+    overlaps = [(nxt.start, prev.end) for prev, nxt in zip(chunks, chunks[1:])
+                if nxt.start < prev.end]
+    assert overlaps
+    blocks = parse_markdown(source).blocks
+    assert overlap_problems(source, blocks, spans, counter, 32) == []
+    code = inline_code(source, blocks[1].start, blocks[1].end)
+    assert len(code) >= 3 * 8  # markdown-it reads them as code
+    for start, end in [*overlaps, *spans]:  # every chunk ends at a sentence here, too
+        assert not any(a < start < b or a < end < b for a, b in code), source[start:end]
+
+
+def test_the_audit_sees_an_overlap_that_starts_or_ends_inside_inline_code(counter) -> None:
+    from mdchunk.audit import overlap_problems
+    from mdchunk.formats import parse_markdown
+
+    source = "先修改配置。`ratio` 参数决定打分。它的值用 `a。b` 分隔。\n"
+    blocks = parse_markdown(source).blocks
+    end = len(source) - 1
+    after_tick = source.index("ratio")  # where the sentence started before the fix
+    in_code = source.index("a。b") + 2  # after a terminator that is code
+    assert any("code span '`ratio`'" in p for p in
+               overlap_problems(source, blocks, [(0, end), (after_tick, end)], counter, 30))
+    assert any("code span '`a。b`'" in p for p in
+               overlap_problems(source, blocks, [(0, in_code), (0, end)], counter, 30))
+    tick = source.index("`ratio`")
+    assert overlap_problems(source, blocks, [(0, end), (tick, end)], counter, 30) == []
 
 
 def test_a_block_that_fits_only_without_its_breadcrumb_shortens_it_and_stays_whole() -> None:
