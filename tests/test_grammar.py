@@ -2,8 +2,10 @@
 
 The grammar nests lists (bullets and ordered) and blockquotes, and mixes in both fence kinds
 (closed or not), indented code, ragged tables, setext and ATX headings of every level (some
-with ``{#id}``), HTML blocks and comments, front matter, footnotes, admonitions, math, CJK and
-emoji, NUL bytes and lone surrogates now and then, and LF / CRLF / CR line endings. Budgets run
+with ``{#id}``), HTML blocks and comments, front matter, footnotes, admonitions, math, inline
+code (single and doubled backticks, code holding ``.`` ``。`` ``?``, unmatched and escaped
+backticks), CJK and emoji, NUL bytes and lone surrogates now and then, and LF / CRLF / CR line
+endings. Budgets run
 from the minimum (16) to 2048 with any overlap below the budget.
 
 ``make test`` runs the fast profile (derandomized, a few seconds); ``make test-long`` sets
@@ -50,6 +52,9 @@ _WORDS = ["alpha", "beta", "gamma", "delta", "the", "a", "of", "to", "e.g.", "v1
           "`code`", "*em*", "**strong**", "[link](http://x.y/z)", "https://a.b/c", "<br>",
           "服务", "重启", "日志", "检查", "磁盘", "已满", "テスト", "한국어", "😀", "👩‍👩‍👧‍👦",
           "🇺🇳", "e\u0301", "x|y", "\\|", "&amp;", "Mr.", "[^1]", "$a^2$", "{#not-an-id}",
+          # inline code (issue #23): terminators inside code, doubled backticks, a sentence opening
+          # with code after a CJK terminator, lone and escaped backticks (which pair up, or not)
+          "`a. b`", "`重启。检查`", "`why? now`", "``a `b`. c``", "完成。`kubectl`", "`", "``", "\\`",
           "\x00", "\ud800", "\udfff"]  # the last three: now and then, not often
 _word = st.sampled_from(_WORDS)
 _sentence = st.tuples(st.lists(_word, min_size=1, max_size=12),

@@ -165,7 +165,8 @@ def test_determinism(path: Path) -> None:
 
 
 # Random documents built from real block shapes: the guarantees must hold for any mix.
-_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "服务", "重启", "日志", "e.g.", "v1.2", "3.14", "the", "a", "of", "to"])
+_WORDS = st.sampled_from(["alpha", "beta", "gamma", "delta", "服务", "重启", "日志", "e.g.", "v1.2", "3.14", "the", "a", "of", "to",
+                          "`x. y`", "完成。`ratio`", "``a`b?``", "`"])
 _sentence = st.tuples(st.lists(_WORDS, min_size=1, max_size=25),
                       st.sampled_from([".", "。", "!", "？", ""])).map(lambda t: " ".join(t[0]) + t[1])
 _paragraph = st.lists(_sentence, min_size=1, max_size=12).map(" ".join)
