@@ -43,7 +43,6 @@ _ABBREVIATIONS = frozenset(
      "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
-_TICKS = re.compile("`+")
 
 
 _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
@@ -94,31 +93,40 @@ def code_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     ['`a.b`', '``x ` y``']
     """
     end = len(text) if end is None else end
-    first = text.find("`", start, end)
-    if first < 0:
+    pos = text.find("`", start, end)
+    if pos < 0:
         return []  # the common case costs one search
-    runs = [m.span() for m in _TICKS.finditer(text, first, end)]
-    by_length: dict[int, list[int]] = {}  # run indices by length, ascending: the closers
-    for i, (a, b) in enumerate(runs):
-        by_length.setdefault(b - a, []).append(i)
     spans: list[Span] = []
     outside = start  # where the text outside code resumed (backslashes escape there)
-    i = 0
-    while i < len(runs):
-        a, b = runs[i]
+    # Once a search for a closer has run to the end, where the last run of each length starts
+    # (markdown-it's cache): an opener with no run of its length after it is literal at once.
+    last: dict[int, int] | None = None
+    while pos >= 0:
+        run_end = pos + 1
+        while run_end < end and text[run_end] == "`":
+            run_end += 1
         escapes = 0
-        while a - escapes > outside and text[a - escapes - 1] == "\\":
+        while pos - escapes > outside and text[pos - escapes - 1] == "\\":
             escapes += 1
-        a += escapes % 2  # an escaped first backtick is literal
-        closers = by_length.get(b - a, [])
-        k = bisect_right(closers, i)
-        if a == b or k == len(closers):
-            i += 1  # literal backticks
-            continue
-        j = closers[k]
-        spans.append((a, runs[j][1]))
-        outside = runs[j][1]
-        i = j + 1
+        opener = pos + escapes % 2  # an escaped first backtick is literal
+        length = run_end - opener
+        if length and (last is None or last.get(length, -1) > opener):
+            seen: dict[int, int] = {}
+            tick = text.find("`", run_end, end)
+            while tick >= 0:
+                after = tick + 1
+                while after < end and text[after] == "`":
+                    after += 1
+                if after - tick == length:
+                    break
+                seen[after - tick] = tick
+                tick = text.find("`", after, end)
+            if tick >= 0:
+                spans.append((opener, after))
+                outside = run_end = after
+            else:
+                last = seen
+        pos = text.find("`", run_end, end)
     return spans
 
 
