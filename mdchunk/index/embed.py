@@ -19,6 +19,7 @@ from ..chunks.models import DEFAULT_MODEL, Backend
 from ..chunks.models import load_model as _load
 from ..chunks.models import resolve_model as _resolve
 from ..errors import ConfigError, DependencyError
+from .multilingual import USE_MODEL, UniversalSentenceEncoder
 
 if TYPE_CHECKING:
     import numpy as np
@@ -214,6 +215,11 @@ class SentenceTransformerEmbedder:
 
 
 def load_embedder(model: str | Embedder | None) -> Embedder:
-    """``model`` itself when it is an :class:`Embedder`, else the sentence-transformers model
-    of that name or path (``None``: the bundled default)."""
-    return model if isinstance(model, Embedder) else SentenceTransformerEmbedder(model)
+    """``model`` itself when it is an :class:`Embedder`; the multilingual Universal Sentence
+    Encoder for ``"use-multilingual"``; else the sentence-transformers model of that name or
+    path (``None``: the bundled default)."""
+    if isinstance(model, Embedder):
+        return model
+    if model == USE_MODEL:
+        return UniversalSentenceEncoder()
+    return SentenceTransformerEmbedder(model)
