@@ -1,0 +1,87 @@
+"""What a corpus is written in, and what that chooses: the BM25 analyzer and, for
+``model="auto"``, the embedding model.
+
+Both choices are made once, when a collection is created, from a sample of every document
+(its first :data:`SAMPLE_BYTES`), and recorded in the collection; later runs read the record,
+so a collection never changes model or analyzer because its documents changed.
+
+The rule is one share and one threshold: the share of CJK characters among the non-blank
+characters of the sample. From :data:`CJK_SHARE` on, the corpus "has Chinese in it":
+
+- BM25 uses the ``jieba`` analyzer, since the standard one makes a whole CJK run one token
+  and a Chinese document would be unreachable, while jieba still splits Latin words as the
+  standard analyzer does;
+- ``auto`` embeds with USE multilingual (:mod:`.multilingual`), since all-MiniLM-L6-v2
+  reads no Chinese, and a Chinese question asked of it finds a third of its answers where
+  USE finds most (BENCHMARKS.md, "Chinese and mixed corpora").
+
+The threshold is low on purpose: a CJK character carries about a word, so 2% of the
+characters is already about a tenth of the words, and below the threshold an English corpus
+keeps MiniLM, the better English reader.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ..sources import Source
+from .embed import DEFAULT_MODEL
+from .multilingual import USE_MODEL
+
+__all__ = ["AUTO", "CJK_SHARE", "SAMPLE_BYTES", "Language", "cjk_share", "survey"]
+
+log = logging.getLogger(__name__)
+
+#: The model spec that asks for the choice below.
+AUTO = "auto"
+#: From this share of CJK characters (among non-blank ones) a corpus counts as Chinese.
+CJK_SHARE = 0.02
+#: Bytes read from the start of each document for the share.
+SAMPLE_BYTES = 64 * 1024
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_BLANK = re.compile(r"\s+")
+
+
+def cjk_share(sources: Sequence[Source]) -> float:
+    """CJK characters over non-blank characters in the sample of every document."""
+    cjk = total = 0
+    for source in sources:
+        try:
+            with source.file.open("rb") as fh:
+                sample = fh.read(SAMPLE_BYTES).decode("utf-8", "ignore")
+        except OSError:
+            continue  # reported by name when the run reads it
+        cjk += len(_CJK.findall(sample))
+        total += len(_BLANK.sub("", sample))
+    return cjk / total if total else 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class Language:
+    """A corpus's CJK share and what it chooses."""
+
+    share: float
+
+    @property
+    def chinese(self) -> bool:
+        return self.share >= CJK_SHARE
+
+    @property
+    def analyzer(self) -> str:
+        return "jieba" if self.chinese else "standard"
+
+    @property
+    def model(self) -> str:
+        """The model ``auto`` stands for."""
+        return USE_MODEL if self.chinese else DEFAULT_MODEL
+
+
+def survey(sources: Sequence[Source]) -> Language:
+    """The :class:`Language` of ``sources``, logged once."""
+    language = Language(cjk_share(sources))
+    log.info("CJK share of the corpus %.1f%%: BM25 analyzer %s, auto model %s",
+             100 * language.share, language.analyzer, language.model)
+    return language
