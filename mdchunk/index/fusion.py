@@ -24,7 +24,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-__all__ = ["DEFAULT_FUSION", "FUSIONS", "FUSION_DEPTH", "Fusion", "FusionName", "fuse", "rrf", "score_fusion"]
+__all__ = ["DEFAULT_FUSION", "FUSIONS", "FUSION_DEPTH", "Fusion", "FusionName", "fuse", "rrf",
+           "score_fusion"]
 
 T = TypeVar("T")
 #: One result list, best first: ``(key, score)``, higher scores better.
