@@ -92,7 +92,7 @@ def index(
         raise typer.BadParameter("only with --engine ray", param_hint="--address")
     with one_line_errors():
         from ..index import index_paths
-        from ..index.indexer import SHAPING_KEYS
+        from ..index.build_config import SHAPING_KEYS
 
         run_engine = None
         if engine == "ray":

@@ -20,7 +20,7 @@ from ..errors import MdchunkError
 if TYPE_CHECKING:
     from ..chunks import Chunk
     from ..index import SearchHit
-    from ..index.indexer import ProgressCallback
+    from ..index.applying import ProgressCallback
 
 err = Console(stderr=True)
 out = Console()
