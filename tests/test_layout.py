@@ -1,5 +1,6 @@
-"""Data flows one way: a module imports only from its own stage or the stages before it, and no two
-modules import each other (directly or round a longer loop)."""
+"""Data flows one way: a module imports only from its own stage or the stages before it, no two
+modules import each other (directly or round a longer loop), and no module grows past
+:data:`MAX_LINES`."""
 
 from __future__ import annotations
 
@@ -13,6 +14,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "mdchunk"
 #: The pipeline, in order (docs/architecture.md). ``errors`` is shared by every stage.
 STAGES = ["errors", "formats", "text", "tokens", "config", "plan", "chunks", "audit", "sources",
           "index", "integrations", "cli"]
+
+#: A module longer than this does several jobs: split it along them (docs/architecture.md).
+MAX_LINES = 450
 
 
 def _stage(module: Path) -> str:
@@ -180,3 +184,8 @@ def test_import_graph_counts_type_checking_and_late_imports(tmp_path: Path) -> N
     assert _imported_modules(package / "plan/a.py", known, package) == {"mdchunk.plan.b"}
     assert _imported_modules(package / "plan/b.py", known, package) == {"mdchunk.plan.c"}
 
+
+def test_no_module_past_the_line_limit() -> None:
+    long = {str(m.relative_to(PACKAGE)): n for m in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(m.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}, f"modules past {MAX_LINES} lines: {long}"
