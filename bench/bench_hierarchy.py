@@ -172,9 +172,9 @@ def headings(text: str) -> list[tuple[int, int, int, str]]:
     Parsed with mdchunk's own markdown-it configuration, so ``#`` lines in code blocks and front
     matter are not headings; headings nested in lists or quotes are skipped.
     """
-    from mdchunk.formats.markdown import _parser
+    from mdchunk.formats.markdown_it_parser import full_parser
 
-    tokens: list[Token] = _parser().parse(text)
+    tokens: list[Token] = full_parser().parse(text)
     found = []
     for opening, inline in itertools.pairwise(tokens):
         if opening.type == "heading_open" and opening.level == 0 and opening.map:

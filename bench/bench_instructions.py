@@ -26,10 +26,10 @@ import sys
 from pathlib import Path
 sys.path.insert(0, {repo!r})
 import mdchunk
-from mdchunk.formats.markdown import _parser
+from mdchunk.formats.markdown_it_parser import full_parser
 texts = [p.read_text(encoding="utf-8-sig") for p in sorted(Path({folder!r}).rglob("*.md"))]
 chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=256, overlap_tokens=32))
-parser, counter = _parser(), chunker.counter
+parser, counter = full_parser(), chunker.counter
 warm = "# A\n\nWarm up. The parser and the tokenizer. " * 200
 chunker.chunk(warm); parser.parse(warm); counter.count(warm)  # one-time set-up, for both
 if {run!r} == "mdchunk":

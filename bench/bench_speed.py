@@ -144,7 +144,7 @@ def build_bigfile(corpora: list[Corpus], factor: int, where: Path) -> tuple[Path
 def child_main(mode: str, folder: Path) -> None:
     """Run one measurement and print one JSON line (time, peak RSS of self and of workers)."""
     from mdchunk import ChunkerConfig
-    from mdchunk.formats.markdown import _parser
+    from mdchunk.formats.markdown_it_parser import full_parser
     from mdchunk.sources.batch import chunk_paths
     from mdchunk.text import read_document
     from mdchunk.tokens import get_counter
@@ -152,7 +152,7 @@ def child_main(mode: str, folder: Path) -> None:
     paths = md_files(folder)
     config = ChunkerConfig(max_tokens=MAX_TOKENS, overlap_tokens=OVERLAP)
     counter = get_counter(config.tokenizer)
-    parser = _parser()
+    parser = full_parser()
     base = _rss_kb("VmRSS")
     _reset_peak()  # loading the tokenizer peaks higher than chunking a small file: start afresh
     chunks = 0

@@ -38,8 +38,8 @@ TARGET = 1.3
 def leaf_texts(corpus: Path, limit: int | None) -> list[str]:
     """The distinct embed texts an index of ``corpus`` embeds, in document order."""
     from mdchunk.chunks import Chunker
+    from mdchunk.index.build_config import index_config
     from mdchunk.index.embed import SentenceTransformerEmbedder
-    from mdchunk.index.indexer import index_config
     from mdchunk.sources import discover
 
     embedder = SentenceTransformerEmbedder()

@@ -87,9 +87,9 @@ def _mdchunk(max_tokens: int, overlap: int) -> Adapter:
 def _floor(encoding) -> list[Adapter]:
     from markdown_it import MarkdownIt
 
-    from mdchunk.formats.markdown import _parser
+    from mdchunk.formats.markdown_it_parser import full_parser
 
-    full = _parser()
+    full = full_parser()
     plain = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     encode = encoding.encode_ordinary
 

@@ -27,7 +27,7 @@ from mdchunk.errors import MissingFileError
 
 runner = CliRunner()
 # the module, not the Typer app that mdchunk.cli exports under the same name
-cli_app = importlib.import_module("mdchunk.cli.app")
+chunk_commands = importlib.import_module("mdchunk.cli.chunk_commands")
 
 GOOD = "# Good\n\nA page that chunks fine.\n"
 
@@ -164,14 +164,14 @@ def test_chunk_unreadable_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
 def test_chunk_file_deleted_between_discovery_and_reading(tmp_path: Path,
                                                           monkeypatch: pytest.MonkeyPatch) -> None:
     bad_files(tmp_path / "kb")
-    real = cli_app._sources
+    real = chunk_commands._sources
 
     def then_delete(*args):
         found = real(*args)
         (tmp_path / "kb" / "a_good.md").unlink()
         return found
 
-    monkeypatch.setattr(cli_app, "_sources", then_delete)
+    monkeypatch.setattr(chunk_commands, "_sources", then_delete)
     result = runner.invoke(app, ["chunk", str(tmp_path / "kb" / "a_good.md"),
                                  str(tmp_path / "kb" / "z_good.txt")])
     assert result.exit_code == 1

@@ -214,11 +214,11 @@ def _block_tokens(md, source: str) -> list[tuple]:
 @pytest.mark.parametrize("path", [*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN],
                          ids=_ids([*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN]))
 def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
-    from mdchunk.formats.markdown import _block_parser, _unused_rules
+    from mdchunk.formats.markdown_it_parser import block_parser, unused_rules
 
     source = read_document(path)
-    assert _block_tokens(_block_parser(_unused_rules(source)), source) == _block_tokens(
-        _block_parser(), source)
+    assert _block_tokens(block_parser(unused_rules(source)), source) == _block_tokens(
+        block_parser(), source)
 
 
 _plugin_block = st.sampled_from([
@@ -230,8 +230,8 @@ _plugin_block = st.sampled_from([
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(blocks=st.lists(st.one_of(_block, _plugin_block), min_size=1, max_size=8))
 def test_parsing_without_unused_rules_on_generated_documents(blocks: list[str]) -> None:
-    from mdchunk.formats.markdown import _block_parser, _unused_rules
+    from mdchunk.formats.markdown_it_parser import block_parser, unused_rules
 
     source = "\n\n".join(blocks)
-    assert _block_tokens(_block_parser(_unused_rules(source)), source) == _block_tokens(
-        _block_parser(), source)
+    assert _block_tokens(block_parser(unused_rules(source)), source) == _block_tokens(
+        block_parser(), source)

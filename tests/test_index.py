@@ -22,7 +22,8 @@ from mdchunk.index import (
     index_paths,
     search,
 )
-from mdchunk.index.milvus import MilvusManifest, MilvusStore
+from mdchunk.index.milvus import MilvusStore
+from mdchunk.index.milvus_manifest import MilvusManifest
 from mdchunk.index.store import SCHEMA_VERSION, IndexMeta, ManifestEntry, embed_hash
 from mdchunk.sources import discover
 

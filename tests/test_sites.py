@@ -17,7 +17,7 @@ import mdchunk
 from mdchunk import ChunkerConfig, ConfigError
 from mdchunk.audit import audit_markdown, headings_only, overlap_problems
 from mdchunk.formats import parse_markdown
-from mdchunk.formats.markdown import split_heading_id
+from mdchunk.formats.block_maker import split_heading_id
 from mdchunk.formats.sites import (
     anchors,
     github_slug,

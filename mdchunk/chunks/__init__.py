@@ -2,15 +2,9 @@
 itself."""
 
 from .chunk import Chunk
-from .chunker import (
-    Chunker,
-    chunk_file,
-    chunk_hierarchy,
-    chunk_markdown,
-    chunk_qa,
-    chunk_text,
-)
+from .chunker import Chunker
 from .docsearch import docsearch_record
+from .functions import chunk_file, chunk_hierarchy, chunk_markdown, chunk_qa, chunk_text
 
 __all__ = ["Chunk", "Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa",
            "chunk_text", "docsearch_record"]

@@ -47,7 +47,7 @@ class Block:
     #: Heading text without markup; empty for other kinds.
     title: str = ""
     #: A heading's explicit id (``## Title {#id}``, ``## Title {/* #id */}``), taken out of
-    #: ``title``; empty when it has none (see :func:`mdchunk.formats.markdown.split_heading_id`).
+    #: ``title``; empty when it has none (see :func:`mdchunk.formats.block_maker.split_heading_id`).
     heading_id: str = ""
     #: Text repeated in ``embed_text`` when the block is cut: a table's header, a code fence.
     prefix: str = ""

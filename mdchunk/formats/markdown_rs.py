@@ -26,8 +26,9 @@ from collections.abc import Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown import _RULE_TRIGGERS, _BlockBuilder
+from .markdown_it_parser import RULE_TRIGGERS
 
 if TYPE_CHECKING:
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
@@ -70,7 +71,7 @@ def may_read(source: str) -> bool:
     if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
             or _DEEP.search(source)):
         return False
-    return not any(may_use(source) for rule, may_use in _RULE_TRIGGERS.items()
+    return not any(may_use(source) for rule, may_use in RULE_TRIGGERS.items()
                    if rule != "normalize")
 
 
@@ -111,7 +112,7 @@ class _TreeReader:
     """Turns the Rust parser's nodes into blocks, one rule per node name."""
 
     def __init__(self, source: str, byte_starts: Sequence[int]) -> None:
-        self.make = _BlockBuilder(source, LineIndex.of(source), {}, {})
+        self.make = BlockMaker(source, LineIndex.of(source), {})
         self.source = source
         self.byte_starts = byte_starts
         #: Character offset of each line start, and the end of the source after the last.
@@ -129,8 +130,8 @@ class _TreeReader:
         return out
 
     def span(self, srcmap: tuple[int, int] | None) -> tuple[int, int]:
-        """The character span :meth:`_BlockBuilder.span` gives the lines a node's byte span
-        covers (the lines markdown-it-py's ``token.map`` names)."""
+        """The character span :meth:`~.block_maker.BlockMaker.span` gives the lines a node's
+        byte span covers (the lines markdown-it-py's ``token.map`` names)."""
         if srcmap is None:
             raise _Unsupported("a node without a source map")
         first_byte, end_byte = srcmap

@@ -40,7 +40,7 @@ from .engine import Prepared, Preparer
 if TYPE_CHECKING:
     import numpy as np
 
-    from .indexer import IndexReport
+    from .applying import IndexReport
 
 __all__ = ["RayEngine", "index_paths_ray"]
 

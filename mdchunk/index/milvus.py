@@ -6,27 +6,38 @@ The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or 
 (model, dimension, chunker config, BM25 analyzer) is kept in the chunk collection's properties,
 so a query or an indexing run with another model is caught before anything is written.
 
-The manifest (``<collection>_manifest``, one row per document) lives in Milvus too, so two
-machines indexing into one server agree on what is already there. So do the parents of a
-hierarchical index (``<collection>_parents``): the chunks above the leaves, with their text and
-provenance but no embedding, fetched by id when a search widens a hit to its context.
+The manifest (``<collection>_manifest``, one row per document: :mod:`.milvus_manifest`) lives
+in Milvus too, so two machines indexing into one server agree on what is already there. So do
+the parents of a hierarchical index (``<collection>_parents``): the chunks above the leaves,
+with their text and provenance but no embedding, fetched by id when a search widens a hit to its
+context. The collections' schemas and indexes are :mod:`.milvus_collections`; this module
+connects, writes, reads and searches.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any, Self
 
 from ..errors import DependencyError, StoreError
+from .milvus_collections import (
+    ANALYZERS,
+    DUMMY_VECTOR,
+    QUERY_WINDOW,
+    create_chunk_collection,
+    create_parent_collection,
+    ensure_indexes,
+    is_local,
+    select_rows,
+)
+from .milvus_manifest import MilvusManifest
 from .store import (
-    FIELD_BYTES,
     PARENT_FIELDS,
     SCALAR_FIELDS,
     SCHEMA_VERSION,
     IndexMeta,
-    ManifestEntry,
     SearchHit,
     SearchMode,
     leaf_hit,
@@ -37,24 +48,14 @@ __all__ = ["ANALYZERS", "MilvusManifest", "MilvusStore", "is_local"]
 
 log = logging.getLogger(__name__)
 
-#: BM25 analyzers by name. ``lowercase`` is explicit because a Milvus server's ``standard``
-#: tokenizer does not fold case (Milvus Lite's does, and ignores the filter).
-ANALYZERS: dict[str, dict[str, Any]] = {
-    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
-    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
-}
-
-_DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
                   "level", "parent_id", "start", "end", "url", "anchor"]
-_INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
 # A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
 # channel per address for the whole process and pings it every 10 s even with no call under way;
 # a gRPC server with default settings (the ``milvus-lite server``) answers a quiet client's
 # pings with GOAWAY "too_many_pings", and the next call on the shared channel then fails.
 _GRPC_OPTIONS = {"grpc.keepalive_permit_without_calls": False, "grpc.keepalive_time_ms": 60_000}
-_QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
 
 
 def _lite_in_use(uri: str) -> bool:
@@ -79,11 +80,6 @@ def _lite_in_use(uri: str) -> bool:
         os.close(fd)
 
 
-def is_local(uri: str) -> bool:
-    """Milvus Lite takes a local file path; anything with a scheme is a server."""
-    return "://" not in uri
-
-
 class MilvusStore:
     """The chunk collection of one index, its parents and its manifest, behind one
     :class:`pymilvus.MilvusClient`."""
@@ -94,7 +90,6 @@ class MilvusStore:
             import pymilvus
         except ImportError as exc:
             raise DependencyError(f"writing to Milvus needs pymilvus: {_EXTRA_HINT}") from exc
-        self._pymilvus = pymilvus
         self.uri = uri
         self.collection = collection
         self.timeout = timeout
@@ -237,91 +232,16 @@ class MilvusStore:
         return self.collection, self.parents_collection, self.manifest.collection
 
     def _create_chunks(self, meta: IndexMeta) -> None:
-        from pymilvus import DataType, Function, FunctionType
-
-        if meta.analyzer not in ANALYZERS:
-            raise StoreError(f"unknown analyzer {meta.analyzer!r}: "
-                             f"use one of {', '.join(ANALYZERS)}")
-        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
-        for name in ("doc_id", "path", "file_type", "title", "section_path"):
-            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-        for name in _INT_FIELDS:
-            schema.add_field(name, DataType.INT64)
-        for name in ("parent_id", "url", "anchor"):
-            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-        schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"])
-        schema.add_field("search_text", DataType.VARCHAR, max_length=FIELD_BYTES["search_text"],
-                         enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
-        schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
-        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-        schema.add_field("content_hash", DataType.VARCHAR, max_length=FIELD_BYTES["content_hash"])
-        schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
-                                     input_field_names=["search_text"],
-                                     output_field_names=["sparse"]))
-        self._client.create_collection(self.collection, schema=schema,
-                                       properties=meta.properties())
+        create_chunk_collection(self._client, self.collection, meta)
 
     def _create_parents(self) -> None:
-        """The parents' collection: a chunk's fields without vectors but a placeholder, and
-        ``child_count``. Its text has no analyzer: parents are fetched by id, never searched."""
-        from pymilvus import DataType
-
-        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
-        for name in ("doc_id", "path", "file_type", "title", "section_path", "parent_id",
-                     "text", "url", "anchor"):
-            schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-        for name in (*_INT_FIELDS, "child_count"):
-            schema.add_field(name, DataType.INT64)
-        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
-        self._client.create_collection(self.parents_collection, schema=schema)
+        create_parent_collection(self._client, self.parents_collection)
 
     def _ensure_indexes(self) -> None:
-        """Create whichever index is missing.
-
-        Creating a collection and its indexes are separate calls, so an interrupted creation
-        leaves a collection without some; the next open finishes the job. ``sync=False``: on
-        an empty collection there is nothing to wait for, and Milvus Lite does not implement
-        the timestamp call that waiting makes.
-        """
-        # Per collection, each field and its index parameters; ``None``: the dense index.
-        wanted: dict[str, list[tuple[str, dict[str, str] | None]]] = {
-            self.collection: [("sparse", {"index_type": "SPARSE_INVERTED_INDEX",
-                                          "metric_type": "BM25"}),
-                              ("doc_id", {"index_type": "INVERTED"}),
-                              ("content_hash", {"index_type": "INVERTED"}),
-                              ("dense", None)],
-            self.manifest.collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
-            self.parents_collection: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"}),
-                                      ("doc_id", {"index_type": "INVERTED"})],
-        }
-        for collection, indexes in wanted.items():
-            have = set(self._client.list_indexes(collection))
-            for field, params in indexes:
-                if field in have:
-                    continue
-                if params is None:
-                    self._create_dense_index()
-                    continue
-                index = self._client.prepare_index_params()
-                index.add_index(field, index_name=field, **params)
-                self._client.create_index(collection, index, sync=False)
-
-    def _create_dense_index(self) -> None:
-        """HNSW on a server; Milvus Lite (and a Lite server without faiss) gets AUTOINDEX."""
-        kinds = ["AUTOINDEX"] if is_local(self.uri) else ["HNSW", "AUTOINDEX"]
-        for kind in kinds:
-            params = self._client.prepare_index_params()
-            params.add_index("dense", index_name="dense", index_type=kind, metric_type="COSINE")
-            try:
-                self._client.create_index(self.collection, params, sync=False)
-                return
-            except self._pymilvus.MilvusException as exc:
-                if kind == kinds[-1]:
-                    raise
-                log.info("Milvus at %s refused a %s index (%s); using AUTOINDEX",
-                         self.uri, kind, exc.message)
+        """The collections' missing indexes (a step of its own: an interrupted :meth:`open`
+        leaves a collection without them, and the next finishes the job)."""
+        ensure_indexes(self._client, self.collection, self.parents_collection,
+                       self.manifest.collection, uri=self.uri)
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -329,7 +249,7 @@ class MilvusStore:
         """Every stored chunk row of a document: all scalar fields, and ``dense`` if asked."""
         fields = list(SCALAR_FIELDS) + (["dense"] if vectors else [])
         with self._errors(f"read chunks of {doc_id}"):
-            return _select(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
+            return select_rows(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
 
     def vectors(self, hashes: Sequence[str], batch: int = 512) -> dict[str, Any]:
         """The stored vector of each of ``hashes`` that a leaf has, asked with strong
@@ -340,7 +260,7 @@ class MilvusStore:
                 wanted = ", ".join(quote(h) for h in hashes[i:i + batch])
                 rows = self._client.query(self.collection, filter=f"content_hash in [{wanted}]",
                                           output_fields=["content_hash", "dense"],
-                                          limit=_QUERY_WINDOW, consistency_level="Strong")
+                                          limit=QUERY_WINDOW, consistency_level="Strong")
                 found.update((r["content_hash"], r["dense"]) for r in rows)
         return found
 
@@ -353,12 +273,12 @@ class MilvusStore:
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (all of :data:`PARENT_FIELDS`)."""
         with self._errors(f"read parents of {doc_id}"):
-            return _select(self._client, self.parents_collection, f"doc_id == {quote(doc_id)}",
+            return select_rows(self._client, self.parents_collection, f"doc_id == {quote(doc_id)}",
                            list(PARENT_FIELDS))
 
     def upsert_parents(self, rows: Sequence[Mapping[str, Any]], batch: int = 128) -> None:
         """Write parent rows (a smaller batch than leaves: a parent's text is larger)."""
-        self._upsert(self.parents_collection, [{**r, "dummy": _DUMMY_VECTOR} for r in rows],
+        self._upsert(self.parents_collection, [{**r, "dummy": DUMMY_VECTOR} for r in rows],
                      batch, "write parents")
 
     def delete_parents(self, ids: Sequence[str], batch: int = 1024) -> None:
@@ -370,7 +290,7 @@ class MilvusStore:
             return []
         wanted = ", ".join(quote(i) for i in dict.fromkeys(ids))
         with self._errors("read parents"):
-            return _select(self._client, self.parents_collection, f"id in [{wanted}]",
+            return select_rows(self._client, self.parents_collection, f"id in [{wanted}]",
                            list(PARENT_FIELDS))
 
     def delete_doc(self, doc_id: str) -> None:
@@ -400,12 +320,12 @@ class MilvusStore:
              ) -> list[dict[str, Any]]:
         """Every chunk row with ``fields`` (for tests, audits and small indexes)."""
         with self._errors("read chunks"):
-            return _select(self._client, self.collection, 'id != ""', list(fields))
+            return select_rows(self._client, self.collection, 'id != ""', list(fields))
 
     def parent_rows(self, fields: Sequence[str] = PARENT_FIELDS) -> list[dict[str, Any]]:
         """Every parent row with ``fields`` (for tests, audits and small indexes)."""
         with self._errors("read parents"):
-            return _select(self._client, self.parents_collection, 'id != ""', list(fields))
+            return select_rows(self._client, self.parents_collection, 'id != ""', list(fields))
 
     # -- search -----------------------------------------------------------------------------
 
@@ -439,68 +359,3 @@ class MilvusStore:
         signed = abs if mode == "bm25" else float
         return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
                 for hit in result[0]]
-
-
-class MilvusManifest:
-    """The manifest collection (``<collection>_manifest``): one row per indexed document."""
-
-    def __init__(self, client: Any, collection: str,
-                 errors: Callable[[str], AbstractContextManager[None]]) -> None:
-        self._client = client
-        self.collection = collection
-        self._errors = errors
-
-    def create(self) -> None:
-        from pymilvus import DataType
-
-        schema = self._client.create_schema(auto_id=False, enable_dynamic_field=False)
-        schema.add_field("doc_id", DataType.VARCHAR, is_primary=True,
-                         max_length=FIELD_BYTES["doc_id"])
-        schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
-        schema.add_field("config", DataType.VARCHAR, max_length=64)
-        schema.add_field("chunk_count", DataType.INT64)
-        schema.add_field("path", DataType.VARCHAR, max_length=FIELD_BYTES["path"])
-        schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(_DUMMY_VECTOR))
-        self._client.create_collection(self.collection, schema=schema)
-
-    def entries(self) -> dict[str, ManifestEntry]:
-        """Every document entry, read in pages (a knowledge base may exceed one query's limit)."""
-        fields = ["doc_id", "content_hash", "config", "chunk_count", "path"]
-        entries: dict[str, ManifestEntry] = {}
-        with self._errors("read manifest"):
-            for row in _select(self._client, self.collection, 'doc_id != ""', fields):
-                entries[row["doc_id"]] = ManifestEntry(*(row[f] for f in fields))
-        return entries
-
-    def put(self, entries: Iterable[ManifestEntry]) -> None:
-        rows = [{"doc_id": e.doc_id, "content_hash": e.content_hash, "config": e.config,
-                 "chunk_count": e.chunk_count, "path": e.path, "dummy": _DUMMY_VECTOR}
-                for e in entries]
-        if rows:
-            with self._errors("write manifest"):
-                self._client.upsert(self.collection, rows)
-
-    def delete(self, doc_ids: Sequence[str]) -> None:
-        if doc_ids:
-            with self._errors("delete from manifest"):
-                self._client.delete(self.collection, ids=list(doc_ids))
-
-
-def _select(client: Any, collection: str, filter: str, fields: list[str]) -> list[dict[str, Any]]:
-    """All rows matching ``filter``: one query when they fit Milvus's query window, else pages.
-
-    The paged query iterator is the fallback only, since Milvus Lite cannot give it a
-    consistent timestamp and pymilvus warns about that on every use.
-    """
-    rows = client.query(collection, filter=filter, output_fields=fields, limit=_QUERY_WINDOW)
-    if len(rows) < _QUERY_WINDOW:
-        return [{f: row[f] for f in fields} for row in rows]
-    iterator = client.query_iterator(collection, batch_size=1000, filter=filter,
-                                     output_fields=fields)
-    out: list[dict[str, Any]] = []
-    try:
-        while batch := iterator.next():
-            out.extend({f: row[f] for f in fields} for row in batch)
-    finally:
-        iterator.close()
-    return out

@@ -1,9 +1,11 @@
 """Greedy packing of one run of pieces: fill a chunk until the next piece does not fit.
 
-The packer holds the chunk being filled (a :class:`Group`) and a queue of pieces; each piece is
-handed to the rules of :mod:`mdchunk.plan.rules`, in order, until one takes it: add it, close
-the chunk and start the next, cut the piece one seam finer, and so on. The rules say which
-guarantee each serves; this module only provides the moves they make.
+The packer holds the chunk being filled (a :class:`~mdchunk.plan.pieces.Group`) and a queue of
+pieces; each piece is handed to the rules of :mod:`mdchunk.plan.rules`, in order, until one
+takes it: add it, close the chunk and start the next, cut the piece one seam finer, and so on.
+The rules say which guarantee each serves; this module only provides the moves they make (the
+rules see the packer through their :class:`~mdchunk.plan.rules.Packer` protocol, so this
+module imports them and not the other way round).
 """
 
 from __future__ import annotations
@@ -11,40 +13,17 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections import deque
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from ..formats.blocks import Block
 from ..formats.kinds import UNSEEN_KINDS, merge_kinds
 from .drafts import Draft
 from .kit import PackingKit
 from .overlap import overlap_before
-from .pieces import Piece, PieceCutter
+from .pieces import Group, Piece, PieceCutter
 from .rules import RULES
 
 __all__ = ["Group", "PiecePacker"]
-
-
-@dataclass(slots=True)
-class Group:
-    """The pieces of the chunk being filled, with what they cost."""
-
-    pieces: list[Piece] = field(default_factory=list)
-    tokens: int = 0
-    prefix: str = ""
-    prefix_tokens: int = 0
-    overlap_start: int | None = None
-    overlap_tokens: int = 0
-    #: The breadcrumb's cap when a block needs the rest of the chunk (guarantee 2 before the
-    #: breadcrumb); ``None`` for the usual sixteenth of the budget.
-    crumb_room: int | None = None
-
-    @property
-    def used(self) -> int:
-        return self.tokens + self.prefix_tokens + self.overlap_tokens
-
-    @property
-    def has_content(self) -> bool:
-        return any(not p.glue for p in self.pieces)
 
 
 class PiecePacker:

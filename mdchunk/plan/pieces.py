@@ -3,20 +3,21 @@
 A piece is a whole block, or a part of one (an item, a row, a line, a sentence, a word, a run
 of tokens). One that does not fit is cut at its seam (the ladder of
 :mod:`mdchunk.formats.kinds`): a list between items, a table between rows (header repeated),
-code between lines (fence reopened), prose between sentences, then words, then tokens.
+code between lines (fence reopened), prose between sentences, then words, then tokens. A
+:class:`Group` is the pieces of the chunk a packer is filling.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from ..formats.blocks import Block, kinds_of
 from ..formats.kinds import SEAMS, SeamName, kind, merge_kinds
 from ..text import SentenceIndex, line_spans, word_spans
 from ..tokens import SpanCounts
 
-__all__ = ["Piece", "PieceCutter", "block_piece", "heading_piece"]
+__all__ = ["Group", "Piece", "PieceCutter", "block_piece", "heading_piece"]
 
 _WORD_CHARACTER = re.compile(r"\w")
 
@@ -50,6 +51,29 @@ class Piece:
     cost: tuple[int, int] | None = None
     #: That count, once known (-1 before): a piece is weighed at every step that meets it.
     tokens: int = -1
+
+
+@dataclass(slots=True)
+class Group:
+    """The pieces of the chunk being filled, with what they cost."""
+
+    pieces: list[Piece] = field(default_factory=list)
+    tokens: int = 0
+    prefix: str = ""
+    prefix_tokens: int = 0
+    overlap_start: int | None = None
+    overlap_tokens: int = 0
+    #: The breadcrumb's cap when a block needs the rest of the chunk (guarantee 2 before the
+    #: breadcrumb); ``None`` for the usual sixteenth of the budget.
+    crumb_room: int | None = None
+
+    @property
+    def used(self) -> int:
+        return self.tokens + self.prefix_tokens + self.overlap_tokens
+
+    @property
+    def has_content(self) -> bool:
+        return any(not p.glue for p in self.pieces)
 
 
 def _seam_of(block: Block) -> SeamName:

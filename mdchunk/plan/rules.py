@@ -21,27 +21,58 @@ cut_finer               2 and 1: only what does not fit is cut, one seam finer
 :meth:`PiecePacker.close` adds the last two safeguards when a chunk is emitted: glue (a heading,
 a table's header row) never ends a chunk (3), and an exact count over budget sheds overlap and
 pieces until it fits (1).
+
+A rule sees the packer as a :class:`Packer`: the state and moves it may use, declared here, so
+that the packer imports its rules and the rules import nothing of the packer.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from ..formats.kinds import HEADING_KINDS
-from .pieces import Piece
+from .pieces import Group, Piece, PieceCutter
 
 if TYPE_CHECKING:
-    from .piece_packer import PiecePacker
+    from ..tokens import SpanCounts
 
-__all__ = ["RULES", "Rule"]
+__all__ = ["RULES", "Packer", "Rule"]
+
+
+class Packer(Protocol):
+    """What a rule reads of a packer and the moves it makes
+    (:class:`~mdchunk.plan.piece_packer.PiecePacker` is the one implementation)."""
+
+    group: Group
+    counts: SpanCounts
+    cutter: PieceCutter
+    cuts: frozenset[int]
+    max_tokens: int
+    squeeze: int
+
+    def tokens(self, piece: Piece) -> int: ...
+    def limit(self, start: int) -> int: ...
+    def group_limit(self) -> int: ...
+    def fits_bare(self, piece: Piece, lead_tokens: int = 0) -> bool: ...
+    def cost_in_fresh_chunk(self, piece: Piece) -> int: ...
+    def usable_prefix(self, piece: Piece) -> str: ...
+    def keep_whole(self, piece: Piece) -> bool: ...
+    def yield_breadcrumb(self, piece: Piece, *after: Piece) -> None: ...
+    def requeue(self, *pieces: Piece) -> None: ...
+    def cut(self, piece: Piece, room: int) -> list[Piece]: ...
+    def add(self, piece: Piece) -> None: ...
+    def pop(self) -> Piece: ...
+    def open(self, piece: Piece) -> None: ...
+    def close(self) -> None: ...
+
 
 #: ``rule(packer, piece) -> taken``.
-Rule = Callable[["PiecePacker", Piece], bool]
+Rule = Callable[[Packer, Piece], bool]
 
 
-def close_at_planned_cut(packer: PiecePacker, piece: Piece) -> bool:
+def close_at_planned_cut(packer: Packer, piece: Piece) -> bool:
     """A semantic strategy planned a cut before ``piece``: the chunk under way ends here, if it
     has content and ``piece`` may start a chunk (guarantee 3: a tail never does; glue at the
     chunk's end goes back to the queue in :meth:`PiecePacker.close`). The budget rules still
@@ -53,7 +84,7 @@ def close_at_planned_cut(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def open_fresh_chunk(packer: PiecePacker, piece: Piece) -> bool:
+def open_fresh_chunk(packer: Packer, piece: Piece) -> bool:
     """Guarantee 1: with no chunk under way, a piece that fits a fresh one starts it."""
     if packer.group.pieces or packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start):
         return False
@@ -61,7 +92,7 @@ def open_fresh_chunk(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def add_if_it_fits(packer: PiecePacker, piece: Piece) -> bool:
+def add_if_it_fits(packer: Packer, piece: Piece) -> bool:
     """Guarantee 1: a piece that fits what is left of the chunk under way joins it."""
     group = packer.group
     if not group.pieces or group.used + packer.tokens(piece) > packer.group_limit():
@@ -70,7 +101,7 @@ def add_if_it_fits(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
+def tail_keeps_company(packer: Packer, tail: Piece) -> bool:
     """Guarantee 3: an empty section's heading folded onto the text before it does not fit.
 
     It takes the last content piece (and any such headings after it) along into a new chunk;
@@ -113,7 +144,7 @@ def tail_keeps_company(packer: PiecePacker, tail: Piece) -> bool:
     return True
 
 
-def start_next_chunk(packer: PiecePacker, piece: Piece) -> bool:
+def start_next_chunk(packer: Packer, piece: Piece) -> bool:
     """Guarantee 2: a piece that does not fit the chunk under way, but fits a fresh one (or is
     kept whole, or fits one with a shorter breadcrumb), closes the chunk and goes first into
     the next: a block that fits is never cut."""
@@ -128,7 +159,7 @@ def start_next_chunk(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def breadcrumb_yields(packer: PiecePacker, piece: Piece) -> bool:
+def breadcrumb_yields(packer: Packer, piece: Piece) -> bool:
     """Guarantee 2 before the breadcrumb: a block that fits the budget with the headings before
     it, but not with its breadcrumb too, keeps a shorter breadcrumb (down to none), not a cut."""
     group = packer.group
@@ -140,7 +171,7 @@ def breadcrumb_yields(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def shed_spare_headings(packer: PiecePacker, piece: Piece) -> bool:
+def shed_spare_headings(packer: Packer, piece: Piece) -> bool:
     """Guarantee 1 before 3: empty sections' headings at the front of a chunk, with the next
     section's first content too large to join them, are closed as a chunk of their own; the
     rest starts again, so the next section's heading still meets its content."""
@@ -156,7 +187,7 @@ def shed_spare_headings(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def close_heading_run(packer: PiecePacker, piece: Piece) -> bool:
+def close_heading_run(packer: Packer, piece: Piece) -> bool:
     """Guarantee 3: a heading is never cut to sit after headings with no content; those (a
     heading that leads only empty sections, and theirs) stand alone, and it starts afresh."""
     group = packer.group
@@ -168,7 +199,7 @@ def close_heading_run(packer: PiecePacker, piece: Piece) -> bool:
     return True
 
 
-def cut_finer(packer: PiecePacker, piece: Piece) -> bool:
+def cut_finer(packer: Packer, piece: Piece) -> bool:
     """Guarantees 2 and 1: what fits nowhere whole is cut one seam finer, its first part sized
     to the room left; a block kept whole (``oversized="keep"``), or one character over an
     absurdly small budget, goes in as it is."""

@@ -1,0 +1,134 @@
+"""What the command line prints besides its results' own lines: mdchunk's errors as one line
+each, the failed files of a run that goes on, JSON Lines records, notes and a progress bar.
+
+Exit status (CONTRACT.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
+failed dependency — always with one line that names the file or service, never a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+import typer
+from rich.console import Console
+
+from ..errors import MdchunkError
+
+if TYPE_CHECKING:
+    from ..chunks import Chunk
+    from ..index import SearchHit
+    from ..index.applying import ProgressCallback
+
+err = Console(stderr=True)
+out = Console()
+
+
+def error_line(message: object) -> None:
+    """One line, whatever the message holds (a library's exception text may span several)."""
+    text = " ".join(line.strip() for line in str(message).splitlines() if line.strip())
+    err.print(f"mdchunk: error: {text}", markup=False, highlight=False, soft_wrap=True)
+
+
+@contextmanager
+def one_line_errors() -> Iterator[None]:
+    """Turn mdchunk's errors into one line on stderr and exit status 1."""
+    try:
+        yield
+    except MdchunkError as exc:
+        error_line(exc)
+        raise typer.Exit(1) from None
+    except KeyboardInterrupt:
+        err.print("mdchunk: interrupted", markup=False)
+        raise typer.Exit(130) from None
+
+
+class Failures:
+    """Files that failed in a run that goes on: each is one error line as it happens; at the end,
+    one line counts them and the exit status is 1 (the contract's "bad input")."""
+
+    def __init__(self) -> None:
+        self.messages: list[str] = []
+
+    def __call__(self, path: object, error: object) -> None:
+        self.messages.append(str(error))
+        error_line(error)
+
+    def finish(self, total: int, done: str) -> None:
+        count = len(self.messages)
+        if count:
+            rest = total - count
+            error_line(f"{count} of {total} file{'s' if total != 1 else ''} failed (each "
+                       f"named above); the other {rest} {'was' if rest == 1 else 'were'} {done}")
+            raise typer.Exit(1)
+
+
+#: Characters JSON leaves raw that line splitters other than "\n" (Python's splitlines, some
+#: JSON Lines readers) take for line ends; escaped, a chunk stays on its one line.
+_LINE_BREAKS = {"\u0085": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"}
+
+
+def json_line(row: dict[str, object]) -> str:
+    """One JSON Lines record: UTF-8 as it is, but no character any reader splits lines at.
+
+    >>> json_line({"text": "a\u2028b"})
+    '{"text": "a\\\\u2028b"}\\n'
+    """
+    line = json.dumps(row, ensure_ascii=False)
+    for raw, escaped in _LINE_BREAKS.items():
+        line = line.replace(raw, escaped)
+    return line + "\n"
+
+
+def note_preamble(chunks: list[Chunk]) -> None:
+    """Say on stderr that a Q&A file's text before its first question is in the metadata, not
+    in a chunk (issue 15), so that nobody looks for it among the chunks."""
+    from ..formats.qa import PREAMBLE_KEY
+
+    preamble = chunks[0].metadata.get(PREAMBLE_KEY) if chunks else None
+    if isinstance(preamble, str):
+        shown = " ".join(preamble.split())
+        shown = shown if len(shown) <= 80 else shown[:79] + "…"
+        err.print(f"mdchunk: {chunks[0].doc_id}: text before the first question is in metadata "
+                  f"{PREAMBLE_KEY!r}, not in a chunk: {shown}", markup=False, highlight=False,
+                  soft_wrap=True)
+
+
+def toml_value(value: object) -> str:
+    """A value as TOML writes it (``None``, which TOML lacks, as a bare word)."""
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple | list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)
+    return str(value)
+
+
+@contextmanager
+def progress_bar(label: str) -> Iterator[ProgressCallback | None]:
+    """A progress bar on a terminal; nothing at all when output is piped or in CI."""
+    if not err.is_terminal:
+        yield None
+        return
+    from rich.progress import Progress
+
+    with Progress(console=err, transient=True) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int, doc_id: str, embedded: int) -> None:
+            bar.update(task, completed=done, total=total,
+                       description=f"{label} {doc_id} · {embedded} chunks embedded")
+
+        yield update
+
+
+def preview(hit: SearchHit, width: int = 200) -> str:
+    """The start of what matched: the first marked leaf, with an ellipsis when a parent's
+    text comes before it."""
+    start = hit.marks[0][0] if hit.marks else 0
+    return ("… " if start else "") + " ".join(hit.text[start:].split())[:width]

@@ -1,0 +1,150 @@
+"""What both Markdown readers build blocks with: spans from line ranges, fence lines, headings.
+
+markdown-it-py (:mod:`.markdown`) and markdown-it-pyrs (:mod:`.markdown_rs`) both name the lines
+a block covers; a :class:`BlockMaker` turns those into the same character spans of the original
+source, and a heading's inline content into the same plain title and explicit id
+(:func:`split_heading_id`), so that the two readers give the same :class:`~.blocks.Block` s.
+It sits beside :mod:`.blocks`, below both readers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from markdown_it.token import Token
+from mdit_py_plugins.attrs.parse import ParseError
+from mdit_py_plugins.attrs.parse import parse as parse_attrs
+
+from .blocks import NEWLINE, Block, LineIndex, rstrip_end
+from .markdown_it_parser import full_parser
+
+__all__ = ["BlockMaker", "split_heading_id"]
+
+
+class BlockMaker:
+    """Blocks of one source from the line ranges a parser names; records the headings'
+    ``{#id}`` markup on the way (:attr:`id_markup`)."""
+
+    def __init__(self, source: str, lines: LineIndex, env: dict[str, Any]) -> None:
+        self.source = source
+        self.lines = lines
+        self.env = env  # link reference definitions, for heading titles
+        self.id_markup: list[tuple[int, int]] = []  # headings' {#id} blocks
+
+    def hide_id_markup(self, start: int, end: int, markup: str) -> None:
+        """Record where a heading's ``{#id}`` lies (with the blank before it): no site shows it,
+        so what the model reads leaves it out."""
+        at = self.source.rfind(markup, start, end)
+        if at >= 0:
+            begin = at
+            while begin > start and self.source[begin - 1] in " \t":
+                begin -= 1
+            self.id_markup.append((begin, at + len(markup)))
+
+    def heading(self, start: int, end: int, level: int, content: str,
+                children: Sequence[Token] | None = None) -> Block:
+        """A heading of ``content`` (its inline text; ``children`` its inline tokens, when the
+        parse made them), its ``{#id}`` markup recorded as hidden."""
+        title, heading_id, markup = _heading_title(content, self.env, children)
+        if markup:
+            self.hide_id_markup(start, end, markup)
+        return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
+
+    def span(self, line_map: Sequence[int]) -> tuple[int, int]:
+        """Character span of a line range, without the trailing line break and blank lines."""
+        start = self.lines.offset(line_map[0])
+        end = self.lines.offset(line_map[1])
+        return start, rstrip_end(self.source, start, end)
+
+    def fence_line(self, start: int) -> str:
+        """The opening fence line (e.g. ```` ```bash ````), stripped of indentation."""
+        line_end = NEWLINE.search(self.source, start)
+        return self.source[start: line_end.start() if line_end else len(self.source)].strip()
+
+
+#: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a
+#: soft line break; a heading without any is its own plain text.
+_INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>&!~$\r\n]")
+
+
+def split_heading_id(content: str) -> tuple[str, str | None]:
+    """A heading's text and its explicit id, when a trailing attribute block gives one.
+
+    Two syntaxes, as documentation sites write them: an attribute block (Pandoc, Hugo's
+    goldmark, Python-Markdown's ``attr_list`` with its optional colon, Docusaurus' classic
+    form), parsed by mdit-py-plugins' own attribute parser and set off from the text by a
+    blank (so ``${#var}`` stays text); and Docusaurus' MDX comment, whose first word after
+    ``#`` is the id. The block is taken out of the text even when it names no id (``{.cls}``);
+    the id is ``None`` when there is no block at all.
+
+    >>> split_heading_id("Rolling restarts {#rolling-restarts}")
+    ('Rolling restarts', 'rolling-restarts')
+    >>> split_heading_id("Title {/* #my-id */}")
+    ('Title', 'my-id')
+    >>> split_heading_id("Step 2 {: #step-2 .note }")
+    ('Step 2', 'step-2')
+    >>> split_heading_id("Length: ${#var}")
+    ('Length: ${#var}', None)
+    """
+    text = content.rstrip()
+    if not text.endswith("}"):
+        return content, None
+    comment = _MDX_COMMENT_ID.search(text)
+    if comment:
+        words = comment["body"].split()
+        if words and words[0].startswith("#") and len(words[0]) > 1:
+            return text[:comment.start()].rstrip(), words[0][1:]
+    pos = text.rfind("{")
+    while pos >= 0:
+        if pos == 0 or text[pos - 1] in " \t":
+            found = _attributes(text[pos:])
+            if found is not None:
+                return text[:pos].rstrip(), found
+        pos = text.rfind("{", 0, pos)
+    return content, None
+
+
+#: ``{/* ... */}`` at the end of a heading: one MDX comment and nothing else in the braces.
+_MDX_COMMENT_ID = re.compile(r"\{/\*(?P<body>(?:(?!\*/).)*)\*/\}$")
+
+
+def _attributes(block: str) -> str | None:
+    """The id in ``block`` when the whole of it is one attribute block naming at least one
+    attribute (``""`` for one without an id), else ``None``."""
+    if block.startswith("{:"):  # Python-Markdown's attr_list allows ``{: #id }``
+        block = "{" + block[2:]
+    try:
+        end, attrs = parse_attrs(block)
+    except ParseError:
+        return None
+    if end != len(block) - 1 or not attrs:
+        return None
+    return attrs.get("id", "")
+
+
+def _heading_title(content: str, env: dict[str, Any],
+                   children: Sequence[Token] | None = None) -> tuple[str, str, str]:
+    """A heading's plain title, explicit id (``""`` when none) and the attribute markup that
+    gave it (``""`` when none), from its inline ``content``; the markup is not part of the
+    title, so it never reaches a breadcrumb."""
+    text, heading_id = split_heading_id(content)
+    if heading_id is None:
+        return _plain(content, children, env), "", ""
+    markup = content.rstrip()[len(text):].strip()
+    return _plain(text, None, env), heading_id, markup
+
+
+def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) -> str:
+    """Heading text as a reader sees it: code spans, emphasis and links reduced to their text.
+    ``children`` are the inline tokens of ``content`` when the parse made them."""
+    if not children and not _INLINE_MARKUP.search(content):
+        return " ".join(content.split())  # nothing for the inline parser to reduce
+    if not children and content:  # block-only parse: parse this heading's inline now
+        md = full_parser()
+        children = md.inline.parse(content, md, env, [])
+    # ``text_special`` (escapes, entities) is what the skipped text_join rule turns into text
+    parts = [child.content for child in children or ()
+             if child.type in ("text", "code_inline", "text_special")]
+    return " ".join("".join(parts).split())

@@ -1,0 +1,267 @@
+"""The second half of an indexing run: carry an :class:`~.planning.IndexPlan` out in the
+crash-safe order of :mod:`.indexer`'s docstring, embedding only what no stored chunk holds yet
+(:mod:`.cache`) and counting what was done in an :class:`IndexReport`.
+
+Every write of a run happens here, in the calling process, whatever engine chunks and embeds
+(:mod:`.engine`).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..chunks import Chunk
+from ..errors import InputError, MissingFileError
+from ..formats.registry import MARKDOWN_SUFFIXES
+from ..sources import Source
+from .cache import VectorCache
+from .embed import Embedder
+from .engine import Engine, PreparedDoc, Preparer
+from .planning import IndexPlan
+from .store import PARENT_FIELDS, SCALAR_FIELDS, ChunkStore, ManifestEntry, chunk_row, parent_row
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["ErrorCallback", "IndexReport", "ProgressCallback", "Run", "apply_plan"]
+
+log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
+
+#: ``progress(done, total, doc_id, embedded)`` after each document is committed (or found
+#: unchanged, or failed): documents done of total, and chunks embedded so far.
+ProgressCallback = Callable[[int, int, str, int], None]
+#: ``on_error(error)`` for each file that could not be indexed; the run goes on.
+ErrorCallback = Callable[[InputError], None]
+
+
+@dataclass(slots=True)
+class IndexReport:
+    """What a run did: documents added, updated, deleted and unchanged; then chunks (leaves)
+    embedded (new embed texts), reused (vector taken from the document's stored chunk with the
+    same embed text), cached (taken from another chunk of the collection), written (rows
+    upserted), kept (stored row already identical) and removed; the same for parents, which
+    are never embedded. ``levels`` are the hierarchy's budgets, coarsest
+    first; ``max_tokens`` is the leaves' budget."""
+
+    added: int = 0
+    updated: int = 0
+    deleted: int = 0
+    unchanged: int = 0
+    embedded_chunks: int = 0
+    reused_chunks: int = 0
+    #: Leaves whose vector came from the collection-wide cache: another document's stored
+    #: chunk, or one written earlier in the run, with the same embed text (:mod:`.cache`).
+    cached_chunks: int = 0
+    written_chunks: int = 0
+    kept_chunks: int = 0
+    removed_chunks: int = 0
+    written_parents: int = 0
+    kept_parents: int = 0
+    removed_parents: int = 0
+    rebuilt: bool = False
+    max_tokens: int = 0
+    levels: tuple[int, ...] = ()
+    tokenizer: str = ""
+    analyzer: str = ""
+    seconds: float = 0.0
+    #: Documents found under the paths (each is added, updated, unchanged or failed).
+    total: int = 0
+    changed_docs: list[str] = field(default_factory=list)
+    #: One line per file that could not be indexed, naming it, the problem and what the index
+    #: keeps of it (see :mod:`.indexer`'s docstring).
+    failed: list[str] = field(default_factory=list)
+
+
+def _title(chunks: Sequence[Chunk], source: Source) -> str:
+    """Front matter ``title``, else the document's first heading, else its file name.
+
+    A chunk that contains its document's top heading has an empty heading stack, so the first
+    chunk's own text is parsed for a heading when no chunk names one.
+    """
+    if chunks and chunks[0].metadata.get("title"):
+        return str(chunks[0].metadata["title"])
+    for chunk in chunks:
+        if chunk.headings:
+            return chunk.headings[0]
+    if chunks and source.file.suffix.lower() in MARKDOWN_SUFFIXES:
+        from ..formats import parse_markdown
+
+        for block in parse_markdown(chunks[0].text).blocks:
+            if block.kind == "heading" and block.title:
+                return block.title
+    return source.file.stem
+
+
+class Run:
+    """One indexing run: the state shared by its steps (kept off the public signature)."""
+
+    def __init__(self, store: ChunkStore, embedder: Embedder, preparer: Preparer,
+                 fingerprint: str, report: IndexReport, progress: ProgressCallback | None,
+                 on_error: ErrorCallback | None = None, prune: bool = True) -> None:
+        self.store, self.embedder, self.preparer = store, embedder, preparer
+        self.fingerprint, self.report, self.progress = fingerprint, report, progress
+        self.on_error, self.prune = on_error, prune
+        self.cache = VectorCache(store)
+        self.done = 0
+        self.total = 0
+        #: Called before each group is written: raises when this run no longer holds the index.
+        self.guard: Callable[[], None] = lambda: None
+
+    def tick(self, doc_id: str) -> None:
+        self.done += 1
+        if self.progress is not None:
+            self.progress(self.done, self.total, doc_id, self.report.embedded_chunks)
+
+    def fail(self, source: Source, error: InputError, action: str) -> None:
+        """Report a file that could not be indexed, with what the index keeps of it."""
+        message = f"{error}; {action}"
+        self.report.failed.append(message)
+        if self.on_error is not None:
+            self.on_error(InputError(message))
+        else:
+            log.warning("%s", message)
+        self.tick(source.doc_id)
+
+    def skip(self, source: Source, error: InputError, old: ManifestEntry | None) -> None:
+        """A file that failed after its entry was marked pending: never leave it pending
+        (the rules are in :mod:`.indexer`'s docstring). Nothing of it was written in this run."""
+        store, doc_id = self.store, source.doc_id
+        if old is None:
+            store.manifest.delete([doc_id])
+            action = "not indexed"
+        elif isinstance(error, MissingFileError) and self.prune:
+            store.delete_doc(doc_id)
+            store.manifest.delete([doc_id])
+            self.report.deleted += 1
+            action = "removed from the index, as a deleted file is"
+        elif old.pending:
+            store.delete_doc(doc_id)
+            store.manifest.delete([doc_id])
+            action = "its rows, left half-written by an interrupted run, were removed"
+        else:
+            store.manifest.put([old])
+            action = "the version indexed before is kept"
+        self.fail(source, error, action)
+
+    def write(self, group: list[PreparedDoc]) -> None:
+        """Embed what is new in ``group`` in one call, then write and commit each document.
+
+        A vector comes from the document's own stored chunk with the same embed text, else
+        from any chunk of the collection (or of this run) with it (:mod:`.cache`); only texts
+        found in neither are embedded, each once however many chunks share it.
+        """
+        self.guard()
+        own: dict[str, Any] = {}  # embed hash -> vector of the group's own stored chunks
+        stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
+        for doc in group:
+            if doc.known:  # only a document with a manifest entry can have stored chunks
+                rows = self.store.doc_chunks(doc.source.doc_id)
+                stored[doc.source.doc_id] = {r["id"]: r for r in rows}
+                own.update((r["content_hash"], r["dense"]) for r in rows)
+        needed: dict[str, str] = {}  # embed hash -> embed text, deduplicated across the group
+        for doc in group:
+            for key, chunk in zip(doc.keys, doc.leaves):
+                if key not in own:
+                    needed.setdefault(key, chunk.embed_text)
+        shared = self.cache.lookup(needed) if needed else {}
+        todo = {key: text for key, text in needed.items() if key not in shared}
+        vectors: np.ndarray | list[Any] = self.embedder.embed(list(todo.values())) if todo else []
+        fresh = dict(zip(todo, vectors))
+        self.cache.remember(fresh)
+        reusable = {**own, **shared, **fresh}
+        self.report.embedded_chunks += len(todo)
+        for doc in group:
+            self.commit(doc, stored.get(doc.source.doc_id, {}), reusable)
+            self.report.reused_chunks += sum(1 for key in doc.keys if key in own)
+            self.report.cached_chunks += sum(1 for key in doc.keys if key in shared)
+            self.tick(doc.source.doc_id)
+
+    def commit(self, doc: PreparedDoc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
+               ) -> None:
+        """Write one document in the order of :mod:`.indexer`'s docstring, manifest entry last."""
+        self.guard()
+        store, report, source = self.store, self.report, doc.source
+        title = _title(doc.leaves, source)
+        file_type = source.file.suffix.lstrip(".").lower()
+        old_parents = ({r["id"]: r for r in store.doc_parents(source.doc_id)} if doc.known
+                       else {})
+        parents = [parent_row(c, path=source.path, file_type=file_type, title=title,
+                              child_count=doc.child_counts.get(c.id, 0)) for c in doc.parents]
+        leaves = [chunk_row(c, path=source.path, file_type=file_type, title=title,
+                            vector=vectors[key]) for key, c in zip(doc.keys, doc.leaves)]
+        new_parents = _changed(parents, old_parents, PARENT_FIELDS)
+        store.upsert_parents(new_parents)
+        new_leaves = _changed(leaves, old, SCALAR_FIELDS)
+        store.upsert_chunks(new_leaves)
+        stale_leaves = _stale(old, leaves)
+        store.delete_chunks(stale_leaves)
+        stale_parents = _stale(old_parents, parents)
+        store.delete_parents(stale_parents)
+        store.manifest.put([ManifestEntry(source.doc_id, doc.digest, self.fingerprint,
+                                          len(leaves), source.path)])
+        report.written_chunks += len(new_leaves)
+        report.kept_chunks += len(leaves) - len(new_leaves)
+        report.removed_chunks += len(stale_leaves)
+        report.written_parents += len(new_parents)
+        report.kept_parents += len(parents) - len(new_parents)
+        report.removed_parents += len(stale_parents)
+
+
+def _changed(rows: list[dict[str, Any]], old: Mapping[str, Mapping[str, Any]],
+             fields: Sequence[str]) -> list[dict[str, Any]]:
+    """The rows to write: a row stored with the same ``fields`` (vectors aside) is left alone,
+    not rewritten."""
+    def scalars(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
+        return None if row is None else {f: row[f] for f in fields}
+
+    return [r for r in rows if scalars(old.get(r["id"])) != scalars(r)]
+
+
+def _stale(old: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Ids of stored rows that are not in the new set, in stored order."""
+    new_ids = {r["id"] for r in rows}
+    return [i for i in old if i not in new_ids]
+
+
+def apply_plan(plan: IndexPlan, store: ChunkStore, run: Run, batch_chunks: int,
+               entries: Mapping[str, ManifestEntry], engine: Engine) -> None:
+    """Carry ``plan`` out in the crash-safe order of :mod:`.indexer`'s docstring; ``entries``
+    is the manifest the plan was made from. ``engine`` chunks the documents (in plan order, however
+    many at a time); every write happens here, in this process."""
+    report = run.report
+    for doc_id in plan.unchanged:
+        run.tick(doc_id)
+    for source, error, action in plan.failed:
+        run.fail(source, error, action)
+    report.unchanged = len(plan.unchanged)
+    for doc_id in plan.gone:  # leaves, then parents, manifest entry last
+        store.delete_doc(doc_id)
+        store.manifest.delete([doc_id])
+    report.deleted = len(plan.gone)
+    # Mark every document about to be written as pending before any of its chunks is.
+    store.manifest.put(ManifestEntry(s.doc_id, "", run.fingerprint, 0, s.path)
+                       for s, _, _ in plan.write)
+    group: list[PreparedDoc] = []
+    pending_chunks = 0
+    for source, doc in engine.prepare(run.preparer, plan.write):
+        if isinstance(doc, InputError):
+            run.skip(source, doc, entries.get(source.doc_id))
+            continue
+        known = doc.known
+        group.append(doc)
+        pending_chunks += len(doc.leaves)
+        report.changed_docs.append(source.doc_id)
+        if known:
+            report.updated += 1
+        else:
+            report.added += 1
+        if pending_chunks >= batch_chunks:
+            run.write(group)
+            group, pending_chunks = [], 0
+    if group:
+        run.write(group)
+    if plan.write or plan.gone or report.rebuilt:  # (failed files are among plan.write)
+        store.flush()

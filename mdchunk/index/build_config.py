@@ -1,0 +1,119 @@
+"""What an index is built with: the chunker config of its levels (grown from the leaf budget
+and capped at the model's window), the config's portable fingerprint, the chunker options an
+index takes as given, and the BM25 analyzer a corpus needs.
+
+Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import re
+from collections.abc import Sequence
+
+from ..config import ChunkerConfig, TokenizerSpec, checked_levels
+from ..errors import ConfigError
+from ..sources import Source
+from .embed import Embedder
+
+__all__ = ["CJK_SHARE_FOR_JIEBA", "LEVEL_FACTOR", "SHAPING_KEYS", "chunker_config",
+           "config_fingerprint", "detect_analyzer", "index_config"]
+
+log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
+
+#: Share of CJK characters (among non-blank ones) from which BM25 uses the jieba analyzer. Low on
+#: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
+#: unreachable by BM25, while jieba still splits Latin words as the standard analyzer does.
+CJK_SHARE_FOR_JIEBA = 0.02
+#: Budget of each default level over the next finer one (see :func:`index_config`).
+LEVEL_FACTOR = 4
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_SAMPLE_BYTES = 64 * 1024
+
+#: Chunker options an index takes as given (``index_paths(shaping=...)``); the budgets come from
+#: :func:`index_config`, and each level's ``min_tokens`` from its budget.
+SHAPING_KEYS = frozenset({"oversized", "html_comments", "title_keys", "clean", "semantic_model",
+                          "semantic_threshold"})
+
+
+def detect_analyzer(sources: Sequence[Source]) -> str:
+    """``jieba`` when CJK characters make up a real share of the corpus, else ``standard``."""
+    cjk = total = 0
+    for source in sources:
+        try:
+            with source.file.open("rb") as fh:
+                sample = fh.read(_SAMPLE_BYTES).decode("utf-8", "ignore")
+        except OSError:
+            continue  # reported by name when the run reads it
+
+        cjk += len(_CJK.findall(sample))
+        total += sum(1 for ch in sample if not ch.isspace())
+    share = cjk / total if total else 0.0
+    analyzer = "jieba" if share >= CJK_SHARE_FOR_JIEBA else "standard"
+    log.info("BM25 analyzer %s (CJK share of the corpus %.1f%%)", analyzer, 100 * share)
+    return analyzer
+
+
+def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
+                   tokenizer: TokenizerSpec | None) -> ChunkerConfig:
+    """The chunker config that never makes a chunk longer than the model reads.
+
+    With no tokenizer named, chunks are sized in the model's own tokens and the budget is capped
+    at its window; a tokenizer named explicitly is kept and its chunks are checked instead
+    (see :meth:`~mdchunk.index.engine.Preparer.check`).
+    """
+    if tokenizer is None or tokenizer == embedder.tokenizer:
+        budget = min(max_tokens, embedder.max_tokens)
+        if budget < max_tokens:
+            log.info("%s reads %d tokens: chunking to %d of its own tokens instead of %d",
+                     embedder.name, embedder.max_tokens, budget, max_tokens)
+        return ChunkerConfig(max_tokens=budget, overlap_tokens=min(overlap_tokens, budget // 2),
+                             tokenizer=embedder.tokenizer)
+    return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer)
+
+
+def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
+                 tokenizer: TokenizerSpec | None, levels: Sequence[int] | None = None
+                 ) -> ChunkerConfig:
+    """The hierarchical chunker config an index is built with.
+
+    Leaves are what is embedded and searched, so their budget is the flat one: with no
+    ``levels``, :func:`chunker_config`'s (``max_tokens``, capped at the model's window when
+    chunks are sized in its own tokens), under two coarser levels of :data:`LEVEL_FACTOR` and
+    ``LEVEL_FACTOR**2`` times it (all-MiniLM-L6-v2 reads 254 tokens: 4064, 1016, 254). A
+    parent of four leaves is about a section, a grandparent of sixteen about a page: enough
+    context for an answer, small enough to show. The default is hierarchical because parents
+    cost no embedding, only storage, and a flat index could not be widened without re-indexing.
+
+    With ``levels`` (coarsest first), the last is the leaves' budget and ``max_tokens`` is not
+    used; a leaf budget over the model's window is refused when chunks are sized in the
+    model's tokens (a named tokenizer's leaves are checked one by one, as flat chunks are).
+    One level, ``(budget,)``, makes leaves without parents.
+    """
+    if levels is None:
+        leaf = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+                              tokenizer=tokenizer).max_tokens
+        budgets = tuple(leaf * LEVEL_FACTOR ** n for n in (2, 1, 0))
+    else:
+        budgets = checked_levels(levels)
+        own_tokens = tokenizer is None or tokenizer == embedder.tokenizer
+        if own_tokens and budgets[-1] > embedder.max_tokens:
+            raise ConfigError(f"levels={','.join(map(str, budgets))}: the leaf budget "
+                              f"{budgets[-1]} exceeds the {embedder.max_tokens}-token window of "
+                              f"{embedder.name}; make the last level at most "
+                              f"{embedder.max_tokens}")
+    config = chunker_config(embedder, max_tokens=budgets[-1], overlap_tokens=overlap_tokens,
+                            tokenizer=tokenizer)
+    return dataclasses.replace(config, levels=budgets)
+
+
+def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
+    """The config's fingerprint with the model's tokenizer named portably.
+
+    The model's tokenizer is a local path, which differs between machines; naming it by the
+    model keeps two machines that index into one server from rebuilding each other's index.
+    """
+    if config.tokenizer == embedder.tokenizer:
+        config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
+    return config.fingerprint
