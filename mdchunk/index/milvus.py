@@ -16,12 +16,14 @@ connects, writes, reads and searches.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, Self
 
 from ..errors import DependencyError, StoreError
+from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse
 from .milvus_collections import (
     ANALYZERS,
     DUMMY_VECTOR,
@@ -330,31 +332,37 @@ class MilvusStore:
     # -- search -----------------------------------------------------------------------------
 
     def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
-               filter: str = "", weights: tuple[float, float] | None = None,
-               rrf_k: int = 60) -> list[SearchHit]:
+               filter: str = "", fusion: Fusion = DEFAULT_FUSION) -> list[SearchHit]:
         """Top ``k`` chunks for ``text`` (BM25) and/or ``vector`` (dense).
 
-        Hybrid fuses both lists with reciprocal-rank fusion, or with ``weights``
-        ``(dense, bm25)`` through Milvus's WeightedRanker when they are given.
+        Hybrid runs both searches, :data:`~mdchunk.index.fusion.FUSION_DEPTH` deep at least,
+        and fuses the two lists here (:func:`~mdchunk.index.fusion.fuse`), not with Milvus's
+        rankers: the same fusion then ranks on Milvus Lite and on a server, and its order does
+        not depend on ``k``. A hybrid hit's score is its fused score.
         """
-        from pymilvus import AnnSearchRequest, RRFRanker, WeightedRanker
+        if mode != "hybrid":
+            return self._search_one(mode, k, text, vector, filter)
+        depth = max(k, FUSION_DEPTH)
+        dense = self._search_one("dense", depth, text, vector, filter)
+        bm25 = self._search_one("bm25", depth, text, vector, filter)
+        hits = {hit.id: hit for hit in (*bm25, *dense)}
+        fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
+        return [dataclasses.replace(hits[key], score=score) for key, score in fused[:k]]
 
-        dense = ("dense", {"metric_type": "COSINE"})
-        sparse = ("sparse", {"metric_type": "BM25"})
+    def _search_one(self, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
+                    filter: str) -> list[SearchHit]:
+        """One side: dense (cosine) or BM25."""
+        data: list[Any]
+        if mode == "dense":
+            if vector is None:
+                raise StoreError(f"Milvus at {self.uri}: a dense search needs a query vector")
+            field, params, data = "dense", {"metric_type": "COSINE"}, [list(vector)]
+        else:
+            field, params, data = "sparse", {"metric_type": "BM25"}, [text]
         with self._errors(f"{mode} search in {self.collection!r}"):
-            if mode == "hybrid":
-                assert vector is not None
-                requests = [AnnSearchRequest([list(vector)], *dense, limit=k, expr=filter),
-                            AnnSearchRequest([text], *sparse, limit=k, expr=filter)]
-                ranker = WeightedRanker(*weights) if weights else RRFRanker(rrf_k)
-                result = self._client.hybrid_search(self.collection, requests, ranker, limit=k,
-                                                    output_fields=_OUTPUT_FIELDS)
-            else:
-                field, params = dense if mode == "dense" else sparse
-                data = [list(vector)] if mode == "dense" and vector is not None else [text]
-                result = self._client.search(self.collection, data, anns_field=field,
-                                             search_params=params, limit=k, filter=filter,
-                                             output_fields=_OUTPUT_FIELDS)
+            result = self._client.search(self.collection, data, anns_field=field,
+                                         search_params=params, limit=k, filter=filter,
+                                         output_fields=_OUTPUT_FIELDS)
         # Milvus Lite reports BM25 as a negated distance, a server as a positive score.
         signed = abs if mode == "bm25" else float
         return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})

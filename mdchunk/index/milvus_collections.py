@@ -11,20 +11,13 @@ import logging
 from typing import Any
 
 from ..errors import StoreError
-from .store import FIELD_BYTES, IndexMeta
+from .store import ANALYZERS, FIELD_BYTES, IndexMeta
 
 __all__ = ["ANALYZERS", "DUMMY_VECTOR", "INT_FIELDS", "QUERY_WINDOW", "create_chunk_collection",
            "create_dense_index", "create_manifest_collection", "create_parent_collection",
            "ensure_indexes", "is_local", "select_rows"]
 
 log = logging.getLogger("mdchunk.index.milvus")  # the store's records, under its name
-
-#: BM25 analyzers by name. ``lowercase`` is explicit because a Milvus server's ``standard``
-#: tokenizer does not fold case (Milvus Lite's does, and ignores the filter).
-ANALYZERS: dict[str, dict[str, Any]] = {
-    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
-    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
-}
 
 DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
 INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")

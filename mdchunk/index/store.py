@@ -11,6 +11,7 @@ server, :mod:`mdchunk.index.milvus`) is the implementation.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Protocol
@@ -18,11 +19,13 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 from ..chunks import Chunk
 from ..errors import StoreError
 from ..text import clean_text
+from .fusion import Fusion
 
 if TYPE_CHECKING:
     import numpy as np
 
 __all__ = [
+    "ANALYZERS",
     "ANALYZER_NAMES",
     "EXPAND_NAMES",
     "FIELD_BYTES",
@@ -36,6 +39,7 @@ __all__ = [
     "ManifestEntry",
     "SearchHit",
     "SearchMode",
+    "analyzer_params_json",
     "chunk_row",
     "embed_hash",
     "leaf_hit",
@@ -51,8 +55,18 @@ SearchMode = Literal["hybrid", "dense", "bm25"]
 Expand = Literal["none", "parent", "auto"]
 EXPAND_NAMES: tuple[Expand, ...] = ("none", "parent", "auto")
 
-#: BM25 analyzers a store must offer: ``standard`` (words) and ``jieba`` (Chinese and words).
-ANALYZER_NAMES = ("standard", "jieba")
+#: BM25 analyzers a store must offer, by name, with their Milvus analyzer params: ``standard``
+#: (words) and ``jieba`` (Chinese and words). ``lowercase`` is explicit because a Milvus
+#: server's ``standard`` tokenizer does not fold case (Milvus Lite's does). Milvus Lite applies
+#: its tokenizer only and ignores every filter, so the filters a server offers (stop words,
+#: stemming, punctuation) could not be measured here and none is added (BENCHMARKS.md,
+#: "BM25 analyzers"). What a collection was built with is recorded as these params
+#: (:attr:`IndexMeta.analysis`), so changing a definition here rebuilds it.
+ANALYZERS: dict[str, dict[str, Any]] = {
+    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
+    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
+}
+ANALYZER_NAMES = tuple(ANALYZERS)
 
 #: Byte limits of text fields (Milvus VARCHAR limits are in bytes). Display fields are clipped to
 #: them; identifiers and text never are.
@@ -61,9 +75,10 @@ FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title":
                "url": 8192, "anchor": 1024, "search_text": 65535}
 #: Version of the collections' layout, recorded with the index. Version 2 added ``parent_id``
 #: to chunk rows and the parents collection, version 3 ``url`` and ``anchor``, version 4
-#: ``search_text`` (what BM25 reads: the text after hygiene); an index of another version is
-#: rebuilt by the next indexing run and refused by search.
-SCHEMA_VERSION = "4"
+#: ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the leaf's
+#: ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``; an index
+#: of another version is rebuilt by the next indexing run and refused by search.
+SCHEMA_VERSION = "5"
 _PROP = "mdchunk."
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
@@ -74,6 +89,13 @@ SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
 #: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
 #: number of chunks one level down whose ``parent_id`` it is.
 PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
+
+
+def analyzer_params_json(name: str) -> str:
+    """The params of analyzer ``name`` as canonical JSON (``""`` for an unknown name, which
+    creating the collection refuses)."""
+    params = ANALYZERS.get(name)
+    return json.dumps(params, sort_keys=True, separators=(",", ":")) if params else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +109,18 @@ class IndexMeta:
     analyzer: str
     #: The layout the collections were created with (:data:`SCHEMA_VERSION` for new ones).
     schema: str = SCHEMA_VERSION
+    #: The analyzer's params as recorded (canonical JSON): by default those :data:`ANALYZERS`
+    #: gives ``analyzer`` now, so a collection built under another definition differs.
+    analysis: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.analysis:
+            object.__setattr__(self, "analysis", analyzer_params_json(self.analyzer))
 
     def properties(self) -> dict[str, str]:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
-                f"{_PROP}analyzer": self.analyzer}
+                f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -103,14 +132,15 @@ class IndexMeta:
         try:
             return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
                        props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
-                       props[f"{_PROP}schema"])
+                       props[f"{_PROP}schema"],
+                       props.get(f"{_PROP}analysis") or "(not recorded)")
         except (KeyError, ValueError):
             return None
 
     def differences(self, other: IndexMeta) -> list[str]:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
-                for name in ("model", "dim", "config", "analyzer", "schema")
+                for name in ("model", "dim", "config", "analyzer", "analysis", "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 
@@ -208,7 +238,7 @@ def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
                   hint="chunk with oversized='split'")
     row["dense"] = [float(x) for x in vector]
     row["content_hash"] = embed_hash(chunk.embed_text)
-    row["search_text"] = _clip(search_text(chunk.text), "search_text")
+    row["search_text"] = _clip(search_text(chunk.embed_text), "search_text")
     return row
 
 
@@ -333,6 +363,6 @@ class ChunkStore(Protocol):
         ...
 
     def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
-               filter: str = "", weights: tuple[float, float] | None = None) -> list[SearchHit]: ...
+               filter: str = "", fusion: Fusion = ...) -> list[SearchHit]: ...
 
     def close(self) -> None: ...
