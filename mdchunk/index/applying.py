@@ -66,6 +66,8 @@ class IndexReport:
     levels: tuple[int, ...] = ()
     tokenizer: str = ""
     analyzer: str = ""
+    #: The model the leaves are embedded with (what ``model="auto"`` chose, when it was asked).
+    model: str = ""
     seconds: float = 0.0
     #: Documents found under the paths (each is added, updated, unchanged or failed).
     total: int = 0

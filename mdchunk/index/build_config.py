@@ -1,6 +1,6 @@
 """What an index is built with: the chunker config of its levels (grown from the leaf budget
 and capped at the model's window), the config's portable fingerprint, the chunker options an
-index takes as given, and the BM25 analyzer a corpus needs.
+index takes as given, the BM25 analyzer a corpus needs and the model ``auto`` stands for.
 
 Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
 """
@@ -9,27 +9,22 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import re
 from collections.abc import Sequence
 
 from ..config import ChunkerConfig, TokenizerSpec, checked_levels
 from ..errors import ConfigError
 from ..sources import Source
 from .embed import Embedder
+from .language import AUTO, survey
+from .store import IndexMeta
 
-__all__ = ["CJK_SHARE_FOR_JIEBA", "LEVEL_FACTOR", "SHAPING_KEYS", "chunker_config",
+__all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
            "config_fingerprint", "detect_analyzer", "index_config"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
 
-#: Share of CJK characters (among non-blank ones) from which BM25 uses the jieba analyzer. Low on
-#: purpose: the standard analyzer makes a whole CJK run one token, so Chinese documents would be
-#: unreachable by BM25, while jieba still splits Latin words as the standard analyzer does.
-CJK_SHARE_FOR_JIEBA = 0.02
 #: Budget of each default level over the next finer one (see :func:`index_config`).
 LEVEL_FACTOR = 4
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
-_SAMPLE_BYTES = 64 * 1024
 
 #: Chunker options an index takes as given (``index_paths(shaping=...)``); the budgets come from
 #: :func:`index_config`, and each level's ``min_tokens`` from its budget.
@@ -38,21 +33,9 @@ SHAPING_KEYS = frozenset({"oversized", "html_comments", "title_keys", "clean", "
 
 
 def detect_analyzer(sources: Sequence[Source]) -> str:
-    """``jieba`` when CJK characters make up a real share of the corpus, else ``standard``."""
-    cjk = total = 0
-    for source in sources:
-        try:
-            with source.file.open("rb") as fh:
-                sample = fh.read(_SAMPLE_BYTES).decode("utf-8", "ignore")
-        except OSError:
-            continue  # reported by name when the run reads it
-
-        cjk += len(_CJK.findall(sample))
-        total += sum(1 for ch in sample if not ch.isspace())
-    share = cjk / total if total else 0.0
-    analyzer = "jieba" if share >= CJK_SHARE_FOR_JIEBA else "standard"
-    log.info("BM25 analyzer %s (CJK share of the corpus %.1f%%)", analyzer, 100 * share)
-    return analyzer
+    """``jieba`` when the corpus has Chinese in it, else ``standard`` (the rule:
+    :mod:`mdchunk.index.language`)."""
+    return survey(sources).analyzer
 
 
 def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
@@ -117,3 +100,17 @@ def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
     if config.tokenizer == embedder.tokenizer:
         config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
     return config.fingerprint
+
+
+def chosen_model(model: str | Embedder | None, recorded: IndexMeta | None,
+                 sources: Sequence[Source]) -> str | Embedder | None:
+    """The model an index run embeds with. ``"auto"`` (the default) is the collection's own
+    model when it exists, so a collection never changes model because its documents did (one
+    built before ``auto`` keeps its model too); for a new collection it is the model the
+    corpus's language chooses (:mod:`mdchunk.index.language`). Anything else is the user's
+    choice and wins: a collection built with another model is rebuilt."""
+    if model != AUTO:
+        return model
+    if recorded is not None:
+        return recorded.model
+    return survey(sources).model

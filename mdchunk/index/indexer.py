@@ -57,6 +57,7 @@ from .applying import ErrorCallback, IndexReport, ProgressCallback, Run, apply_p
 from .build_config import (
     LEVEL_FACTOR,
     SHAPING_KEYS,
+    chosen_model,
     chunker_config,
     config_fingerprint,
     detect_analyzer,
@@ -64,6 +65,7 @@ from .build_config import (
 )
 from .embed import Embedder, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
+from .language import AUTO
 from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .planning import IndexPlan, plan_index
@@ -81,7 +83,7 @@ def index_paths(
     *,
     db: str = "./mdchunk.db",
     collection: str = "mdchunk",
-    model: str | Embedder | None = None,
+    model: str | Embedder | None = AUTO,
     max_tokens: int = 512,
     overlap_tokens: int = 64,
     tokenizer: TokenizerSpec | None = None,
@@ -103,9 +105,13 @@ def index_paths(
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
-    ``model`` is a model name or path (default: the bundled all-MiniLM-L6-v2) or any
-    :class:`~mdchunk.index.embed.Embedder`. ``analyzer`` is ``standard``, ``jieba`` or ``auto``
-    (detected from the corpus when the collection is created, kept afterwards). With ``prune``,
+    ``model`` is ``"auto"`` (the default: the collection's own model, and for a new collection
+    the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
+    ``"use-multilingual"``, for a corpus with Chinese in it; see
+    :mod:`mdchunk.index.language`), a model name or path (``None``: the bundled
+    all-MiniLM-L6-v2) or any :class:`~mdchunk.index.embed.Embedder`. ``analyzer`` is
+    ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the corpus when the
+    collection is created, kept afterwards). With ``prune``,
     documents no longer found are removed. A collection built with another model or chunker
     config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
     are embedded per round; each round commits its documents.
@@ -160,7 +166,7 @@ def index_paths(
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
             server_lock(store, wait=wait) as lock:
         recorded = store.meta()
-        embedder = load_embedder(model)
+        embedder = load_embedder(chosen_model(model, recorded, sources))
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                          tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
@@ -170,7 +176,7 @@ def index_paths(
                              levels=config.levels or ())
         if analyzer == "auto":
             analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
-        report.analyzer = analyzer
+        report.analyzer, report.model = analyzer, embedder.name
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer)
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
