@@ -21,6 +21,8 @@ demo: $(STAMP)
 	rm -rf demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
+	# the fixtures have Chinese in them, so --model auto chose use-multilingual: dense alone answers
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "数据库主库故障时怎么切换" --db ./demo.db -k 2 --mode dense
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "why do I get 429 rate limit errors" --db ./demo.db -k 3
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "how do I roll back the queue worker config" --db ./demo.db -k 2 --expand parent
 
@@ -64,6 +66,8 @@ bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its pe
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_retrieval.py --out bench/results/retrieval.md \
 		--json bench/results/retrieval.json
+	# issue 24: the same questions through mdchunk index/search, per language, model and fusion
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_search.py --out bench/results/search.md
 
 bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
 	$(PY) bench/bench_instructions.py

@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from ..index.expand import MERGE_RATIO
+from ..index.fusion import FUSIONS
 from ..index.store import EXPAND_NAMES
 from .options import (
     Analyzer,
@@ -23,6 +24,7 @@ from .options import (
     Collection,
     Db,
     Excludes,
+    FusionOption,
     Gitignore,
     Globs,
     Levels,
@@ -33,6 +35,7 @@ from .options import (
     SiteOption,
     Token,
     Tokenizer,
+    WeightsOption,
     chunker_flags,
     selection_flags,
     selection_of,
@@ -120,7 +123,8 @@ def index(
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
-                  + "/".join(map(str, report.levels)) + (" (rebuilt)" if report.rebuilt else ""),
+                  + "/".join(map(str, report.levels)) + f"; model {report.model}"
+                  + (" (rebuilt)" if report.rebuilt else ""),
                   highlight=False, soft_wrap=True)
         failures.finish(report.total, "indexed")
 
@@ -134,6 +138,8 @@ def search(
     path_prefix: Annotated[Optional[str],
                            typer.Option("--path-prefix", help="Only paths under this.")] = None,
     model: Model = None,
+    fusion: FusionOption = None,
+    weights: WeightsOption = None,
     token: Token = None,
     as_json: Annotated[bool,
                        typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
@@ -148,6 +154,9 @@ def search(
     if expand not in EXPAND_NAMES:
         raise typer.BadParameter(f"{expand!r} is not one of {', '.join(EXPAND_NAMES)}",
                                  param_hint="--expand")
+    if fusion is not None and fusion not in FUSIONS:
+        raise typer.BadParameter(f"{fusion!r} is not one of {', '.join(FUSIONS)}",
+                                 param_hint="--fusion")
     with one_line_errors():
         from ..index import search as run_search
 
@@ -155,7 +164,8 @@ def search(
         hits = run_search(query, db=settings.value("db"), collection=settings.value("collection"),
                           k=k, mode=cast("SearchMode", mode),  # checked against its values above
                           path_prefix=path_prefix, model=settings.value("model"), token=token,
-                          expand=expand)
+                          expand=expand, fusion=fusion,
+                          weights=_weights(weights))
         for rank, hit in enumerate(hits, 1):
             if as_json:
                 out.print_json(json.dumps(dataclasses.asdict(hit), ensure_ascii=False))
@@ -168,3 +178,15 @@ def search(
             out.print(f"   {preview(hit)}", markup=False, highlight=False)
         if not hits:
             out.print("no hits")
+
+
+def _weights(value: str | None) -> tuple[float, float] | None:
+    """``--weights 0.3,0.7`` as ``(0.3, 0.7)``."""
+    if value is None:
+        return None
+    try:
+        dense, bm25 = (float(part) for part in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not two numbers DENSE,BM25",
+                                 param_hint="--weights") from None
+    return dense, bm25

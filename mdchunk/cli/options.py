@@ -42,7 +42,17 @@ Db = Annotated[Optional[str], typer.Option(
     "--db", help="Milvus Lite file, or http(s)://host:port of a server." + _default("db"))]
 Collection = Annotated[Optional[str], typer.Option(
     "--collection", help="Collection name." + _default("collection"))]
-Model = Annotated[Optional[str], typer.Option("--model", help="Embedding model name or path.")]
+Model = Annotated[Optional[str], typer.Option(
+    "--model", help="Embedding model: auto (the collection's own; for a new one "
+                    "all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
+                    "Chinese in it), use-multilingual, or a sentence-transformers name or "
+                    "path." + _default("model"))]
+FusionOption = Annotated[Optional[str], typer.Option(
+    "--fusion", help="How hybrid search fuses dense and BM25: score (min-max scores, "
+                     "weighted) or rrf (reciprocal rank) [default: score].")]
+WeightsOption = Annotated[Optional[str], typer.Option(
+    "--weights", metavar="DENSE,BM25",
+    help="Hybrid weights of the dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")]
 Analyzer = Annotated[Optional[str], typer.Option(
     "--analyzer", help="auto, standard or jieba." + _default("analyzer"))]
 Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",

@@ -38,8 +38,9 @@ class RunOptions:
 
     db: str = "./mdchunk.db"
     collection: str = "mdchunk"
-    #: Embedding model name or path; ``None`` is the bundled all-MiniLM-L6-v2.
-    model: str | None = None
+    #: Embedding model: ``auto`` (the collection's own, else the one the corpus's language
+    #: chooses: :mod:`mdchunk.index.language`), a name or a path.
+    model: str | None = "auto"
     analyzer: Literal["auto", "standard", "jieba"] = "auto"
     #: gitignore-style patterns of the files to take (instead of the known extensions).
     include: tuple[str, ...] = ()
