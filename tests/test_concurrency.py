@@ -95,7 +95,7 @@ def _index_cli(kb: Path, db: str, *extra: str) -> subprocess.Popen[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("wait", [None, "300"])
-def test_two_index_runs_started_together(tmp_path: Path, milvus: dict[str, str], model,
+def test_two_index_runs_started_together(tmp_path: Path, milvus: dict[str, str],
                                          wait: str | None) -> None:
     from mdchunk.index import index_paths
 
@@ -129,7 +129,7 @@ def test_two_index_runs_started_together(tmp_path: Path, milvus: dict[str, str],
         assert outs[0].startswith("added 6, updated 0, deleted 0, unchanged 0 documents")
     rows, manifest, parents = snapshot(milvus)
     clean = {"db": str(tmp_path / "clean.db"), "collection": "mdchunk"}
-    index_paths([kb], model=model, **clean)
+    index_paths([kb], **clean)  # the CLI's default model too: auto
     clean_rows, clean_manifest, clean_parents = snapshot(clean)
     assert set(rows) == set(clean_rows) and set(parents) == set(clean_parents)
     assert manifest == clean_manifest

