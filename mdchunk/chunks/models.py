@@ -26,8 +26,9 @@ DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 EXTRA_HINT = "pip install 'mdchunk[embed]'"
 
-#: sentence-transformers' inference backends: PyTorch, or ONNX Runtime (the ``onnx`` extra).
-Backend = Literal["torch", "onnx"]
+#: How an embedder runs its model: PyTorch, or onnxruntime on the model exported to ONNX, fp32
+#: or quantized to int8 (:mod:`mdchunk.index.onnx_export`). Seams are always scored with torch.
+Backend = Literal["torch", "onnx", "onnx-int8"]
 
 
 def resolve_model(model: str | None) -> tuple[str, str]:
@@ -51,22 +52,17 @@ def resolve_model(model: str | None) -> tuple[str, str]:
 
 
 @functools.lru_cache(maxsize=4)
-def load_model(source: str, device: str, backend: Backend = "torch") -> SentenceTransformer:
-    """Load once per process: a model takes seconds to load and tests and CLI reuse it."""
+def load_model(source: str, device: str) -> SentenceTransformer:
+    """Load once per process (PyTorch): a model takes seconds to load and tests and CLI reuse
+    it."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise DependencyError(f"embedding needs sentence-transformers: {EXTRA_HINT}") from exc
-    if backend == "onnx":
-        from importlib.util import find_spec
-
-        if find_spec("onnxruntime") is None or find_spec("optimum") is None:
-            raise DependencyError("the ONNX backend needs optimum and onnxruntime: "
-                                  "pip install 'mdchunk[onnx]'")
     try:
-        return SentenceTransformer(source, device=device, local_files_only=True, backend=backend)
+        return SentenceTransformer(source, device=device, local_files_only=True)
     except Exception as exc:  # missing files, bad config, unknown device: many exception types
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DependencyError(

@@ -68,6 +68,8 @@ class IndexReport:
     analyzer: str = ""
     #: The model the leaves are embedded with (what ``model="auto"`` chose, when it was asked).
     model: str = ""
+    #: How the model ran (``torch``, ``onnx``, ``onnx-int8``; ``numpy`` for USE).
+    backend: str = ""
     seconds: float = 0.0
     #: Documents found under the paths (each is added, updated, unchanged or failed).
     total: int = 0

@@ -5,34 +5,49 @@ the model would silently truncate), its tokenizer (so chunks are sized in the mo
 and a portable name (recorded in the index, so another model or machine is detected). The
 :class:`Embedder` protocol names exactly those; :class:`SentenceTransformerEmbedder` is the
 offline implementation used by default.
+
+It runs its model with PyTorch or, by default where onnxruntime is installed, with
+onnxruntime on the model exported to ONNX and quantized to int8 (``backend``: ``torch``,
+``onnx``, ``onnx-int8``; :mod:`.onnx_export` exports and caches, :mod:`.onnx_model` runs). The
+backend is part of what an index records (:attr:`~mdchunk.index.store.IndexMeta.backend`), so
+vectors of two backends never mix in one collection. Where torch sees a GPU, the default is
+torch on it, in half precision, with larger batches.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
+import os
 from collections.abc import Hashable, Sequence
+from importlib.util import find_spec
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from ..chunks.models import DEFAULT_MODEL, Backend
 from ..chunks.models import load_model as _load
 from ..chunks.models import resolve_model as _resolve
 from ..errors import ConfigError, DependencyError
 from .multilingual import USE_MODEL, UniversalSentenceEncoder
+from .onnx_export import ONNX_HINT, Export, Unexportable, exported
+from .onnx_model import OnnxEncoder, onnx_encoder
 
 if TYPE_CHECKING:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["BACKENDS", "DEFAULT_MODEL", "Backend", "Embedder", "SentenceTransformerEmbedder",
-           "length_batches", "load_embedder"]
+__all__ = ["BACKENDS", "DEFAULT_MODEL", "GPU_BATCH_SCALE", "Backend", "Embedder",
+           "SentenceTransformerEmbedder", "backend_of", "default_backend", "length_batches",
+           "load_embedder"]
 
 log = logging.getLogger(__name__)
 
-#: sentence-transformers' inference backends mdchunk offers: PyTorch, or ONNX Runtime (the
-#: ``onnx`` extra; the model is exported on first load when it ships no ONNX file).
-BACKENDS: tuple[Backend, ...] = ("torch", "onnx")
+#: How a sentence-transformers model is run: PyTorch, or onnxruntime on its ONNX export, fp32
+#: or int8 (the ``onnx`` extra, part of ``all``).
+BACKENDS: tuple[Backend, ...] = ("torch", "onnx", "onnx-int8")
+#: A batch on a GPU holds this many times the tokens of one on the CPU.
+GPU_BATCH_SCALE = 4
 
 
 @runtime_checkable
@@ -139,12 +154,64 @@ def _auto_device() -> str:
     return "cuda" if torch.cuda.is_available() else "cpu"
 
 
+def _gpu() -> bool:
+    """Whether torch sees a CUDA device. Asked only where an NVIDIA driver shows (or where that
+    cannot be told), so that the ONNX path of a CPU machine never imports torch."""
+    if os.name == "posix" and not (Path("/proc/driver/nvidia/version").exists()
+                                   or Path("/dev/nvidia0").exists()):
+        return False
+    if find_spec("torch") is None:
+        return False
+    import torch
+
+    return bool(torch.cuda.is_available())
+
+
+def default_backend() -> Backend:
+    """``torch`` where torch sees a GPU, else ``onnx-int8`` where onnxruntime and onnx are
+    installed, else ``torch``."""
+    if _gpu():
+        return "torch"
+    return "onnx-int8" if find_spec("onnxruntime") and find_spec("onnx") else "torch"
+
+
+def backend_of(embedder: Embedder) -> str:
+    """The backend an embedder's vectors come from, as an index records it (``torch`` for an
+    embedder that does not say)."""
+    return str(getattr(embedder, "backend", "torch"))
+
+
+@functools.lru_cache(maxsize=16)
+def _say_fallback(name: str, reason: str) -> None:
+    log.warning("%s cannot run on ONNX (%s): embedding with torch", name, reason)
+
+
+@functools.lru_cache(maxsize=8)
+def _onnx_export(source: str, name: str, quantized: bool) -> Export | None:
+    """The model's ONNX export (made and cached on first use), or None when it cannot be
+    exported: said once, with why. Once per process and model."""
+    if find_spec("onnxruntime") is None or find_spec("onnx") is None:
+        raise DependencyError(f"the ONNX backends need onnxruntime and onnx: {ONNX_HINT}")
+    folder = _model_folder(source)
+    try:
+        if folder is None:
+            raise Unexportable("its files are not in the local model cache")
+        return exported(folder, name, quantized=quantized)
+    except Unexportable as exc:
+        _say_fallback(name, str(exc))
+        return None
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from local files only.
 
     ``model`` is a local directory, a hub name already in the local cache (e.g. ``BAAI/bge-m3``)
-    or ``None`` for the bundled all-MiniLM-L6-v2. ``device`` ``None`` picks CUDA when available.
-    ``backend`` is ``"torch"`` or ``"onnx"`` (ONNX Runtime, the ``onnx`` extra).
+    or ``None`` for the bundled all-MiniLM-L6-v2. ``backend`` is ``torch``, ``onnx`` (the model
+    exported to ONNX, run by onnxruntime) or ``onnx-int8`` (the export quantized to int8);
+    ``None`` or ``auto`` is :func:`default_backend`. A model that cannot be exported runs on
+    torch, said once with why; :attr:`backend` then says ``torch``. ``device`` (torch only)
+    ``None`` picks CUDA when available, where the model runs in half precision and a batch
+    holds :data:`GPU_BATCH_SCALE` times the tokens.
 
     Texts are embedded in batches by length (:func:`length_batches`): each batch holds at most
     ``batch_tokens`` tokens, by default as many as ``batch_size`` texts of the model's full
@@ -153,18 +220,23 @@ class SentenceTransformerEmbedder:
     """
 
     def __init__(self, model: str | None = None, device: str | None = None,
-                 batch_size: int = 32, *, backend: Backend = "torch",
+                 batch_size: int = 32, *, backend: Backend | Literal["auto"] | None = None,
                  batch_tokens: int | None = None) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size={batch_size} must be at least 1")
+        if backend is None or backend == "auto":
+            backend = default_backend()
         if backend not in BACKENDS:
-            raise ConfigError(f"backend={backend!r} must be one of {', '.join(BACKENDS)}")
+            raise ConfigError(f"backend={backend!r} must be one of auto, {', '.join(BACKENDS)}")
         if batch_tokens is not None and batch_tokens < 1:
             raise ConfigError(f"batch_tokens={batch_tokens} must be at least 1")
         self.name, self._source = _resolve(model)
         self._device = device
         self.batch_size = batch_size
-        self.backend: Backend = backend
+        #: The backend asked for; :attr:`backend` is the one used.
+        self.wanted: Backend = backend
+        self._backend: Backend | None = "torch" if backend == "torch" else None
+        self._export: Export | None = None
         self._batch_tokens = batch_tokens
         self.tokenizer: str = self._source
         described = _describe(self._source)
@@ -173,18 +245,40 @@ class SentenceTransformerEmbedder:
         self.dim, self.max_tokens = described
 
     @property
+    def backend(self) -> Backend:
+        """The backend the vectors come from. For an ONNX one, the first call exports the
+        model when its export is not cached yet (or is broken), and falls back to torch when
+        it cannot be exported."""
+        if self._backend is None:
+            self._export = _onnx_export(self._source, self.name, self.wanted == "onnx-int8")
+            self._backend = self.wanted if self._export is not None else "torch"
+        return self._backend
+
+    @property
     def device(self) -> str:
         if self._device is None:
             self._device = _auto_device()
         return self._device
 
     def _load(self) -> SentenceTransformer:
-        """The model, loaded on first use: an index run with nothing new to embed never pays
-        the seconds torch and the weights take to load."""
-        return _load(self._source, self.device, self.backend)
+        """The torch model, loaded on first use: an index run with nothing new to embed never
+        pays the seconds torch and the weights take to load. On a GPU, in half precision."""
+        model = _load(self._source, self.device)
+        if self.device.startswith("cuda"):
+            model.half()  # idempotent: the loaded model is shared
+        return model
+
+    def _encoder(self) -> OnnxEncoder | None:
+        """The onnxruntime session, or None on the torch backend."""
+        if self.backend == "torch" or self._export is None:
+            return None
+        return onnx_encoder(self._export.folder, self.backend == "onnx-int8")
 
     def token_lengths(self, texts: Sequence[str]) -> list[int]:
         """Tokens of each text as the model reads it (special tokens in, cut at its window)."""
+        encoder = self._encoder()
+        if encoder is not None:
+            return [len(e.ids) for e in encoder.encodings(texts)]
         model = self._load()
         encoded = model.tokenizer(list(texts), add_special_tokens=True, truncation=True,
                                   max_length=model.max_seq_length)
@@ -193,8 +287,13 @@ class SentenceTransformerEmbedder:
     @property
     def batch_tokens(self) -> int:
         """Tokens a batch may hold, padding included."""
+        if self._batch_tokens:
+            return self._batch_tokens
+        if self._encoder() is not None and self._export is not None:
+            return self.batch_size * self._export.max_seq_length
         window = self._load().max_seq_length or self.max_tokens
-        return self._batch_tokens or self.batch_size * window
+        scale = GPU_BATCH_SCALE if self.device.startswith("cuda") else 1
+        return self.batch_size * window * scale
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Normalized float32 vectors, in batches by length (:func:`length_batches`)."""
@@ -202,6 +301,12 @@ class SentenceTransformerEmbedder:
 
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         if not texts:
+            return out
+        encoder = self._encoder()
+        if encoder is not None:
+            encodings = encoder.encodings(texts)
+            for batch in length_batches([len(e.ids) for e in encodings], self.batch_tokens):
+                out[batch] = encoder.encode([encodings[i] for i in batch])
             return out
         model = self._load()
         for batch in length_batches(self.token_lengths(texts), self.batch_tokens):
@@ -211,15 +316,18 @@ class SentenceTransformerEmbedder:
         return out
 
     def __repr__(self) -> str:
-        return f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim}, {self.backend})"
+        return (f"SentenceTransformerEmbedder({self.name!r}, dim={self.dim}, "
+                f"{self._backend or self.wanted})")
 
 
-def load_embedder(model: str | Embedder | None) -> Embedder:
+def load_embedder(model: str | Embedder | None,
+                  backend: Backend | Literal["auto"] | None = None) -> Embedder:
     """``model`` itself when it is an :class:`Embedder`; the multilingual Universal Sentence
-    Encoder for ``"use-multilingual"``; else the sentence-transformers model of that name or
-    path (``None``: the bundled default)."""
+    Encoder for ``"use-multilingual"`` (numpy: it has no backend to choose, ``backend`` is
+    ignored); else the sentence-transformers model of that name or path (``None``: the bundled
+    default) on ``backend`` (``None``: :func:`default_backend`)."""
     if isinstance(model, Embedder):
         return model
     if model == USE_MODEL:
         return UniversalSentenceEncoder()
-    return SentenceTransformerEmbedder(model)
+    return SentenceTransformerEmbedder(model, backend=backend)

@@ -48,7 +48,7 @@ import logging
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError
@@ -63,7 +63,7 @@ from .build_config import (
     detect_analyzer,
     index_config,
 )
-from .embed import Embedder, load_embedder
+from .embed import Backend, Embedder, backend_of, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
 from .language import AUTO
 from .lock import index_lock, server_lock
@@ -84,6 +84,7 @@ def index_paths(
     db: str = "./mdchunk.db",
     collection: str = "mdchunk",
     model: str | Embedder | None = AUTO,
+    backend: Backend | Literal["auto"] | None = None,
     max_tokens: int = 512,
     overlap_tokens: int = 64,
     tokenizer: TokenizerSpec | None = None,
@@ -109,7 +110,13 @@ def index_paths(
     the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
     ``"use-multilingual"``, for a corpus with Chinese in it; see
     :mod:`mdchunk.index.language`), a model name or path (``None``: the bundled
-    all-MiniLM-L6-v2) or any :class:`~mdchunk.index.embed.Embedder`. ``analyzer`` is
+    all-MiniLM-L6-v2) or any :class:`~mdchunk.index.embed.Embedder`. ``backend`` runs a
+    sentence-transformers model on ``torch``, ``onnx`` or ``onnx-int8`` (``None`` or ``auto``:
+    int8 ONNX where onnxruntime is installed, torch on a GPU or without it; see
+    :mod:`mdchunk.index.embed`); the collection records it, so a collection built on another
+    backend (one built before backends were recorded counts as torch) is rebuilt rather than
+    holding vectors of two. USE and an :class:`~mdchunk.index.embed.Embedder` passed in ignore
+    it. ``analyzer`` is
     ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the corpus when the
     collection is created, kept afterwards). With ``prune``,
     documents no longer found are removed. A collection built with another model or chunker
@@ -166,7 +173,7 @@ def index_paths(
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
             server_lock(store, wait=wait) as lock:
         recorded = store.meta()
-        embedder = load_embedder(chosen_model(model, recorded, sources))
+        embedder = load_embedder(chosen_model(model, recorded, sources), backend)
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                          tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
@@ -177,7 +184,9 @@ def index_paths(
         if analyzer == "auto":
             analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
         report.analyzer, report.model = analyzer, embedder.name
-        meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer)
+        report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
+        meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
+                         backend=report.backend)
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
         plan = plan_index(sources, entries, fingerprint, prune=prune)

@@ -44,6 +44,8 @@ class UniversalSentenceEncoder:
     """
 
     name = USE_MODEL
+    #: Recorded in the index; USE runs on numpy and has no backend to choose.
+    backend = "numpy"
     dim = 512
     max_tokens = WINDOW
     tokenizer = "cl100k_base"

@@ -4,9 +4,10 @@ each leaf found shown as itself, its parent, or an automatically merged ancestor
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal
 
-from ..errors import ConfigError
-from .embed import Embedder, load_embedder
+from ..errors import ConfigError, StoreError
+from .embed import BACKENDS, Backend, Embedder, backend_of, load_embedder
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
@@ -36,6 +37,7 @@ def search(
     weights: tuple[float, float] | None = None,
     expand: Expand = "none",
     fusion: FusionName | None = None,
+    backend: Backend | Literal["auto"] | None = None,
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
@@ -43,8 +45,10 @@ def search(
     min-max score fusion weighting them ``(0.3, 0.7)``, chosen on the retrieval bench);
     ``fusion`` (``"score"`` or ``"rrf"``) and ``weights`` ``(dense, bm25)`` override it.
     ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection was
-    indexed with (``"auto"`` means that too); another model is refused. ``path_prefix`` keeps
-    hits under that path.
+    indexed with (``"auto"`` means that too); another model is refused. The query is embedded
+    on the backend the collection records (``backend`` ``None`` or ``"auto"``); another one
+    named is refused, as its vectors would be slightly off. ``path_prefix`` keeps hits under
+    that path.
 
     Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
     parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
@@ -70,9 +74,16 @@ def search(
         if mode == "bm25":
             store.check()
         else:
+            meta = store.check()
+            if backend not in (None, AUTO) and backend != meta.backend:
+                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
+                                 f"{backend}: search it without a backend, or re-index")
             own = model is None or model == AUTO
-            embedder = load_embedder(store.check().model if own else model)
+            embedder = load_embedder(meta.model if own else model, _runnable(meta.backend))
             store.check(model=embedder.name, dim=embedder.dim)
+            if backend_of(embedder) != meta.backend and meta.backend != "numpy":
+                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
+                                 f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
             vector = embedder.embed([query])[0]
         # Candidates to spare for identical texts collapsed, and for merging when expanding.
         hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=search_text(query),
@@ -82,6 +93,15 @@ def search(
         expanded = expand_hits(collapse_identical(hits), expand,
                                lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
         return collapse_identical(expanded)
+
+
+def _runnable(recorded: str) -> Backend | None:
+    """The backend to embed a query with, from the one a collection records (USE's ``numpy``
+    is no choice: None)."""
+    for name in BACKENDS:
+        if name == recorded:
+            return name
+    return None
 
 
 def _fusion(method: FusionName | None, weights: tuple[float, float] | None) -> Fusion:

@@ -112,6 +112,10 @@ class IndexMeta:
     #: The analyzer's params as recorded (canonical JSON): by default those :data:`ANALYZERS`
     #: gives ``analyzer`` now, so a collection built under another definition differs.
     analysis: str = ""
+    #: How the vectors were computed (``torch``, ``onnx``, ``onnx-int8``, ``numpy`` for USE):
+    #: vectors of two backends differ a little, so switching rebuilds rather than mixes them.
+    #: A collection that records none was built before backends were recorded, with torch.
+    backend: str = "torch"
 
     def __post_init__(self) -> None:
         if not self.analysis:
@@ -120,7 +124,8 @@ class IndexMeta:
     def properties(self) -> dict[str, str]:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
-                f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis}
+                f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis,
+                f"{_PROP}backend": self.backend}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -133,14 +138,16 @@ class IndexMeta:
             return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
                        props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
                        props[f"{_PROP}schema"],
-                       props.get(f"{_PROP}analysis") or "(not recorded)")
+                       props.get(f"{_PROP}analysis") or "(not recorded)",
+                       props.get(f"{_PROP}backend") or "torch")
         except (KeyError, ValueError):
             return None
 
     def differences(self, other: IndexMeta) -> list[str]:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
-                for name in ("model", "dim", "config", "analyzer", "analysis", "schema")
+                for name in ("model", "backend", "dim", "config", "analyzer", "analysis",
+                             "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 

@@ -1,0 +1,117 @@
+"""An exported model run by onnxruntime, tokenized by the ``tokenizers`` library: no torch,
+no transformers at run time (the export is :mod:`.onnx_export`)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["FILES", "Export", "OnnxEncoder", "checksum", "onnx_encoder", "read_json"]
+
+#: The export's model files: fp32 and int8.
+FILES = {False: "model.onnx", True: "model.int8.onnx"}
+
+
+def checksum(path: Path) -> str:
+    digest = hashlib.blake2b(digest_size=16)
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 22):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+class Export:
+    """A cached export: its folder, inputs and settings (``export.json``)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        record = read_json(folder / "export.json")
+        self.inputs: tuple[str, ...] = tuple(record["inputs"])
+        self.max_seq_length: int = int(record["max_seq_length"])
+        self.lower: bool = bool(record["do_lower_case"])
+        self.files: dict[str, str] = dict(record["files"])
+        self.agreement: float = float(record.get("int8_min_cosine", 0.0))
+
+    def model_file(self, quantized: bool) -> Path:
+        return self.folder / FILES[quantized]
+
+    @property
+    def tokenizer_file(self) -> Path:
+        return self.folder / "tokenizer.json"
+
+    def intact(self) -> bool:
+        """Whether every file is there with the checksum recorded when it was written."""
+        try:
+            return all(checksum(self.folder / name) == digest
+                       for name, digest in self.files.items())
+        except OSError:
+            return False
+
+
+
+
+class OnnxEncoder:
+    """One exported model (fp32 or int8) in an onnxruntime session on the CPU.
+
+    Texts are tokenized once (:meth:`encodings`), so that their lengths can order the batches
+    and the same ids fill them (:meth:`encode`).
+    """
+
+    def __init__(self, export: Export, *, quantized: bool, threads: int | None = None) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads or 0  # 0: onnxruntime's default, every core
+        options.log_severity_level = 3  # errors only
+        self.session = ort.InferenceSession(str(export.model_file(quantized)), options,
+                                            providers=["CPUExecutionProvider"])
+        self.inputs = export.inputs
+        self.lower = export.lower
+        self.tokenizer = Tokenizer.from_file(str(export.tokenizer_file))
+        self.tokenizer.no_padding()
+        self.tokenizer.enable_truncation(export.max_seq_length)
+        padding = self.tokenizer.padding or {}
+        self.pad_id = int(padding.get("pad_id", 0))
+
+    def encodings(self, texts: Sequence[str]) -> list[Any]:
+        """Each text's tokens (special tokens in, cut at the model's window)."""
+        return list(self.tokenizer.encode_batch(
+            [t.lower() for t in texts] if self.lower else list(texts)))
+
+    def encode(self, encodings: Sequence[Any]) -> np.ndarray:
+        """Unit-length float32 vectors of tokenized texts, in one forward pass."""
+        import numpy as np
+
+        width = max(len(e.ids) for e in encodings)
+        arrays = {"input_ids": np.full((len(encodings), width), self.pad_id, dtype=np.int64),
+                  "attention_mask": np.zeros((len(encodings), width), dtype=np.int64),
+                  "token_type_ids": np.zeros((len(encodings), width), dtype=np.int64)}
+        for row, encoding in enumerate(encodings):
+            n = len(encoding.ids)
+            arrays["input_ids"][row, :n] = encoding.ids
+            arrays["attention_mask"][row, :n] = 1
+            arrays["token_type_ids"][row, :n] = encoding.type_ids
+        out = self.session.run(None, {name: arrays[name] for name in self.inputs})[0]
+        vectors: np.ndarray = np.asarray(out, dtype=np.float32)
+        vectors /= np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        return vectors
+
+
+@functools.lru_cache(maxsize=4)
+def onnx_encoder(folder: Path, quantized: bool) -> OnnxEncoder:
+    """One session per export and process (a session takes memory and a second to load)."""
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    return OnnxEncoder(Export(folder), quantized=quantized)
