@@ -1,20 +1,23 @@
-"""Embedding throughput: mdchunk's length-sorted, token-budgeted batches against plain
-``SentenceTransformer.encode`` on the same chunks, in the same run, with the same loaded model.
+"""Embedding throughput: plain ``SentenceTransformer.encode``, mdchunk's length-sorted,
+token-budgeted batches on torch, and the same batches on the model's ONNX export, fp32 and
+int8 (issue 25), on the same chunks, in the same run.
 
     .venv/bin/python bench/bench_throughput.py [--corpus ../shared/corpora] [--rounds 2]
-                                               [--backends torch,onnx] [--limit N]
+                                               [--sides plain,sorted,onnx,onnx-int8] [--limit N]
 
 The chunks are the leaves an index of the corpus embeds (distinct embed texts). Time is CPU
-time of this process (all threads), measured round after round in alternating order, so that
-other processes sharing the cores move neither side more than the other. ``onnx`` is measured
-where sentence-transformers' ONNX backend is installed (``pip install 'mdchunk[onnx]'``) and
-skipped with a note otherwise. Target: length-sorted batching >= 1.3x plain encode (torch).
+time of this process (all threads: torch's and onnxruntime's intra-op pools both count),
+measured round after round in rotating order, so that other processes sharing the cores move
+no side more than another. Each side's chunks per CPU second is compared with plain torch
+``encode``; the int8 vectors are compared with the fp32 ONNX ones and with torch's (minimum
+and mean cosine). Targets: length-sorted torch >= 1.3x plain encode; int8 ONNX >= 3x.
 Prints a Markdown table; writes JSON to bench/results/throughput.json.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import logging
 import os
 import platform
@@ -33,6 +36,8 @@ from tables import save_and_print  # noqa: E402  (bench/, this script's folder)
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 TARGET = 1.3
+INT8_TARGET = 3.0
+SIDES = ("plain", "sorted", "onnx", "onnx-int8")
 
 
 def leaf_texts(corpus: Path, limit: int | None) -> list[str]:
@@ -42,7 +47,7 @@ def leaf_texts(corpus: Path, limit: int | None) -> list[str]:
     from mdchunk.index.embed import SentenceTransformerEmbedder
     from mdchunk.sources import discover
 
-    embedder = SentenceTransformerEmbedder()
+    embedder = SentenceTransformerEmbedder(backend="torch")
     config = index_config(embedder, max_tokens=512, overlap_tokens=64, tokenizer=None)
     chunker = Chunker(config)
     texts: dict[str, None] = {}
@@ -60,45 +65,67 @@ def cpu_seconds(run: Callable[[], np.ndarray]) -> tuple[float, float, np.ndarray
     return time.process_time() - cpu, time.perf_counter() - wall, vectors
 
 
-def measure(backend: str, texts: list[str], rounds: int) -> dict[str, object]:
+def _cosines(a: np.ndarray, b: np.ndarray) -> dict[str, float]:
+    rows = np.sum(a * b, axis=1)
+    return {"min": round(float(rows.min()), 6), "mean": round(float(rows.mean()), 6)}
+
+
+def measure(sides: list[str], texts: list[str], rounds: int) -> dict[str, object]:
+    """Every side on ``texts``, ``rounds`` times in rotating order."""
+    import torch
+
     from mdchunk.index.embed import SentenceTransformerEmbedder, length_batches
 
-    embedder = SentenceTransformerEmbedder(backend=backend)  # type: ignore[arg-type]
-    model = embedder._load()
-    embedder.embed(texts[:16])  # warm-up: the first passes allocate buffers
-    model.encode(texts[:16], batch_size=32)
-    sides: dict[str, Callable[[], np.ndarray]] = {
-        "plain": lambda: model.encode(texts, batch_size=32, normalize_embeddings=True,
-                                      convert_to_numpy=True, show_progress_bar=False),
-        "sorted": lambda: embedder.embed(texts),
-    }
-    cpu: dict[str, list[float]] = {"plain": [], "sorted": []}
-    wall: dict[str, list[float]] = {"plain": [], "sorted": []}
+    embedders = {side: SentenceTransformerEmbedder(
+        backend="torch" if side in ("plain", "sorted") else side)  # type: ignore[arg-type]
+        for side in sides}
+    model = embedders[sides[0]]._load() if "plain" in sides else None
+    runs: dict[str, Callable[[], np.ndarray]] = {}
+    for side, embedder in embedders.items():
+        if side == "plain":
+            assert model is not None
+            runs[side] = lambda: model.encode(texts, batch_size=32, normalize_embeddings=True,
+                                              convert_to_numpy=True, show_progress_bar=False)
+        else:
+            if embedder.backend != embedder.wanted:
+                raise SystemExit(f"{side}: fell back to {embedder.backend}")
+            runs[side] = functools.partial(embedder.embed, texts)
+        embedder.embed(texts[:16])  # warm-up: the first passes allocate buffers
+    cpu: dict[str, list[float]] = {side: [] for side in sides}
+    wall: dict[str, list[float]] = {side: [] for side in sides}
     vectors: dict[str, np.ndarray] = {}
     for r in range(rounds):
-        for side in (("plain", "sorted") if r % 2 == 0 else ("sorted", "plain")):
-            c, w, vectors[side] = cpu_seconds(sides[side])
+        for side in sides[r % len(sides):] + sides[:r % len(sides)]:
+            c, w, vectors[side] = cpu_seconds(runs[side])
             cpu[side].append(c)
             wall[side].append(w)
-            logging.info("%s %s round %d: %.1f CPU s, %.1f s", backend, side, r, c, w)
-    agreement = float(np.min(np.sum(vectors["plain"] * vectors["sorted"], axis=1)))
-    lengths = embedder.token_lengths(texts)
-    batches = length_batches(lengths, embedder.batch_tokens)
-    plain_cpu, sorted_cpu = sum(cpu["plain"]), sum(cpu["sorted"])
+            logging.info("%s round %d: %.1f CPU s, %.1f s", side, r, c, w)
+    any_torch = embedders[sides[0]]
+    lengths = any_torch.token_lengths(texts)
     n = len(texts) * rounds
+    per_cpu = {side: n / sum(cpu[side]) for side in sides}
+    base = per_cpu.get("plain")
+    cosines: dict[str, dict[str, float]] = {}
+    pairs = [("onnx-int8", "onnx"), ("onnx-int8", "sorted"), ("onnx", "sorted"),
+             ("sorted", "plain")]
+    for a, b in pairs:
+        if a in vectors and b in vectors:
+            cosines[f"{a} vs {b}"] = _cosines(vectors[a], vectors[b])
+    if "onnx-int8" in embedders:  # int8 quantizes each batch's activations by its own range
+        alone = np.vstack([embedders["onnx-int8"].embed([t]) for t in texts[:64]])
+        cosines["onnx-int8 alone vs in batches"] = _cosines(alone, vectors["onnx-int8"][:64])
     return {
-        "backend": backend, "texts": len(texts), "rounds": rounds,
+        "texts": len(texts), "rounds": rounds, "torch_threads": torch.get_num_threads(),
         "mean_tokens": round(float(np.mean(lengths)), 1), "max_tokens": max(lengths),
-        "batch_tokens": embedder.batch_tokens, "sorted_batches": len(batches),
+        "batch_tokens": any_torch.batch_tokens,
+        "sorted_batches": len(length_batches(lengths, any_torch.batch_tokens)),
         "plain_batches": -(-len(texts) // 32),
-        "plain_cpu_s": [round(x, 2) for x in cpu["plain"]],
-        "sorted_cpu_s": [round(x, 2) for x in cpu["sorted"]],
-        "plain_wall_s": [round(x, 2) for x in wall["plain"]],
-        "sorted_wall_s": [round(x, 2) for x in wall["sorted"]],
-        "plain_chunks_per_cpu_s": round(n / plain_cpu, 2),
-        "sorted_chunks_per_cpu_s": round(n / sorted_cpu, 2),
-        "speedup": round(plain_cpu / sorted_cpu, 3),
-        "min_cosine_plain_vs_sorted": round(agreement, 6),
+        "sides": [{"side": side, "cpu_s": [round(x, 2) for x in cpu[side]],
+                   "wall_s": [round(x, 2) for x in wall[side]],
+                   "chunks_per_cpu_s": round(per_cpu[side], 2),
+                   "ratio_to_plain": round(per_cpu[side] / base, 3) if base else None}
+                  for side in sides],
+        "cosines": cosines,
     }
 
 
@@ -107,42 +134,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--limit", type=int, default=None, help="first N texts only")
-    parser.add_argument("--backends", default="torch,onnx")
+    parser.add_argument("--sides", default=",".join(SIDES))
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(message)s")
-    for noisy in ("sentence_transformers", "httpx", "optimum", "transformers"):
+    for noisy in ("sentence_transformers", "httpx", "transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     if not args.corpus.is_dir():
         parser.error(f"{args.corpus}: no such directory")
+    sides = args.sides.split(",")
+    if not set(sides) <= set(SIDES):
+        parser.error(f"--sides takes {', '.join(SIDES)}")
     texts = leaf_texts(args.corpus, args.limit)
-    results: list[dict[str, object]] = []
-    notes: list[str] = []
-    for backend in args.backends.split(","):
-        from importlib.util import find_spec
-
-        if backend == "onnx" and (find_spec("onnxruntime") is None or find_spec("optimum") is None):
-            notes.append("onnx: not installed (pip install 'mdchunk[onnx]'), not measured")
-            continue
-        results.append(measure(backend, texts, args.rounds))
+    result = measure(sides, texts, args.rounds)
     report = {"date": datetime.now(UTC).isoformat(timespec="seconds"),
               "machine": f"{platform.machine()} {os.cpu_count()} cores",
               "load_average": round(os.getloadavg()[0], 2), "corpus": str(args.corpus),
-              "results": results, "notes": notes, "target": TARGET}
+              **result, "targets": {"sorted": TARGET, "onnx-int8": INT8_TARGET}}
+    rows = result["sides"]
+    assert isinstance(rows, list)
     save_and_print(args.out, "throughput.json", report,
-                   ["backend", "chunks", "mean tokens", "plain encode chunks/CPU s",
-                    "length-sorted chunks/CPU s", "speed-up", "batches plain/sorted",
-                    "min cosine"],
-                   [[r["backend"], r["texts"], r["mean_tokens"], r["plain_chunks_per_cpu_s"],
-                     r["sorted_chunks_per_cpu_s"], f"{r['speedup']}x",
-                     f"{r['plain_batches']}/{r['sorted_batches']}",
-                     r["min_cosine_plain_vs_sorted"]] for r in results])
-    for note in notes:
-        print(f"\n{note}")
-    torch_result = next((r for r in results if r["backend"] == "torch"), None)
-    if torch_result is not None:
-        ok = float(torch_result["speedup"]) >= TARGET  # type: ignore[arg-type]
-        print(f"\ntarget >= {TARGET}x (torch): {'met' if ok else 'NOT met'}")
+                   ["side", "chunks", "CPU s per round", "chunks/CPU s", "vs plain torch"],
+                   [[r["side"], result["texts"], " + ".join(map(str, r["cpu_s"])),
+                     r["chunks_per_cpu_s"],
+                     f"{r['ratio_to_plain']}x" if r["ratio_to_plain"] else ""] for r in rows])
+    print()
+    for pair, c in result["cosines"].items():  # type: ignore[attr-defined]
+        print(f"cosine {pair}: min {c['min']}, mean {c['mean']}")
+    ratios = {r["side"]: r["ratio_to_plain"] for r in rows}
+    for side, target in (("sorted", TARGET), ("onnx-int8", INT8_TARGET)):
+        if ratios.get(side):
+            met = float(ratios[side]) >= target
+            print(f"target {side} >= {target}x plain torch: {'met' if met else 'NOT met'}")
     return 0
 
 

@@ -19,7 +19,9 @@ from ..index.expand import MERGE_RATIO
 from ..index.fusion import FUSIONS
 from ..index.store import EXPAND_NAMES
 from .options import (
+    BACKEND_CHOICES,
     Analyzer,
+    BackendOption,
     BaseUrl,
     Collection,
     Db,
@@ -36,6 +38,7 @@ from .options import (
     Token,
     Tokenizer,
     WeightsOption,
+    choice,
     chunker_flags,
     selection_flags,
     selection_of,
@@ -56,6 +59,7 @@ def index(
     db: Db = None,
     collection: Collection = None,
     model: Model = None,
+    backend: BackendOption = None,
     max_tokens: MaxTokens = None,
     overlap: Overlap = None,
     tokenizer: Tokenizer = None,
@@ -88,6 +92,7 @@ def index(
     flags = {**chunker_flags(max_tokens=max_tokens, overlap=overlap, tokenizer=tokenizer,
                              levels=levels, base_url=base_url, site=site, semantic=semantic),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
+             "backend": choice(backend, BACKEND_CHOICES, "--backend"),
              **selection_flags(globs, excludes, gitignore)}
     if engine not in ("local", "ray"):
         raise typer.BadParameter(f"{engine!r} is not local or ray", param_hint="--engine")
@@ -108,7 +113,8 @@ def index(
         with progress_bar("indexing") as progress:
             report = index_paths(paths, db=settings.value("db"),
                                  collection=settings.value("collection"),
-                                 model=settings.value("model"), max_tokens=config.max_tokens,
+                                 model=settings.value("model"),
+                                 backend=settings.value("backend"), max_tokens=config.max_tokens,
                                  overlap_tokens=config.overlap_tokens,
                                  tokenizer=(None if settings.origin("tokenizer") == DEFAULT
                                             else config.tokenizer),
@@ -124,6 +130,7 @@ def index(
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
                   f"chunks in {report.seconds:.1f}s; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
+                  + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else ""),
                   highlight=False, soft_wrap=True)
         failures.finish(report.total, "indexed")
@@ -138,6 +145,7 @@ def search(
     path_prefix: Annotated[Optional[str],
                            typer.Option("--path-prefix", help="Only paths under this.")] = None,
     model: Model = None,
+    backend: BackendOption = None,
     fusion: FusionOption = None,
     weights: WeightsOption = None,
     token: Token = None,
@@ -160,11 +168,14 @@ def search(
     with one_line_errors():
         from ..index import search as run_search
 
-        settings = settings_of({"db": db, "collection": collection, "model": model})
+        settings = settings_of({"db": db, "collection": collection, "model": model,
+                                "backend": choice(backend, BACKEND_CHOICES, "--backend")})
         hits = run_search(query, db=settings.value("db"), collection=settings.value("collection"),
                           k=k, mode=cast("SearchMode", mode),  # checked against its values above
                           path_prefix=path_prefix, model=settings.value("model"), token=token,
                           expand=expand, fusion=fusion,
+                          backend=(None if settings.origin("backend") == DEFAULT
+                                   else settings.value("backend")),
                           weights=_weights(weights))
         for rank, hit in enumerate(hits, 1):
             if as_json:

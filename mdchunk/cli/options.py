@@ -47,6 +47,13 @@ Model = Annotated[Optional[str], typer.Option(
                     "all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
                     "Chinese in it), use-multilingual, or a sentence-transformers name or "
                     "path." + _default("model"))]
+#: ``--backend``'s values (the embedder's backends and ``auto``).
+BACKEND_CHOICES = ("auto", "torch", "onnx", "onnx-int8")
+BackendOption = Annotated[Optional[str], typer.Option(
+    "--backend", help="How the model runs: auto (onnx-int8 where onnxruntime is installed; "
+                      "torch on a GPU), torch, onnx (fp32) or onnx-int8. The collection records "
+                      "it: another backend re-embeds; search uses the collection's own. "
+                      "use-multilingual ignores it." + _default("backend"))]
 FusionOption = Annotated[Optional[str], typer.Option(
     "--fusion", help="How hybrid search fuses dense and BM25: score (min-max scores, "
                      "weighted) or rrf (reciprocal rank) [default: score].")]

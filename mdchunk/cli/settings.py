@@ -41,6 +41,10 @@ class RunOptions:
     #: Embedding model: ``auto`` (the collection's own, else the one the corpus's language
     #: chooses: :mod:`mdchunk.index.language`), a name or a path.
     model: str | None = "auto"
+    #: How a sentence-transformers model runs: ``auto`` (int8 ONNX where onnxruntime is
+    #: installed, torch on a GPU or without it), ``torch``, ``onnx`` or ``onnx-int8``. Search
+    #: embeds on the collection's own; USE ignores it.
+    backend: Literal["auto", "torch", "onnx", "onnx-int8"] = "auto"
     analyzer: Literal["auto", "standard", "jieba"] = "auto"
     #: gitignore-style patterns of the files to take (instead of the known extensions).
     include: tuple[str, ...] = ()

