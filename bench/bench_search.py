@@ -83,7 +83,9 @@ class CachedEmbedder:
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
         cache.mkdir(parents=True, exist_ok=True)
-        self.file = cache / f"search-{self.name.replace('/', '--')}.npz"
+        self.backend = backend = str(getattr(inner, "backend", "torch"))  # torch: old file
+        self.file = cache / (f"search-{self.name.replace('/', '--')}"
+                             + ("" if backend in ("torch", "numpy") else f"--{backend}") + ".npz")
         self.known: dict[str, np.ndarray] = {}
         if self.file.exists():
             with np.load(self.file) as data:
@@ -431,7 +433,9 @@ def main(argv: list[str] | None = None) -> int:
 
     studies = set(args.studies.split(","))
     questions = br.load_questions(br.QUESTIONS, args.corpus)
-    embedders = {label: CachedEmbedder(load_embedder(spec), args.cache)
+    # MDCHUNK_BENCH_BACKEND=onnx-int8 measures the int8 embedder (issue 25); torch by default
+    backend = os.environ.get("MDCHUNK_BENCH_BACKEND", "torch")
+    embedders = {label: CachedEmbedder(load_embedder(spec, backend), args.cache)  # type: ignore[arg-type]
                  for label, spec in MODELS.items()}
     parts = [f"Questions: {len(questions)}; sets: {', '.join(args.sets)}."]
     with tempfile.TemporaryDirectory() as tmp:
