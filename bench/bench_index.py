@@ -42,6 +42,7 @@ class TimedEmbedder:
         self.inner = inner
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
+        self.backend = getattr(inner, "backend", "torch")  # what the index records
         self.texts: list[str] = []
         self.seconds = 0.0
 

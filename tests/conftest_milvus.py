@@ -117,6 +117,7 @@ class CountingEmbedder:
         self.inner = inner
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
+        self.backend = getattr(inner, "backend", "torch")  # what the index records
         self.fail_after = fail_after
         self.calls = 0
         self.texts: list[str] = []

@@ -305,6 +305,14 @@ class SentenceTransformerEmbedder:
         encoder = self._encoder()
         if encoder is not None:
             encodings = encoder.encodings(texts)
+            if self.backend == "onnx-int8":
+                # Dynamic int8 scales a batch's activations by the whole batch's range, so a
+                # text's vector would move with its neighbours (cosine 0.99) and an interrupted
+                # run would not redo the vectors of a clean one. Alone, a text gets the same
+                # vector in every run, and no padding is computed: as fast as batches here.
+                for i, encoding in enumerate(encodings):
+                    out[i] = encoder.encode([encoding])[0]
+                return out
             for batch in length_batches([len(e.ids) for e in encodings], self.batch_tokens):
                 out[batch] = encoder.encode([encodings[i] for i in batch])
             return out
