@@ -65,6 +65,7 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("html", atomic=True, seam="lines"),
     Kind("comment", atomic=True, seam="lines", unseen=True),  # an HTML block of comments only
     Kind("esm", atomic=True, seam="lines", unseen=True),  # MDX import/export statements
+    Kind("target", atomic=True, seam="lines", unseen=True),  # a MyST target, ``(label)=``
     Kind("math", atomic=True, seam="lines"),
     Kind("hr"),
     Kind("deflist", atomic=True),

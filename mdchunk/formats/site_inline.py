@@ -294,7 +294,13 @@ def _role(state: StateInline, silent: bool) -> bool:
 # -- the parser --------------------------------------------------------------------------------
 
 def _record(state: StateInline, start: int, end: int, text: str) -> None:
-    state.env["rewrites"].append((state.src, start, end, text))
+    """Note a rewrite; markup that shows nothing between two blanks takes the one before it
+    along, so that no double blank is left (``service {/* x */} and`` → ``service and``)."""
+    src = state.src
+    if not text and start > 0 and src[start - 1] in " \t" and (end == len(src)
+                                                               or src[end] in " \t\n"):
+        start -= 1
+    state.env["rewrites"].append((src, start, end, text))
 
 
 _RULES: tuple[tuple[str, Callable[[StateInline, bool], bool]], ...] = (

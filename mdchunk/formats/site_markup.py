@@ -31,12 +31,14 @@ from .site_inline import MarkupEnv, admonition_label, inline_rewrites
 __all__ = ["render_markup"]
 
 #: Blocks whose text is not prose: never read for markup.
-_NOT_PROSE = frozenset({"code", "math", "front_matter", "comment", "title", "hr", "esm"})
+_NOT_PROSE = frozenset({"code", "math", "front_matter", "comment", "title", "hr", "esm", "target"})
 
 #: A paragraph of MDX ESM: import and export statements only.
 _ESM = re.compile(r"(?:import\s[^\n]*?(?:\sfrom\s*)?(['\"])[^'\"\n]+\1;?[ \t]*(?:\n|$)"
                   r"|import\s*\{[^}]*\}\s*from\s*(['\"])[^'\"\n]+\2;?[ \t]*(?:\n|$)"
                   r"|export\s+(?:const|let|var|function|default|class|async)\s[\s\S]*)+")
+#: A MyST target: ``(label)=`` alone in its paragraph.
+_TARGET = re.compile(r"[ \t]*\([\w.:/-]+\)=[ \t]*")
 _IMPORTED = re.compile(r"import\s+(?:(\w+)|\{([^}]*)\})")
 
 #: ``!!! type "title"``, ``??? type``, ``???+ type inline end "title"``.
@@ -82,7 +84,7 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
 
 
 #: Text without any of these holds no markup this module reads.
-_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<", re.MULTILINE)
+_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=", re.MULTILINE)
 
 
 def _may_hold_markup(source: str) -> bool:
@@ -111,6 +113,9 @@ class _Marker:
         if top and block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
             self.found.append((block.start, block.end, ""))
             return replace(block, kind="esm")
+        if block.kind == "paragraph" and _TARGET.fullmatch(source, block.start, block.end):
+            self.found.append((block.start, block.end, ""))
+            return replace(block, kind="target")
         if block.kind == "code":
             return self.code(block)
         if block.kind in _NOT_PROSE:
