@@ -3,7 +3,8 @@
 
 from __future__ import annotations
 
-import re
+import importlib.util
+from types import ModuleType
 
 import pytest
 from hypothesis import given
@@ -13,7 +14,7 @@ import mdchunk
 from mdchunk.text import read_document
 from mdchunk.tokens import get_counter
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 from .test_grammar import HEADINGS_CHECKED_FROM, _block, budgets, profile
 from .test_guarantees import assert_markdown_guarantees
 
@@ -101,17 +102,18 @@ def test_heading_title_is_rendered() -> None:
 
 # -- the generator fixtures ----------------------------------------------------------------
 
-#: Generator markup that must never reach ``embed_text`` (none of it sits in the fixtures'
-#: code blocks).
-MARKUP = re.compile(
-    r"\{\{[<%]|[>%]\}\}|\{/\*|\*/\}|^import\s.*\sfrom\s|^export\s|</?(?:Tabs|TabItem|Admonition|"
-    r"VersionBadge)\b|values=\{|\{(?:ref|doc|term|command)\}`|^\s*(?:>\s*)?\[!(?:NOTE|TIP|"
-    r"IMPORTANT|WARNING|CAUTION)\]|^\s*:{3,}|^\s*(?:!!!|\?\?\?)|-8<-|^`{3,}\{|^\([\w-]+\)=",
-    re.MULTILINE)
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_sites", ROOT / "bench" / "bench_sites.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
-SITE_FIXTURES = [("docusaurus-tabs-install.mdx", "docusaurus"), ("hugo-shortcodes-pods.md", "hugo"),
-                 ("mkdocs-material-restore.md", "mkdocs"), ("myst-directives-upgrade.md", "plain"),
-                 ("vitepress-containers-config.md", "plain"), ("github-alerts-readme.md", "plain")]
+
+#: The bench's list of generator markup patterns, its fixtures and their sites.
+BENCH = _bench()
+MARKUP = BENCH.MARKUP
+SITE_FIXTURES = BENCH.CASES
 GUARANTEE_BUDGETS = [(32, 0), (64, 8), (128, 16), (256, 32), (512, 64), (1024, 64)]
 
 
@@ -190,3 +192,10 @@ def test_guarantees_with_markup_on_grammar_documents(source: str, budget: tuple[
         return
     assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap,
                                headings=max_tokens >= HEADINGS_CHECKED_FROM, site=site)
+
+
+def test_the_bench_measures_no_leak_and_some_markup_tokens() -> None:
+    leaks = BENCH.leaks()
+    assert all(leaking == 0 for _, leaking in leaks.values())
+    tokens = BENCH.markup_tokens()
+    assert all(now <= before for now, before in tokens.values())
