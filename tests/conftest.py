@@ -10,8 +10,10 @@ line saying how many were skipped and how to enable them. CI sets
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -24,6 +26,15 @@ CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chro
 REQUIRE_CORPORA = bool(os.environ.get("MDCHUNK_REQUIRE_CORPORA"))
 #: The skip reason of every test that needs a corpus; the summary line counts them by it.
 CORPUS_ABSENT = "corpus not present"
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/NAME.py`` loaded as a module (the bench folder is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def fixture_files(*suffixes: str) -> list[Path]:

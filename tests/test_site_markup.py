@@ -3,9 +3,6 @@
 
 from __future__ import annotations
 
-import importlib.util
-from types import ModuleType
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -14,7 +11,7 @@ import mdchunk
 from mdchunk.text import read_document
 from mdchunk.tokens import get_counter
 
-from .conftest import FIXTURES, ROOT
+from .conftest import FIXTURES, bench_module
 from .test_grammar import HEADINGS_CHECKED_FROM, _block, budgets, profile
 from .test_guarantees import assert_markdown_guarantees
 
@@ -102,16 +99,8 @@ def test_heading_title_is_rendered() -> None:
 
 # -- the generator fixtures ----------------------------------------------------------------
 
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_sites", ROOT / "bench" / "bench_sites.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 #: The bench's list of generator markup patterns, its fixtures and their sites.
-BENCH = _bench()
+BENCH = bench_module("bench_sites")
 MARKUP = BENCH.MARKUP
 SITE_FIXTURES = BENCH.CASES
 GUARANTEE_BUDGETS = [(32, 0), (64, 8), (128, 16), (256, 32), (512, 64), (1024, 64)]
