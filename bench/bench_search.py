@@ -297,6 +297,44 @@ ANALYZER_VARIANTS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
+def filters_applied(db: Path) -> dict[str, bool]:
+    """Does this Milvus apply an analyzer's filters? Each filter gets a document and a query
+    that match only if it is applied (a stem, a stop word, a punctuation mark)."""
+    from pymilvus import DataType, Function, FunctionType, MilvusClient
+
+    probes = {  # filter: (documents, query, the id it must find first, or None: find nothing)
+        "stemmer": ({"type": "stemmer", "language": "english"},
+                    ["the servers were running hot", "a quick note"], "run", 0),
+        "stop": ({"type": "stop", "stop_words": ["_english_"]},
+                 ["the a an", "a quick note"], "the", None),
+        "removepunct": ("removepunct", ["数据库，故障", "hello"], "，", None),
+    }
+    client = MilvusClient(str(db))
+    applied = {}
+    for number, (name, (spec, docs, query, expected)) in enumerate(probes.items()):
+        collection = f"probe_{number}"
+        tokenizer = "jieba" if name == "removepunct" else "standard"
+        schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+        schema.add_field("id", DataType.INT64, is_primary=True)
+        schema.add_field("body", DataType.VARCHAR, max_length=1000, enable_analyzer=True,
+                         analyzer_params={"tokenizer": tokenizer, "filter": ["lowercase", spec]})
+        schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
+        schema.add_function(Function(name="bm25", function_type=FunctionType.BM25,
+                                     input_field_names=["body"], output_field_names=["sparse"]))
+        index = client.prepare_index_params()
+        index.add_index("sparse", index_type="SPARSE_INVERTED_INDEX", metric_type="BM25")
+        client.create_collection(collection, schema=schema, index_params=index)
+        client.insert(collection, [{"id": i, "body": d} for i, d in enumerate(docs)])
+        client.flush(collection)
+        found = [hit["id"] for hit in client.search(collection, [query], anns_field="sparse",
+                                                    limit=2,
+                                                    search_params={"metric_type": "BM25"})[0]]
+        applied[name] = (found[:1] == [expected]) if expected is not None else not found
+        client.drop_collection(collection)
+    client.close()
+    return applied
+
+
 def leaves_of(corpus: Staged, embedder: Any) -> list[Any]:
     """The leaves ``index_paths`` makes of the corpus for this model (same config)."""
     from mdchunk import Chunker
@@ -451,6 +489,9 @@ def main(argv: list[str] | None = None) -> int:
             analyzers = Table()
             analyzer_study(staged, embedders["use"], Path(tmp) / "bm25.db", analyzers)
             parts.append(analyzers.markdown("BM25 hit@5 by analyzer and indexed field"))
+            probe = filters_applied(Path(tmp) / "probe.db")
+            parts.append("Filters this Milvus applies (a probe each): " + ", ".join(
+                f"{name} {'yes' if done else 'no'}" for name, done in probe.items()) + ".")
         if "window" in studies:
             windows = Table()
             window_study(staged, embedders["use"], Path(tmp) / "window.db", windows)

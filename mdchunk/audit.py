@@ -22,6 +22,7 @@ from mdit_py_plugins.footnote import footnote_plugin
 
 from .formats import Block, parse_markdown
 from .formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
+from .formats.site_markup import render_markup
 from .plan import Section, build_sections
 from .plan.breadcrumbs import CRUMB_SHARE
 from .text import clean_text, sentence_spans
@@ -352,7 +353,7 @@ def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[in
                    tiled: bool = False) -> StructureReport:
     """Judge any chunker's output on a Markdown document by the contract's guarantees
     (``tiled``: the spans tile the source, as a hierarchy's level 1 does)."""
-    doc = parse_markdown(source)
+    doc = render_markup(parse_markdown(source))  # its kinds as the chunker reads them
     body_start = doc.blocks[0].start if doc.blocks else len(source)
     big = _crowded_heading_runs(source, doc.blocks, counter, max_tokens)
     return StructureReport(

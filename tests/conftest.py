@@ -10,9 +10,10 @@ line saying how many were skipped and how to enable them. CI sets
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
-import re
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -25,6 +26,15 @@ CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chro
 REQUIRE_CORPORA = bool(os.environ.get("MDCHUNK_REQUIRE_CORPORA"))
 #: The skip reason of every test that needs a corpus; the summary line counts them by it.
 CORPUS_ABSENT = "corpus not present"
+
+
+def bench_module(name: str) -> ModuleType:
+    """``bench/NAME.py`` loaded as a module (the bench folder is no package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "bench" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def fixture_files(*suffixes: str) -> list[Path]:
@@ -61,27 +71,27 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
 from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,F401
 
 
-def embedded_text(source: str, chunk) -> str:
+def embedded_text(source: str, chunk, site: str = "plain") -> str:
     """What ``chunk.embed_text`` must end with: its text after hygiene (the span of the text the
     chunker read, ``mdchunk.audit.as_read``), heading id markup and HTML comments left out (the
-    default ``html_comments="drop"``), blank lines they leave collapsed."""
+    default ``html_comments="drop"``), generator markup as its page shows it (``site``), blank
+    lines they leave collapsed."""
     from mdchunk.audit import as_read
-    from mdchunk.formats.blocks import without_spans
+    from mdchunk.plan.drafts import clipped, visible_text
 
     source, [(start, end)] = as_read(source, [(chunk.start, chunk.end)])
-    comments = [(max(a, start), min(b, end))
-                for a, b in _comments(source) if a < end and b > start]
-    if not comments:
+    rewrites = clipped(_rewrites(source, site), start, end)
+    if not rewrites:
         return source[start:end]
-    text = without_spans(source, start, end, comments)
-    return re.sub(r"\n[ \t]*\n(?:[ \t]*\n)+", "\n\n", text).strip()
+    return visible_text(source, start, end, rewrites)
 
 
 @functools.lru_cache(maxsize=4)
-def _comments(source: str) -> tuple[tuple[int, int], ...]:
+def _rewrites(source: str, site: str) -> tuple[tuple[int, int, str], ...]:
     from mdchunk.formats import parse_markdown
+    from mdchunk.formats.site_markup import render_markup
 
-    return parse_markdown(source).hidden(comments=True)
+    return render_markup(parse_markdown(source), site).hidden(comments=True)
 
 
 def run_mdchunk(*args: str, cwd: Path | None = None, check: bool = False):

@@ -7,24 +7,15 @@ budget, overlap; see ``decode_header``) and the document. The names say what wen
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import pytest
 
+from .conftest import bench_module
+
 ROOT = Path(__file__).resolve().parent.parent
 INPUTS = sorted((ROOT / "tests" / "data" / "fuzz").glob("*.bin"))
-
-
-def _target():
-    spec = importlib.util.spec_from_file_location("fuzz_chunk", ROOT / "bench" / "fuzz_chunk.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-FUZZ = _target()
+FUZZ = bench_module("fuzz_chunk")
 
 
 def test_there_are_regression_inputs() -> None:

@@ -37,7 +37,7 @@ from .conftest import (
 
 BUDGETS = [(512, 64), (256, 32), (128, 16), (48, 8)]
 QUESTION_LINE = re.compile(r"(?i)(?:^|(?<=[\r\n]))[ \t]*((?:question|q|问题|问)[ \t]*[:：])")
-FIXTURE_MARKDOWN = fixture_files(".md")
+FIXTURE_MARKDOWN = fixture_files(".md", ".mdx")
 CORPUS_MARKDOWN = with_corpus(corpus_files(), CORPORA)
 
 
@@ -47,13 +47,14 @@ def _ids(paths: list) -> list[str]:
 
 def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter,
                                max_tokens: int, overlap_tokens: int,
-                               headings: bool = True) -> None:
+                               headings: bool = True, site: str = "plain") -> None:
     """Every guarantee for one document's flat chunks; ``headings=False`` skips guarantee 3's
-    headings-only check (for budgets below 48, where the budget wins)."""
+    headings-only check (for budgets below 48, where the budget wins); ``site`` is the one
+    the chunks were made for (what its markup shows in ``embed_text``)."""
     spans = [(c.start, c.end) for c in chunks]
     for c in chunks:  # verbatim slices, exact counts, honest embed text and lines
         assert c.text == source[c.start:c.end]
-        assert c.embed_text.endswith(embedded_text(source, c))
+        assert c.embed_text.endswith(embedded_text(source, c, site))
         assert c.token_count == counter.count(c.embed_text)
         assert c.section_path == " > ".join(c.headings)
         assert c.line_start == source.count("\n", 0, c.start) + 1 or "\r" in source

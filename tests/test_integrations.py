@@ -30,7 +30,7 @@ from mdchunk.integrations.langchain import (
 )
 from mdchunk.integrations.llama_index import EMBED_EXCLUDED, MdchunkNodeParser
 
-FILES = fixture_files(".md", ".txt")
+FILES = fixture_files(".md", ".mdx", ".txt")
 LEVELS = (1024, 256, 64)
 
 

@@ -17,7 +17,7 @@ from mdchunk.text import read_document
 
 from .conftest import fixture_files
 
-FIXTURES = fixture_files(".md", ".txt")
+FIXTURES = fixture_files(".md", ".mdx", ".txt")
 
 
 @pytest.fixture
@@ -67,3 +67,23 @@ def test_site_fixture_anchors_and_urls(name: str, site: str, doc_id: str, base_u
         "chunks": [{"lines": [c.line_start, c.line_end], "headings": c.headings,
                     "title": c.title, "anchor": c.anchor, "url": c.url} for c in chunks],
     } == snapshot_json
+
+
+#: One fixture per site generator, chunked for its site: every chunk, ``embed_text`` included,
+#: at a budget that cuts tabs and admonitions' sections (read chunk by chunk when they change).
+GENERATOR_CASES = [
+    ("docusaurus-tabs-install.mdx", "docusaurus"),
+    ("hugo-shortcodes-pods.md", "hugo"),
+    ("mkdocs-material-restore.md", "mkdocs"),
+    ("myst-directives-upgrade.md", "plain"),
+    ("vitepress-containers-config.md", "plain"),
+    ("github-alerts-readme.md", "plain"),
+]
+
+
+@pytest.mark.parametrize("name,site", GENERATOR_CASES,
+                         ids=[f"{site}-{name}" for name, site in GENERATOR_CASES])
+def test_generator_fixture_chunks(name: str, site: str, snapshot_json) -> None:
+    path = Path(__file__).parent.parent / "fixtures" / name
+    chunks = mdchunk.chunk_file(path, doc_id=name, max_tokens=128, overlap_tokens=16, site=site)
+    assert [c.to_dict() for c in chunks] == snapshot_json

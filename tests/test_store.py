@@ -3,7 +3,9 @@ with the standard and jieba analyzers, recorded metadata and the errors a user s
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import json
 import logging
 import sys
 import time
@@ -15,6 +17,7 @@ from mdchunk import Chunk
 from mdchunk.errors import DependencyError, StoreError
 from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.store import (
+    ANALYZERS,
     PARENT_FIELDS,
     SCHEMA_VERSION,
     IndexMeta,
@@ -282,3 +285,17 @@ def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "pymilvus", None)
     with pytest.raises(DependencyError, match=r"pip install 'mdchunk\[milvus\]'"):
         MilvusStore("x.db")
+
+
+def test_the_analyzer_is_recorded_by_its_params() -> None:
+    """A collection records its analyzer's definition, not only its name: one built under
+    another definition (or before it was recorded) differs, so the next run rebuilds it."""
+    now = IndexMeta(model="m", dim=8, config="c", analyzer="jieba")
+    assert json.loads(now.analysis) == ANALYZERS["jieba"]
+    assert IndexMeta.from_properties(now.properties()) == now
+    older = {k: v for k, v in now.properties().items() if k != "mdchunk.analysis"}
+    before = IndexMeta.from_properties(older)
+    assert before is not None and before != now
+    assert any(d.startswith("analysis: (not recorded) -> ") for d in before.differences(now))
+    redefined = dataclasses.replace(now, analysis='{"tokenizer":"jieba"}')
+    assert redefined.differences(now) == [f'analysis: {{"tokenizer":"jieba"}} -> {now.analysis}']

@@ -20,6 +20,7 @@ from ..formats import Block, Document, LineIndex, parse_markdown, read_plain_tex
 from ..formats import read_qa as parse_qa
 from ..formats.qa import PREAMBLE_KEY
 from ..formats.registry import FormatName
+from ..formats.site_markup import render_markup
 from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import Section, build_sections
 from ..text import Cleaned, clean_text
@@ -116,8 +117,8 @@ def read(fmt: FormatName, text: str, doc_id: str, metadata: Mapping[str, Any] | 
 def read_markdown(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
                   config: ChunkerConfig) -> Reading:
     """Markdown: one tree, under the front matter's page title when it gives one; the front
-    matter goes to the metadata."""
-    doc = parse_markdown(text)
+    matter goes to the metadata; generator markup is read as its site renders it."""
+    doc = render_markup(parse_markdown(text), config.site)
     front = _front_matter(doc, doc_id)
     meta = {**front, **(metadata or {})}
     page = _page(config, doc_id, front, page_title(front, doc.blocks, config.title_keys),

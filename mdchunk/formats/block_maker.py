@@ -20,7 +20,7 @@ from mdit_py_plugins.attrs.parse import parse as parse_attrs
 from .blocks import NEWLINE, Block, LineIndex, rstrip_end
 from .markdown_it_parser import full_parser
 
-__all__ = ["BlockMaker", "split_heading_id"]
+__all__ = ["BlockMaker", "plain_text", "split_heading_id"]
 
 
 class BlockMaker:
@@ -148,3 +148,8 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
     parts = [child.content for child in children or ()
              if child.type in ("text", "code_inline", "text_special")]
     return " ".join("".join(parts).split())
+
+
+def plain_text(content: str) -> str:
+    """Inline ``content`` as a reader sees it (a heading's title): markup reduced to its text."""
+    return _plain(content, None, {})

@@ -20,9 +20,11 @@ __all__ = [
     "Document",
     "Line",
     "LineIndex",
+    "Rewrite",
     "clip",
     "kinds_of",
     "lines_of",
+    "rewrite_spans",
     "rstrip_end",
     "tile",
     "without_spans",
@@ -30,6 +32,11 @@ __all__ = [
 
 #: The line breaks markdown-it normalises, and the only ones mdchunk knows.
 NEWLINE = re.compile(r"\r\n?|\n")
+
+#: A span of the source and what ``embed_text`` shows in its place: ``""`` for markup no page
+#: shows (a comment, ``{#id}``, ``{{< /note >}}``), the visible text for markup a page renders
+#: as other text (``{{< glossary_tooltip text="node" >}}`` → ``node``).
+Rewrite = tuple[int, int, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,11 +105,23 @@ class Document:
     #: Spans of headings' attribute blocks (``{#id}``, ``{/* #id */}``): markup no site shows,
     #: always left out of ``embed_text``.
     id_markup: tuple[tuple[int, int], ...] = ()
+    #: Generator markup (shortcodes, JSX, MDX imports, roles, admonition markers) and the text
+    #: its page shows instead, in order (:mod:`mdchunk.formats.site_markup`).
+    rewrites: tuple[Rewrite, ...] = ()
 
-    def hidden(self, comments: bool) -> tuple[tuple[int, int], ...]:
-        """What ``embed_text`` leaves out, in order: heading id markup, and the HTML comments
-        when ``comments``."""
-        return tuple(sorted((*self.id_markup, *(self.comments if comments else ()))))
+    def hidden(self, comments: bool) -> tuple[Rewrite, ...]:
+        """What ``embed_text`` shows differently, in order, none overlapping another: heading
+        id markup and, when ``comments``, the HTML comments left out; generator markup
+        rewritten."""
+        spans = sorted((*((a, b, "") for a, b in self.id_markup),
+                        *((a, b, "") for a, b in (self.comments if comments else ())),
+                        *self.rewrites), key=lambda r: (r[0], -r[1]))
+        out: list[Rewrite] = []
+        for span in spans:
+            if out and span[0] < out[-1][1]:
+                continue  # inside one already taken (an MDX comment that gives a heading id)
+            out.append(span)
+        return tuple(out)
 
 
 @dataclass(slots=True)
@@ -175,6 +194,18 @@ def without_spans(source: str, start: int, end: int, spans: Sequence[tuple[int, 
     parts, pos = [], start
     for a, b in spans:
         parts.append(source[pos:a])
+        pos = b
+    parts.append(source[pos:end])
+    return "".join(parts)
+
+
+def rewrite_spans(source: str, start: int, end: int, rewrites: Sequence[Rewrite]) -> str:
+    """``source[start:end]`` with each of ``rewrites`` (ordered, within it) replaced by its
+    text."""
+    parts, pos = [], start
+    for a, b, text in rewrites:
+        parts.append(source[pos:a])
+        parts.append(text)
         pos = b
     parts.append(source[pos:end])
     return "".join(parts)

@@ -46,8 +46,8 @@ class Kind:
     heads: bool = False
     #: Its markdown-it children are inline text, never blocks to cut between.
     inline: bool = False
-    #: No site shows it (an HTML comment): not content a section holds, and left out of
-    #: ``embed_text`` unless ``html_comments="keep"``.
+    #: No site shows it (an HTML comment, MDX imports): not content a section holds, and left
+    #: out of ``embed_text`` (comments unless ``html_comments="keep"``).
     unseen: bool = False
 
 
@@ -64,6 +64,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("code", atomic=True, seam="lines"),
     Kind("html", atomic=True, seam="lines"),
     Kind("comment", atomic=True, seam="lines", unseen=True),  # an HTML block of comments only
+    Kind("esm", atomic=True, seam="lines", unseen=True),  # MDX import/export statements
+    Kind("target", atomic=True, seam="lines", unseen=True),  # a MyST target, ``(label)=``
     Kind("math", atomic=True, seam="lines"),
     Kind("hr"),
     Kind("deflist", atomic=True),

@@ -35,9 +35,15 @@ def configured() -> MarkdownIt:
 
 
 def _container_name(params: str, markup: str) -> bool:
-    """Accept ``::: note``, ``::: warning Title`` …: any container opened with a word."""
+    """Accept ``::: note``, ``::: warning Title``, ``:::tip[Title]`` …: any container opened
+    with a word, or a MyST directive's ``{name}`` (a colon fence, ``:::{warning}``)."""
     words = params.split()
-    return bool(words) and words[0].replace("-", "").replace("_", "").isalnum()
+    if not words:
+        return False
+    word = words[0].split("[", 1)[0]
+    if word.startswith("{") and word.endswith("}"):
+        word = word[1:-1]
+    return bool(word) and word.replace("-", "").replace("_", "").isalnum()
 
 
 @functools.lru_cache(maxsize=1)

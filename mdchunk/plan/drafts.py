@@ -11,16 +11,29 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..formats.blocks import Block, without_spans
+from ..formats.blocks import Block, Rewrite, rewrite_spans
 from ..formats.kinds import HEADING_KINDS
 from ..tokens import SpanCounts
 from ..tokens.spans import TEXT_AHEAD
 from .breadcrumbs import Breadcrumbs
 
-__all__ = ["Draft", "Drafter", "Tiling"]
+__all__ = ["Draft", "Drafter", "Tiling", "clipped", "visible_text"]
 
 #: Blank lines a left-out comment leaves behind, collapsed to one.
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+
+
+def clipped(rewrites: Sequence[Rewrite], start: int, end: int) -> list[Rewrite]:
+    """The part of each of ``rewrites`` inside ``[start, end)``; one whose start lies before
+    ``start`` shows nothing there (its text is shown where the markup begins)."""
+    return [(max(a, start), min(b, end), text if a >= start else "")
+            for a, b, text in rewrites if b > start and a < end]
+
+
+def visible_text(source: str, start: int, end: int, rewrites: Sequence[Rewrite]) -> str:
+    """``source[start:end]`` as ``embed_text`` shows it: ``rewrites`` (within it) applied, the
+    blank lines markup leaves behind collapsed to one, blanks at the ends stripped."""
+    return _BLANK_LINES.sub("\n\n", rewrite_spans(source, start, end, rewrites)).strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,15 +98,16 @@ class Drafter:
     """Assembles drafts and weighs them against the budget."""
 
     def __init__(self, counts: SpanCounts, crumbs: Breadcrumbs, max_tokens: int,
-                 tiling: Tiling | None = None, hidden: Sequence[tuple[int, int]] = ()) -> None:
+                 tiling: Tiling | None = None, hidden: Sequence[Rewrite] = ()) -> None:
         self.counts = counts
         self.crumbs = crumbs
         self.max_tokens = max_tokens
         self.tiling = tiling
-        #: Spans left out of ``embed_text``: heading id markup, and HTML comments unless the
-        #: config keeps them (:meth:`~mdchunk.formats.blocks.Document.hidden`).
+        #: Spans ``embed_text`` shows differently: heading id markup, and HTML comments unless
+        #: the config keeps them, left out; generator markup as its page shows it
+        #: (:meth:`~mdchunk.formats.blocks.Document.hidden`).
         self.hidden = tuple(hidden)
-        self._hidden_starts = [a for a, _ in self.hidden]
+        self._hidden_starts = [a for a, _, _ in self.hidden]
 
     def draft(self, start: int, end: int, path: Sequence[Block], kinds: Sequence[str],
               prefix: str = "", oversized: bool = False, crumb_room: int | None = None
@@ -127,17 +141,16 @@ class Drafter:
             return None
         return self.counts.counter.count(self._visible(start, end, hidden))
 
-    def _visible(self, start: int, end: int, hidden: Sequence[tuple[int, int]]) -> str:
-        text = without_spans(self.counts.source, start, end, hidden)
-        return _BLANK_LINES.sub("\n\n", text).strip()
+    def _visible(self, start: int, end: int, hidden: Sequence[Rewrite]) -> str:
+        return visible_text(self.counts.source, start, end, hidden)
 
-    def _hidden_in(self, start: int, end: int) -> list[tuple[int, int]]:
-        """The hidden spans inside ``[start, end)``, clipped to it."""
+    def _hidden_in(self, start: int, end: int) -> list[Rewrite]:
+        """The rewritten spans inside ``[start, end)``, clipped to it (see :func:`clipped`)."""
         if not self.hidden:
             return []
         i = max(0, bisect_right(self._hidden_starts, start) - 1)
         j = bisect_left(self._hidden_starts, end)  # none after it: linear in a page of ids
-        return [(max(a, start), min(b, end)) for a, b in self.hidden[i:j] if b > start]
+        return clipped(self.hidden[i:j], start, end)
 
     def fits(self, draft: Draft) -> bool:
         return draft.token_count <= self.max_tokens

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..config import ChunkerConfig
+from ..formats.blocks import Rewrite
 from ..text import SentenceIndex
 from ..tokens import SpanCounts, TokenCounter
 from .breadcrumbs import Breadcrumbs
@@ -36,7 +37,7 @@ class PackingKit:
 
     @classmethod
     def of(cls, source: str, counter: TokenCounter, config: ChunkerConfig,
-           tiling: Tiling | None = None, hidden: Sequence[tuple[int, int]] = ()
+           tiling: Tiling | None = None, hidden: Sequence[Rewrite] = ()
            ) -> PackingKit:
         """``tiling`` makes drafts tile the source (a hierarchy's first level); ``hidden``
         spans (markup no site shows: :meth:`Document.hidden`) are left out of ``embed_text``."""

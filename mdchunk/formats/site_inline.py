@@ -1,0 +1,337 @@
+"""Generator markup inside a block's text, and what the rendered page shows for it.
+
+Doc-site sources are templates: Hugo shortcodes (``{{< glossary_tooltip text="node" … >}}``),
+MDX comments and JSX components (``{/* … */}``, ``<TabItem value="linux">``), MyST roles
+(``{ref}`the checklist <target>```). Each is an inline span with exact offsets, found by
+markdown-it-py's inline parser with one rule per syntax (so a code span's text is never read as
+markup: the backtick rule consumes it first), and each gets the text the page shows in its
+place (:data:`~mdchunk.formats.blocks.Rewrite`): a tooltip's ``text=``, a role's title, a tab's
+label, an admonition's type and title, or nothing (closing tags, parameters, expressions). The
+text between a pair of tags is the block's own and stays.
+
+:func:`inline_rewrites` parses ``source[start:end]`` of one prose block as markdown-it parses an
+inline run and gives its rewrites in source offsets. ``docs/sites.md`` has the table of every
+construct and what ``embed_text`` gets.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import Any
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+from mdit_py_plugins.myst_role.index import myst_role
+
+from .blocks import Rewrite
+
+__all__ = ["MarkupEnv", "admonition_label", "inline_rewrites", "shortcode_text"]
+
+#: What one document's inline parses share: ``rewrites`` found, ``mdx`` (JSX expressions and
+#: every component tag are markup: a Docusaurus page or a document with MDX imports),
+#: ``components`` (names the document imports) and ``tab_labels`` (a ``<Tabs values>``'s
+#: value → label).
+MarkupEnv = dict[str, Any]
+
+
+def admonition_label(kind: str, title: str = "") -> str:
+    """``"Warning: Retention"``: an admonition's type, capitalised, and its title."""
+    name = kind.strip().replace("-", " ").replace("_", " ")
+    name = name[:1].upper() + name[1:].lower()
+    title = " ".join(title.split())
+    return f"{name}: {title}" if title else f"{name}:"
+
+
+# -- Hugo shortcodes ------------------------------------------------------------------------
+
+#: ``{{< name params >}}`` / ``{{% name params %}}`` and their ``/name`` closings.
+_SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w.-]+)((?:[^>%}\"']|\"[^\"]*\"|'[^']*')*?)"
+                        r"\s*/?\s*([>%])\}\}")
+#: A shortcode parameter: ``key="value"``, ``key=value``, or a positional value.
+_PARAM = re.compile(r"(?:([\w-]+)\s*=\s*)?(\"(?:[^\"\\]|\\.)*\"|'[^']*'|`[^`]*`|[^\s\"'=]+)")
+#: Shortcodes the page shows as a callout's title.
+_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger",
+                       "alert", "callout", "admonition", "hint", "notice", "success", "error"})
+#: Shortcodes that show a file (Hugo's ``code_sample``, ``include``…): a short visible line.
+_FILE_SHORTCODES = {"code_sample": "code sample", "codenew": "code sample",
+                    "code": "code sample", "include": "include", "readfile": "include",
+                    "snippet": "snippet", "remote-code-sample": "code sample"}
+
+
+def _params(text: str) -> tuple[list[str], dict[str, str]]:
+    positional, named = [], {}
+    for key, raw in _PARAM.findall(text):
+        quoted = raw[:1] in "\"'`" and raw[-1:] == raw[:1] and len(raw) > 1
+        value = raw[1:-1] if quoted else raw
+        if key:
+            named[key] = value
+        else:
+            positional.append(value)
+    return positional, named
+
+
+def shortcode_text(name: str, params: str, closing: bool = False) -> str:
+    """What a page shows for one shortcode tag (its body, between a pair, is the text's own).
+
+    >>> shortcode_text("glossary_tooltip", 'text="node" term_id="node"')
+    'node'
+    >>> shortcode_text("feature-state", 'for_k8s_version="v1.29" state="stable"')
+    'FEATURE STATE: Kubernetes v1.29 [stable]'
+    >>> shortcode_text("note", "", closing=True)
+    ''
+    """
+    if closing:
+        return ""
+    positional, named = _params(params)
+    low = name.lower()
+    if low == "glossary_tooltip":
+        return named.get("text", named.get("term_id", ""))
+    if low == "feature-state":
+        version = named.get("for_k8s_version", "")
+        state = named.get("state", "")
+        return " ".join(filter(None, ["FEATURE STATE:", f"Kubernetes {version}" if version
+                                      else "", f"[{state}]" if state else ""]))
+    if low in _CALLOUTS:
+        return admonition_label(low, named.get("title", positional[0] if positional else ""))
+    if low == "tab":
+        return named.get("name", named.get("title", positional[0] if positional else ""))
+    if low in _FILE_SHORTCODES:
+        file = named.get("file", named.get("path", positional[0] if positional else ""))
+        return f"{_FILE_SHORTCODES[low]}: {file}" if file else ""
+    return ""  # tabs, params, figures …: the tag goes, any body between a pair stays
+
+
+def _shortcode(state: StateInline, silent: bool) -> bool:
+    if not state.src.startswith("{{", state.pos):
+        return False
+    match = _SHORTCODE.match(state.src, state.pos, state.posMax)
+    if match is None or "{{<" + "/*" in state.src[state.pos:state.pos + 5]:
+        return False
+    if (match[1] == "<") != (match[5] == ">"):
+        return False
+    if not silent:
+        _record(state, state.pos, match.end(),
+                shortcode_text(match[3], match[4], closing=bool(match[2])))
+    state.pos = match.end()
+    return True
+
+
+# -- MDX: comments, expressions, JSX tags ----------------------------------------------------
+
+def _braces_end(src: str, pos: int, limit: int) -> int:
+    """Where the ``{…}`` expression at ``pos`` ends (after its ``}``), strings and nested
+    braces followed; ``-1`` when it does not close."""
+    depth, i = 0, pos
+    while i < limit:
+        char = src[i]
+        if char in "\"'`":
+            close = src.find(char, i + 1, limit)
+            if close < 0:
+                return -1
+            i = close
+        elif char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                return i + 1
+        i += 1
+    return -1
+
+
+def _expression(state: StateInline, silent: bool) -> bool:
+    """``{/* comment */}`` always; any ``{expression}`` in an MDX document."""
+    src, pos = state.src, state.pos
+    if src[pos] != "{":
+        return False
+    if src.startswith("{/*", pos):
+        close = src.find("*/}", pos + 3, state.posMax)
+        end = close + 3 if close >= 0 else -1
+    elif state.env.get("mdx"):
+        end = _braces_end(src, pos, state.posMax)
+    else:
+        return False
+    if end < 0:
+        return False
+    if not silent:
+        _record(state, pos, end, "")
+    state.pos = end
+    return True
+
+
+_TAG_NAME = re.compile(r"</?([A-Za-z][\w.:-]*)")
+_ATTR_NAME = re.compile(r"\s*([\w:.-]+)")
+#: Components a Docusaurus page uses without importing them (theme components, MDX globals).
+_KNOWN_COMPONENTS = frozenset({"Tabs", "TabItem", "Admonition", "Details", "CodeBlock",
+                               "DocCardList", "Highlight", "BrowserWindow"})
+_TAB_VALUE = re.compile(r"""\{\s*(?:label\s*:\s*(['"])(?P<label>.*?)\1\s*,\s*value\s*:\s*(['"])"""
+                        r"""(?P<value>.*?)\3|value\s*:\s*(['"])(?P<value2>.*?)\5\s*,\s*label\s*:"""
+                        r"""\s*(['"])(?P<label2>.*?)\7)""")
+
+
+def _jsx_attrs(src: str, pos: int, limit: int) -> tuple[int, dict[str, str]] | None:
+    """Attributes from ``pos`` to the tag's ``>``: ``(end, attributes)``, an expression's value
+    kept as written (``{…}``); ``None`` when this is no tag."""
+    attrs: dict[str, str] = {}
+    while pos < limit:
+        while pos < limit and src[pos].isspace():
+            pos += 1
+        if src.startswith("/>", pos):
+            return pos + 2, attrs
+        if pos < limit and src[pos] == ">":
+            return pos + 1, attrs
+        if pos < limit and src[pos] == "{":  # {...props}
+            end = _braces_end(src, pos, limit)
+            if end < 0:
+                return None
+            pos = end
+            continue
+        name = _ATTR_NAME.match(src, pos, limit)
+        if name is None:
+            return None
+        pos = name.end()
+        value = ""
+        if src.startswith("=", pos):
+            pos += 1
+            if pos < limit and src[pos] in "\"'":
+                close = src.find(src[pos], pos + 1, limit)
+                if close < 0:
+                    return None
+                value, pos = src[pos + 1:close], close + 1
+            elif pos < limit and src[pos] == "{":
+                end = _braces_end(src, pos, limit)
+                if end < 0:
+                    return None
+                value, pos = src[pos:end], end
+            else:
+                return None
+        attrs[name[1]] = value
+    return None
+
+
+def _jsx_tag(state: StateInline, silent: bool) -> bool:
+    """A component's tag (``<TabItem value="linux">``, ``</Tabs>``, ``<DocCardList />``); in an
+    MDX document any tag whose attributes are JSX."""
+    src, pos = state.src, state.pos
+    if src[pos] != "<":
+        return False
+    name = _TAG_NAME.match(src, pos, state.posMax)
+    if name is None:
+        return False
+    found = _jsx_attrs(src, name.end(), state.posMax)
+    if found is None:
+        return False
+    end, attrs = found
+    component = name[1][0].isupper() and (
+        name[1] in _KNOWN_COMPONENTS or state.env.get("mdx")
+        or name[1] in state.env.get("components", ()))
+    jsx = any(v.startswith("{") for v in attrs.values()) and state.env.get("mdx")
+    if not component and not jsx:
+        return False
+    if not silent:
+        _record(state, pos, end, _component_text(name[1], attrs, src[pos + 1] == "/",
+                                                 state.env))
+    state.pos = end
+    return True
+
+
+def _component_text(name: str, attrs: Mapping[str, str], closing: bool,
+                    env: MutableMapping[str, Any]) -> str:
+    """What the page shows for a component's tag: a tab's label, an admonition's title."""
+    if closing:
+        return ""
+    if name == "Tabs":
+        labels = env.setdefault("tab_labels", {})
+        for match in _TAB_VALUE.finditer(attrs.get("values", "")):
+            value = match["value"] if match["value"] is not None else match["value2"]
+            labels[value] = match["label"] if match["label"] is not None else match["label2"]
+        return ""
+    if name == "TabItem":
+        label = attrs.get("label") or env.get("tab_labels", {}).get(attrs.get("value", ""))
+        return _literal(label or attrs.get("value", ""))
+    if name == "Admonition":
+        return admonition_label(attrs.get("type", "note"), _literal(attrs.get("title", "")))
+    return ""
+
+
+def _literal(value: str) -> str:
+    """An attribute's text: a string expression (``{'Linux'}``) as its string, other
+    expressions as nothing."""
+    if value.startswith("{"):
+        inner = value[1:-1].strip()
+        if len(inner) > 1 and inner[0] in "\"'`" and inner[-1] == inner[0]:
+            return inner[1:-1]
+        return ""
+    return value
+
+
+# -- MyST roles --------------------------------------------------------------------------------
+
+#: ``title <target>``: the title is what the page shows.
+_TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
+
+
+def _role(state: StateInline, silent: bool) -> bool:
+    """mdit-py-plugins' MyST role rule, its span recorded with the text the page shows."""
+    start, tokens = state.pos, len(state.tokens)
+    if state.src[start] != "{" or not myst_role(state, silent):
+        return False
+    if not silent and len(state.tokens) > tokens:
+        content = state.tokens[-1].content.strip()
+        titled = _TITLED.match(content)
+        shown = titled["title"] if titled and titled["title"] else content
+        if titled and not titled["title"]:
+            shown = titled["target"]
+        _record(state, start, state.pos, shown.lstrip("~!"))
+        state.tokens.pop()
+    return True
+
+
+# -- the parser --------------------------------------------------------------------------------
+
+def _record(state: StateInline, start: int, end: int, text: str) -> None:
+    """Note a rewrite; markup that shows nothing between two blanks takes the one before it
+    along, so that no double blank is left (``service {/* x */} and`` → ``service and``)."""
+    src = state.src
+    if not text and start > 0 and src[start - 1] in " \t" and (end == len(src)
+                                                               or src[end] in " \t\n"):
+        start -= 1
+    state.env["rewrites"].append((src, start, end, text))
+
+
+_RULES: tuple[tuple[str, Callable[[StateInline, bool], bool]], ...] = (
+    ("site_shortcode", _shortcode), ("site_role", _role), ("site_expression", _expression),
+    ("site_jsx_tag", _jsx_tag))
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> MarkdownIt:
+    """markdown-it's inline rules as mdchunk's parser has them, the site rules first."""
+    md = MarkdownIt("commonmark").enable(["strikethrough"])
+    md.use(dollarmath_plugin).use(footnote_plugin)
+    for name, rule in _RULES:
+        md.inline.ruler.before("text", name, rule)
+    return md
+
+
+#: Characters one of the rules starts at: text without any has no markup to find.
+_MAY_HOLD = re.compile(r"[{<]")
+
+
+def inline_rewrites(source: str, start: int, end: int, env: MarkupEnv) -> list[Rewrite]:
+    """The generator markup of the prose block ``source[start:end]``, as rewrites of the
+    source (offsets into ``source``)."""
+    text = source[start:end]
+    if not _MAY_HOLD.search(text):
+        return []
+    # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
+    text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
+    env["rewrites"] = []
+    _parser().parseInline(text, env)
+    found = [(start + a, start + b, shown) for src, a, b, shown in env.pop("rewrites")
+             if src == text]
+    return sorted(found)

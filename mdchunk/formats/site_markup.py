@@ -1,0 +1,213 @@
+"""What a documentation site's page shows where its source has generator markup.
+
+A reader's :class:`~.blocks.Document` keeps every block's span of the source; this pass adds
+:attr:`~.blocks.Document.rewrites`, spans of markup with the text the page shows in their place,
+which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
+
+- line markers of blocks the parser already made: an admonition's ``!!! warning "Retention"``,
+  a container's ``::: tip Title`` and closing ``:::`` (VitePress, Docusaurus, MyST colon
+  fences ``:::{note}``), a GitHub alert's ``[!NOTE]`` → ``Warning: Retention``, ``Tip: Title``,
+  ``Note:``; a MyST directive fence ```` ```{note} ```` becomes an admonition the same way;
+- MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
+- MkDocs snippets (``--8<-- "file"``) as a short visible line;
+- inline markup in the text of every prose block (:mod:`.site_inline`): shortcodes, JSX, MDX
+  comments and expressions, MyST roles.
+
+Markup that means nothing else in Markdown is read whatever ``site`` says; what could be plain
+text elsewhere (a ``{…}`` expression, a capitalised tag not imported) only on a Docusaurus page
+or a document with MDX imports.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .block_maker import plain_text
+from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
+from .site_inline import MarkupEnv, admonition_label, inline_rewrites
+
+__all__ = ["render_markup"]
+
+#: Blocks whose text is not prose: never read for markup.
+_NOT_PROSE = frozenset({"code", "math", "front_matter", "comment", "title", "hr", "esm", "target"})
+
+#: A paragraph of MDX ESM: import and export statements only.
+_ESM = re.compile(r"(?:import\s[^\n]*?(?:\sfrom\s*)?(['\"])[^'\"\n]+\1;?[ \t]*(?:\n|$)"
+                  r"|import\s*\{[^}]*\}\s*from\s*(['\"])[^'\"\n]+\2;?[ \t]*(?:\n|$)"
+                  r"|export\s+(?:const|let|var|function|default|class|async)\s[\s\S]*)+")
+#: A MyST target: ``(label)=`` alone in its paragraph.
+_TARGET = re.compile(r"[ \t]*\([\w.:/-]+\)=[ \t]*")
+_IMPORTED = re.compile(r"import\s+(?:(\w+)|\{([^}]*)\})")
+
+#: ``!!! type "title"``, ``??? type``, ``???+ type inline end "title"``.
+_ADMONITION = re.compile(r"[ \t]*(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?P<mods>[^\"\n]*)"
+                         r"(?:\"(?P<title>[^\n]*)\")?[ \t]*$")
+#: ``::: tip Title``, ``:::tip[Title]``, ``:::{note} Title``.
+_CONTAINER = re.compile(r"[ \t]*(?P<fence>:{3,})[ \t]*(?:\{(?P<directive>[\w-]+)\}|"
+                        r"(?P<kind>[\w-]+))(?:\[(?P<bracket>[^\]\n]*)\])?[ \t]*(?P<title>[^\n]*)$")
+_CLOSING = re.compile(r"[ \t]*:{3,}[ \t]*$")
+#: A GitHub alert's marker, the first line of its quote.
+_ALERT = re.compile(r"[ \t]*>[ \t]*(?P<marker>\[!(?P<kind>NOTE|TIP|IMPORTANT|WARNING|CAUTION)\])"
+                    r"[ \t]*$", re.IGNORECASE)
+#: A MyST directive fence: ```` ```{note} Title ````.
+_DIRECTIVE_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*\{(?P<name>[\w-]+)\}"
+                              r"[ \t]*(?P<title>[^\n]*)$")
+#: MyST directives that are admonitions (the rest, ``{code-block}``, ``{toctree}`` …, stay).
+_MYST_ADMONITIONS = frozenset({"note", "warning", "tip", "important", "caution", "danger",
+                               "attention", "hint", "error", "seealso", "admonition",
+                               "versionadded", "versionchanged", "deprecated", "todo"})
+#: A MkDocs (pymdownx) snippet line.
+_SNIPPET = re.compile(r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])(?P<file>[^'\"\n]+)\1[ \t]*$",
+                      re.MULTILINE)
+
+
+def render_markup(doc: Document, site: str = "plain") -> Document:
+    """``doc`` with its generator markup's :attr:`~.blocks.Document.rewrites` (and a MyST
+    directive fence read as an admonition)."""
+    source = doc.source
+    if not _may_hold_markup(source):
+        return doc
+    env: MarkupEnv = {"mdx": site == "docusaurus", "components": set(), "tab_labels": {}}
+    found: list[Rewrite] = []
+    for block in doc.blocks:
+        if block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
+            env["mdx"] = True
+            for default, named in _IMPORTED.findall(source[block.start:block.end]):
+                env["components"].update(filter(None, [default, *re.split(r"[\s,]+", named)]))
+    marker = _Marker(source, env, found)
+    blocks = tuple(marker.block(block, top=True) for block in doc.blocks)
+    if not found:
+        return doc
+    return replace(doc, blocks=blocks, rewrites=tuple(sorted(found)))
+
+
+#: Text without any of these holds no markup this module reads.
+_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=", re.MULTILINE)
+
+
+def _may_hold_markup(source: str) -> bool:
+    return bool(_TRIGGERS.search(source))
+
+
+class _Marker:
+    """Walks the block tree, recording rewrites."""
+
+    def __init__(self, source: str, env: MarkupEnv, found: list[Rewrite]) -> None:
+        self.source = source
+        self.env = env
+        self.found = found
+
+    def first_line(self, block: Block) -> tuple[int, int]:
+        line_end = NEWLINE.search(self.source, block.start, block.end)
+        return block.start, line_end.start() if line_end else block.end
+
+    def last_line(self, block: Block) -> tuple[int, int]:
+        brk = max(self.source.rfind("\n", block.start, block.end),
+                  self.source.rfind("\r", block.start, block.end))
+        return (brk + 1 if brk >= 0 else block.start), block.end
+
+    def block(self, block: Block, top: bool = False) -> Block:
+        source = self.source
+        if top and block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
+            self.found.append((block.start, block.end, ""))
+            return replace(block, kind="esm")
+        if block.kind == "paragraph" and _TARGET.fullmatch(source, block.start, block.end):
+            self.found.append((block.start, block.end, ""))
+            return replace(block, kind="target")
+        if block.kind == "code":
+            return self.code(block)
+        if block.kind in _NOT_PROSE:
+            return block
+        if block.kind == "admonition":
+            self.admonition(block)
+        elif block.kind == "container":
+            self.container(block)
+        elif block.kind == "blockquote":
+            self.alert(block)
+        if block.children:
+            children = tuple(self.block(child) for child in block.children)
+            return replace(block, children=children) if children != block.children else block
+        self.snippets(block.start, block.end)
+        self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
+        if block.kind == "heading":
+            return self.heading(block)
+        return block
+
+    def admonition(self, block: Block) -> None:
+        start, end = self.first_line(block)
+        match = _ADMONITION.fullmatch(self.source, start, end)
+        if match is not None:
+            self.found.append((start, end, admonition_label(match["kind"], match["title"] or "")))
+
+    def container(self, block: Block) -> None:
+        start, end = self.first_line(block)
+        match = _CONTAINER.fullmatch(self.source, start, end)
+        if match is None:
+            return
+        name = match["directive"] or match["kind"]
+        title = match["bracket"] or match["title"]
+        label = (" ".join(title.split()) or "Details") if name == "details" else \
+            admonition_label(name, title)
+        self.found.append((start, end, label))
+        close_start, close_end = self.last_line(block)
+        if close_start > end and _CLOSING.fullmatch(self.source, close_start, close_end):
+            self.found.append((close_start, close_end, ""))
+
+    def alert(self, block: Block) -> None:
+        start, end = self.first_line(block)
+        match = _ALERT.fullmatch(self.source, start, end)
+        if match is not None:
+            self.found.append((match.start("marker"), match.end("marker"),
+                               admonition_label(match["kind"])))
+
+    def code(self, block: Block) -> Block:
+        """A MyST admonition directive's fence becomes an admonition (its fences its label and
+        nothing); a snippet line in a code block shows as a short line."""
+        start, end = self.first_line(block)
+        match = _DIRECTIVE_FENCE.fullmatch(self.source, start, end)
+        if match is None or match["name"] not in _MYST_ADMONITIONS:
+            self.snippets(block.start, block.end)
+            return block
+        name = match["name"] if match["name"] != "admonition" else ""
+        self.found.append((start, end, admonition_label(name or "Note", match["title"])
+                           if name or not match["title"] else " ".join(match["title"].split())))
+        close_start, close_end = self.last_line(block)
+        fence = match["fence"]
+        if close_start > end and self.source[close_start:close_end].strip().startswith(fence):
+            self.found.append((close_start, close_end, ""))
+        self.found.extend(inline_rewrites(self.source, end, close_start, self.env))
+        return replace(block, kind="admonition", prefix="")
+
+    def snippets(self, start: int, end: int) -> None:
+        if "8<" not in self.source[start:end]:
+            return
+        for match in _SNIPPET.finditer(self.source, start, end):
+            self.found.append((match.start(), match.end(), f"snippet: {match['file']}"))
+
+    def heading(self, block: Block) -> Block:
+        """A heading whose title held markup: its title as the page shows it. The heading is
+        the block's last line (a setext heading's line above its underline): a block may
+        start earlier, over a container's marker (:func:`~.blocks.tile`)."""
+        start, end = self.last_line(block)
+        if _SETEXT_UNDERLINE.fullmatch(self.source, start, end) and start > block.start:
+            start, end = self.last_line(replace(block, end=start - 1))
+            start = max(start, block.start)
+        inside = [r for r in self.found if start <= r[0] and r[1] <= end]
+        if not inside or not block.title:
+            return block
+        text = rewrite_spans(self.source, start, end, _ordered(inside))
+        text = re.sub(r"^[ \t]*#{1,6}(?:[ \t]+|$)|[ \t]+#+[ \t]*$", "", text)
+        return replace(block, title=plain_text(text))
+
+
+_SETEXT_UNDERLINE = re.compile(r"[ \t]*(?:=+|-+)[ \t]*")
+
+
+def _ordered(rewrites: Sequence[Rewrite]) -> list[Rewrite]:
+    out: list[Rewrite] = []
+    for r in sorted(rewrites):
+        if not out or r[0] >= out[-1][1]:
+            out.append(r)
+    return out
