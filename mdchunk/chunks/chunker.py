@@ -19,6 +19,7 @@ from ..config import DEFAULT_LEVELS, ChunkerConfig
 from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import FormatName
+from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
 from ..plan.strategies.scorers import Encoder
@@ -124,8 +125,9 @@ class Chunker:
                             hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         meta = json_ready(reading.metadata)
+        tabs = tab_spans(reading.doc.blocks)
         return self._result([self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3,
-                                         index, None) for index, draft in enumerate(drafts)],
+                                         index, None, tabs) for index, draft in enumerate(drafts)],
                             [kit])
 
     def _result(self, chunks: list[Chunk], kits: Sequence[PackingKit]) -> list[Chunk]:
@@ -160,9 +162,11 @@ class Chunker:
         meta = json_ready(reading.metadata)
         chunks: list[Chunk] = []
         parent_ids: list[str] = []
+        tabs = tab_spans(reading.doc.blocks)
         for nodes in planned:
             level = [self._chunk(reading, node.draft, doc_id, meta, fingerprint, node.level,
-                                 index, None if node.parent is None else parent_ids[node.parent])
+                                 index, None if node.parent is None else parent_ids[node.parent],
+                                 tabs)
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
             chunks += level
@@ -170,8 +174,13 @@ class Chunker:
 
     @staticmethod
     def _chunk(reading: Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
-               fingerprint: str, level: int, index: int, parent_id: str | None) -> Chunk:
+               fingerprint: str, level: int, index: int, parent_id: str | None,
+               tabs: Sequence[tuple[int, int, str]] = ()) -> Chunk:
         page = reading.page
+        labels = tabs_in(tabs, draft.start, draft.end) if tabs else []
+        if labels:  # the tab a chunk came from, or the tabs of a group it holds
+            metadata = {**metadata, **({"tab": labels[0]} if len(labels) == 1
+                                       else {"tabs": labels})}
         text, start, end, lines = reading.span(draft.start, draft.end)
         headings = [h.title for h in draft.path]
         anchor = page.anchor(draft.path)

@@ -250,7 +250,7 @@ def kinds_of(block: Block) -> tuple[str, ...]:
     stack = list(reversed(block.children))
     while stack:
         node = stack.pop()
-        if node.kind in ATOMIC_KINDS:
+        if node.kind in ATOMIC_KINDS and not kind(node.kind).structural:
             seen.setdefault(node.kind, None)
         stack.extend(reversed(node.children))
     return tuple(seen)

@@ -74,6 +74,10 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("footnote", atomic=True),
     Kind("admonition", atomic=True),
     Kind("container", atomic=True),
+    # A tab group (Docusaurus <Tabs>, Hugo {{< tabs >}}): cut between its tabs; a tab that fits
+    # is never cut, and a chunk inside a cut one repeats its label (mdchunk.formats.tabs)
+    Kind("tabs", atomic=True),
+    Kind("tab", atomic=True, structural=True),
     Kind("front_matter", seam="lines"),
     # A page title from front matter: only ever the root of a heading path, never in the text.
     Kind("title"),

@@ -10,6 +10,8 @@ which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
   ``Note:``; a MyST directive fence ```` ```{note} ```` becomes an admonition the same way;
 - MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
 - MkDocs snippets (``--8<-- "file"``) as a short visible line;
+- tab groups (Docusaurus ``<Tabs>``, Hugo ``{{< tabs >}}``) made ``tabs`` blocks of ``tab`` s
+  (:mod:`.tabs`);
 - inline markup in the text of every prose block (:mod:`.site_inline`): shortcodes, JSX, MDX
   comments and expressions, MyST roles.
 
@@ -27,6 +29,7 @@ from dataclasses import replace
 from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
 from .site_inline import MarkupEnv, admonition_label, inline_rewrites
+from .tabs import group_tabs
 
 __all__ = ["render_markup"]
 
@@ -80,7 +83,8 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     blocks = tuple(marker.block(block, top=True) for block in doc.blocks)
     if not found:
         return doc
-    return replace(doc, blocks=blocks, rewrites=tuple(sorted(found)))
+    rewrites = tuple(sorted(found))
+    return replace(doc, blocks=group_tabs(source, blocks, rewrites), rewrites=rewrites)
 
 
 #: Text without any of these holds no markup this module reads.

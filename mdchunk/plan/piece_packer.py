@@ -109,7 +109,12 @@ class PiecePacker:
             self.add(part)
         end = after[-1].end if after else piece.end
         group = self.group  # the header or fence it repeats counts as what it opened with
-        group.crumb_room = room - group.prefix_tokens - self.counts.count_span(piece.start, end)
+        need = self.counts.count_span(piece.start, end)
+        own = piece.block.prefix if piece.block is not None else ""
+        if group.prefix and group.prefix != own and group.prefix_tokens + need > room:
+            # what it inherits (a tab's label) yields too; its own header it must repeat
+            group.prefix, group.prefix_tokens = "", 0
+        group.crumb_room = room - group.prefix_tokens - need
 
     def cost_in_fresh_chunk(self, piece: Piece) -> int:
         return self.tokens(piece) + self.cutter.prefix_tokens(self.usable_prefix(piece))

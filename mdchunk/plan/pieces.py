@@ -96,6 +96,19 @@ def block_piece(block: Block) -> Piece:
                  atomic=row.atomic)
 
 
+def _prefix(piece: Piece) -> str:
+    """What a chunk that starts inside ``piece`` repeats: its block's header or fence, else
+    what it inherited; both when it inherited a tab's label (a code block in a tab)."""
+    own = piece.block.prefix if piece.block is not None else ""
+    if not own or own == piece.prefix:
+        return piece.prefix
+    if not piece.prefix:
+        return own
+    if piece.prefix.endswith("\n" + own):
+        return piece.prefix
+    return piece.prefix + "\n" + own
+
+
 class PieceCutter:
     """Cuts a piece one seam finer; every cut keeps all non-blank text (guarantee 4)."""
 
@@ -117,14 +130,20 @@ class PieceCutter:
         """
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
-        # ancestors'. A whole block never repeats its own prefix: it starts with it.
-        prefix = (piece.block.prefix if piece.block is not None and piece.block.prefix
-                  else piece.prefix)
+        # ancestors'; a tab's label, and then its block's own. A whole block never repeats its
+        # own prefix: it starts with it.
+        prefix = _prefix(piece)
+        # the first part starts with the block's own header or fence: it repeats only what the
+        # block inherited (a tab's label)
+        first_prefix = piece.prefix if piece.prefix and prefix != piece.prefix and \
+            piece.block is not None and not piece.block.continued else prefix
         if piece.seam == "children" and piece.block is not None:
             block = piece.block
+            # a tab's first block starts with the tab's tag, which shows its label
+            continues = block.continued if block.kind == "tab" else piece.continues
             parts = [Piece(child.start, child.end, merge_kinds([head, kinds_of(child)]),
-                           _seam_of(child), child, prefix=prefix,
-                           continues=piece.continues or i > 0,
+                           _seam_of(child), child, prefix=first_prefix if i == 0 else prefix,
+                           continues=continues or i > 0,
                            glue=block.kind == "table" and i == 0 and len(block.children) > 1,
                            atomic=kind(child.kind).atomic)  # a list nested in an item
                      for i, child in enumerate(block.children)]
@@ -139,7 +158,8 @@ class PieceCutter:
         # paragraph has thousands of sentences (dataclasses.replace is slow).
         kinds, paragraph = piece.kinds, piece.paragraph
         tail, continues = piece.tail, piece.continues
-        parts = [Piece(a, b, kinds, rung.parts, prefix=prefix, continues=continues or i > 0,
+        parts = [Piece(a, b, kinds, rung.parts, prefix=first_prefix if i == 0 else prefix,
+                       continues=continues or i > 0,
                        tail=tail, spare=piece.spare, paragraph=paragraph)
                  for i, (a, b) in enumerate(spans)]
         return self._tile(piece, parts)

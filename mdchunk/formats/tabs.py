@@ -1,0 +1,124 @@
+"""Tab groups as structure: a ``tabs`` block whose children are its ``tab`` s.
+
+Docusaurus writes a tab group as ``<Tabs>`` … ``</Tabs>`` with ``<TabItem …>`` children, Hugo
+as ``{{< tabs >}}`` … ``{{< /tabs >}}`` with ``{{% tab name="…" %}}`` … ``{{% /tab %}}``.
+markdown-it reads neither: the tags are HTML blocks or lines of paragraphs, and the tabs' text
+blocks of the page between them. :mod:`.site_markup` has already found every tag (its
+:data:`~.blocks.Rewrite`, whose text is what the page shows: a tab's label); this pass turns
+the top-level blocks from an opening group tag to its closing one into one ``tabs`` block
+(atomic: kept whole when it fits), cut only between its tabs (each atomic too, so a tab that
+fits is never cut), each tab's blocks its children. A tab's label is its ``title`` and its
+``prefix``: a chunk that starts inside a cut tab repeats it, as one inside a cut table
+repeats the header (``docs/sites.md``).
+
+A group is left as blocks of the page when it is not whole at the top level: a tag inside a
+list or quote, text before the opening tag or after the closing one in their blocks, a
+heading between them (it heads a section, which a block cannot hold), or a nested group.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from typing import Literal
+
+from .blocks import Block, Rewrite, clip, rstrip_end
+
+__all__ = ["group_tabs", "tab_spans", "tabs_in"]
+
+_Tag = Literal["open", "close", "tab"]
+
+_OPEN = re.compile(r"<Tabs\b|\{\{<\s*tabs\b")
+_CLOSE = re.compile(r"</Tabs\s*>|\{\{<\s*/tabs\s*>\}\}")
+_TAB = re.compile(r"<TabItem\b|\{\{[<%]\s*tab\b")
+_PATTERNS: tuple[tuple[re.Pattern[str], _Tag], ...] = (
+    (_OPEN, "open"), (_CLOSE, "close"), (_TAB, "tab"))
+
+
+def _tags(source: str, rewrites: Sequence[Rewrite]) -> list[tuple[int, int, _Tag, str]]:
+    """The tab group tags among ``rewrites``: where each starts (blanks it took along left
+    out) and ends, what it is, and the label a tab shows."""
+    out: list[tuple[int, int, _Tag, str]] = []
+    for start, b, text in rewrites:
+        a = start
+        while a < b and source[a] in " \t":
+            a += 1
+        for pattern, tag in _PATTERNS:
+            if pattern.match(source, a, b):
+                out.append((a, b, tag, " ".join(text.split())))
+                break
+    return out
+
+
+def group_tabs(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
+               ) -> tuple[Block, ...]:
+    """``blocks`` (a document's top level) with each whole tab group made one ``tabs``
+    block."""
+    tags = _tags(source, rewrites)
+    if not tags:
+        return tuple(blocks)
+    starts = [b.start for b in blocks]
+    groups: list[tuple[int, int, Block]] = []  # first and last block index, the group
+    opened: tuple[int, int] | None = None  # the opening tag's block index and start
+    tabs: list[tuple[int, str]] = []
+    for a, b, tag, label in tags:
+        k = bisect.bisect_right(starts, a) - 1
+        if k < 0 or blocks[k].end < b:
+            opened = None  # not in a top-level block's own text
+            continue
+        if tag == "open":
+            opened = (k, a) if a == blocks[k].start else None
+            tabs = []
+        elif tag == "tab" and opened is not None:
+            tabs.append((a, label))
+        elif tag == "close" and opened is not None:
+            first = opened[0]
+            opened = None
+            if b != blocks[k].end or not tabs or \
+                    any(block.kind == "heading" for block in blocks[first:k + 1]):
+                continue
+            groups.append((first, k, _group(source, blocks[first:k + 1], tabs)))
+    if not groups:
+        return tuple(blocks)
+    out: list[Block] = []
+    pos = 0
+    for first, last, group in groups:
+        out.extend(blocks[pos:first])
+        out.append(group)
+        pos = last + 1
+    out.extend(blocks[pos:])
+    return tuple(out)
+
+
+def _group(source: str, blocks: Sequence[Block], tabs: Sequence[tuple[int, str]]) -> Block:
+    """The ``tabs`` block over ``blocks``: each tab from its tag to the next one's (the first
+    from the group's opening tag, the last to its closing one)."""
+    start, end = blocks[0].start, blocks[-1].end
+    children = []
+    for i, (at, label) in enumerate(tabs):
+        tab_start = start if i == 0 else at
+        tab_end = rstrip_end(source, tab_start, tabs[i + 1][0]) if i + 1 < len(tabs) else end
+        parts = tuple(part for part in (clip(source, b, tab_start, tab_end) for b in blocks)
+                      if part is not None)
+        children.append(Block("tab", tab_start, tab_end, parts, title=label, prefix=label))
+    return Block("tabs", start, end, tuple(children))
+
+
+def tab_spans(blocks: Sequence[Block]) -> list[tuple[int, int, str]]:
+    """Every tab of the top-level ``tabs`` blocks: its span and label, in order."""
+    return [(tab.start, tab.end, tab.title) for block in blocks if block.kind == "tabs"
+            for tab in block.children]
+
+
+def tabs_in(tabs: Sequence[tuple[int, int, str]], start: int, end: int) -> list[str]:
+    """The labels of ``tabs`` (ordered, as :func:`tab_spans` gives them) that
+    ``[start, end)`` holds text of."""
+    i = max(0, bisect.bisect_right([a for a, _, _ in tabs], start) - 1)
+    out = []
+    for a, b, label in tabs[i:]:
+        if a >= end:
+            break
+        if b > start:
+            out.append(label)
+    return out
