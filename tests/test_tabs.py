@@ -158,3 +158,34 @@ def test_the_fixture_keeps_its_labels(counter) -> None:
             elif labels:
                 assert chunk.metadata["tabs"] == labels
         _check(source, chunks, counter, max_tokens, "docusaurus", 8)
+
+
+HIERARCHY_LEVELS = [(96, 90), (96, 80), (128, 100), (200, 64), (64, 48), (300, 96, 40),
+                    (400, 120, 48)]
+
+
+@pytest.mark.parametrize("levels", HIERARCHY_LEVELS, ids=str)
+@pytest.mark.parametrize("site", sorted(PAGES))
+def test_every_level_of_a_hierarchy_names_the_tab(site: str, levels: tuple[int, ...],
+                                                  counter) -> None:
+    """A finer level packs inside the coarser one's chunks, which may have cut a tab: a leaf
+    that starts inside it repeats its label, and only its own (never a neighbour tab's)."""
+    from .test_hierarchy import assert_hierarchy
+
+    source = PAGES[site](("Linux", LONG_BODY + "\n\n" + CODE_BODY),
+                         ("macOS", "Run brew. " + LONG_BODY.replace("install", "setup")[:300]),
+                         ("BSD", "Run pkg."))
+    doc = render_markup(parse_markdown(source))
+    group = next(b for b in doc.blocks if b.kind == "tabs")
+    chunks = mdchunk.chunk_hierarchy(source, levels=list(levels), overlap_tokens=0,
+                                     doc_id="page.md")
+    for chunk in chunks:
+        labels = [t.title for t in group.children if chunk.start < t.end and chunk.end > t.start]
+        if len(labels) == 1:
+            assert chunk.metadata["tab"] == labels[0]
+        elif labels:
+            assert chunk.metadata["tabs"] == labels
+        for tab in group.children:  # a label shows once, and only in a chunk of its tab
+            shown = chunk.embed_text.count(tab.title + "\n")
+            assert shown == (1 if tab.title in labels else 0), chunk.embed_text
+    assert_hierarchy(source, chunks, levels, counter)

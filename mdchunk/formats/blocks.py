@@ -185,7 +185,10 @@ def clip(source: str, block: Block, start: int, end: int) -> Block | None:
         return None
     children = tuple(part for part in (clip(source, child, lo, hi) for child in block.children)
                      if part is not None)
-    return replace(block, start=lo, end=hi, children=children,
+    prefix = block.prefix
+    if not prefix and children and children[0].kind == "tab" and children[0].continued:
+        prefix = children[0].prefix  # a tab group cut inside a tab repeats that tab's label
+    return replace(block, start=lo, end=hi, children=children, prefix=prefix,
                    continued=block.continued or block.start < start)
 
 

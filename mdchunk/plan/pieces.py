@@ -141,9 +141,13 @@ class PieceCutter:
             block = piece.block
             # a tab's first block starts with the tab's tag, which shows its label
             continues = block.continued if block.kind == "tab" else piece.continues
+            # a tab repeats its own label, and only when a coarser level cut into it: a whole
+            # one starts with its tag
             parts = [Piece(child.start, child.end, merge_kinds([head, kinds_of(child)]),
-                           _seam_of(child), child, prefix=first_prefix if i == 0 else prefix,
-                           continues=continues or i > 0,
+                           _seam_of(child), child,
+                           prefix=(child.prefix if child.continued else "") if child.kind == "tab"
+                           else first_prefix if i == 0 else prefix,
+                           continues=child.continued if child.kind == "tab" else continues or i > 0,
                            glue=block.kind == "table" and i == 0 and len(block.children) > 1,
                            atomic=kind(child.kind).atomic)  # a list nested in an item
                      for i, child in enumerate(block.children)]
