@@ -129,7 +129,6 @@ class Staged:
     folder: Path
     questions: list[br.Question]
     sources: dict[str, str]  # doc id -> text as read
-    lang_share: dict[str, int] = field(default_factory=dict)
 
 
 def stage(name: str, parts: Sequence[str], questions: list[br.Question], shared: Path,

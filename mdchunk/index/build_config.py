@@ -15,7 +15,7 @@ from ..config import ChunkerConfig, TokenizerSpec, checked_levels
 from ..errors import ConfigError
 from ..sources import Source
 from .embed import Embedder
-from .language import AUTO, survey
+from .language import AUTO, Language, survey
 from .store import IndexMeta
 
 __all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
@@ -103,14 +103,17 @@ def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
 
 
 def chosen_model(model: str | Embedder | None, recorded: IndexMeta | None,
-                 sources: Sequence[Source]) -> str | Embedder | None:
+                 language: Language | None) -> str | Embedder | None:
     """The model an index run embeds with. ``"auto"`` (the default) is the collection's own
     model when it exists, so a collection never changes model because its documents did (one
     built before ``auto`` keeps its model too); for a new collection it is the model the
-    corpus's language chooses (:mod:`mdchunk.index.language`). Anything else is the user's
-    choice and wins: a collection built with another model is rebuilt."""
+    corpus's ``language`` chooses (:func:`mdchunk.index.language.survey`, needed only then).
+    Anything else is the user's choice and wins: a collection built with another model is
+    rebuilt."""
     if model != AUTO:
         return model
     if recorded is not None:
         return recorded.model
-    return survey(sources).model
+    if language is None:
+        raise ValueError("model='auto' for a new collection needs the corpus's language")
+    return language.model

@@ -65,7 +65,7 @@ from .build_config import (
 )
 from .embed import Backend, Embedder, backend_of, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
-from .language import AUTO
+from .language import AUTO, survey
 from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .planning import IndexPlan, plan_index
@@ -173,7 +173,10 @@ def index_paths(
     with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
             server_lock(store, wait=wait) as lock:
         recorded = store.meta()
-        embedder = load_embedder(chosen_model(model, recorded, sources), backend)
+        # One survey of the corpus serves both choices a new collection makes by its language.
+        language = (survey(sources) if recorded is None and AUTO in (model, analyzer)
+                    else None)
+        embedder = load_embedder(chosen_model(model, recorded, language), backend)
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                          tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
@@ -181,8 +184,10 @@ def index_paths(
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())
-        if analyzer == "auto":
-            analyzer = recorded.analyzer if recorded is not None else detect_analyzer(sources)
+        if analyzer == AUTO:
+            chooser = recorded if recorded is not None else language
+            assert chooser is not None  # a new collection's language was surveyed above
+            analyzer = chooser.analyzer
         report.analyzer, report.model = analyzer, embedder.name
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
