@@ -81,7 +81,17 @@ class CorpusSpec:
     root: str
     include: tuple[str, ...]
     exclude: tuple[str, ...] = ()
+    #: mdchunk's ``site=`` for the documents under a folder of the root (issue 26); the peers
+    #: read every document as plain Markdown, as they always do
+    sites: tuple[tuple[str, str], ...] = ()
 
+    def site_of(self, rel: str) -> str:
+        return next((site for folder, site in self.sites if rel.startswith(folder + "/")),
+                    "plain")
+
+
+SITES_ROOT = "bench/retrieval/docs/sites"
+SITE_PAGES = (f"{SITES_ROOT}/docusaurus/*.mdx", f"{SITES_ROOT}/hugo/*.md", f"{SITES_ROOT}/mkdocs/*.md")
 
 CORPORA: dict[str, CorpusSpec] = {
     "gitlab-com-runbooks": CorpusSpec("en", "{shared}/gitlab-com-runbooks", ("**/*.md",)),
@@ -92,6 +102,14 @@ CORPORA: dict[str, CorpusSpec] = {
     # Doc-site pages written for this benchmark, with the project's Chinese fixtures.
     "docs-zh": CorpusSpec("zh", "{repo}", ("bench/retrieval/docs/zh/*.md", "fixtures/*.zh.md",
                                            "fixtures/*.zh.txt")),
+    # Site-generator pages written for this benchmark (issue 26): tabs, shortcodes, admonitions
+    # and includes (the included files lie under includes/, and beside the MDX page), among
+    # docs-en's pages as distractors.
+    "sites-en": CorpusSpec("en", "{repo}", (*SITE_PAGES, "bench/retrieval/docs/en/*.md",
+                                            "fixtures/*.md", "fixtures/*.txt"),
+                           exclude=("*.zh.*",),
+                           sites=tuple((f"{SITES_ROOT}/{g}", g)
+                                       for g in ("docusaurus", "hugo", "mkdocs"))),
 }
 
 
@@ -193,15 +211,16 @@ class Chunked:
 
 
 def chunk_corpus(name: str, files: list[str], root: Path, sources: dict[str, str],
-                 encoding) -> Chunked:
+                 encoding, spec: CorpusSpec) -> Chunked:
     out = Chunked()
     if name == "mdchunk":
         import mdchunk
 
-        chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=MAX_TOKENS,
-                                                        overlap_tokens=OVERLAP))
+        chunkers = {site: mdchunk.Chunker(mdchunk.ChunkerConfig(
+            max_tokens=MAX_TOKENS, overlap_tokens=OVERLAP, site=site))  # type: ignore[arg-type]
+            for site in {spec.site_of(rel) for rel in files}}
         for rel in files:
-            for chunk in chunker.chunk_file(root / rel, doc_id=rel):
+            for chunk in chunkers[spec.site_of(rel)].chunk_file(root / rel, doc_id=rel):
                 assert sources[rel][chunk.start:chunk.end] == chunk.text
                 out.texts.append(chunk.embed_text)
                 out.docs.append(rel)
@@ -463,7 +482,7 @@ def run(args: argparse.Namespace) -> tuple[list[Question], dict[str, Result], di
         query_vectors = dense.embed(f"questions-{corpus}", [q.question for q in qs])
         chars = {q.id: evidence_chars(sources[q.doc], q.evidence) for q in qs}
         for name in chunkers:
-            chunked = chunk_corpus(name, files, root, sources, encoding)
+            chunked = chunk_corpus(name, files, root, sources, encoding, spec)
             result = results[name]
             result.chunks += len(chunked.texts)
             result.tokens += chunked.tokens
