@@ -307,3 +307,27 @@ def test_on_a_gpu_torch_runs_in_half_precision_with_larger_batches() -> None:
     cpu = SentenceTransformerEmbedder(device="cpu", backend="torch")
     assert cpu.batch_tokens == 32 * 256
     assert np.min(np.sum(gpu.embed(TEXTS) * cpu.embed(TEXTS), axis=1)) > 0.99
+
+
+def test_the_command_line_says_once_that_it_exports() -> None:
+    """The CLI shows warnings only, but a first run's export takes seconds: its notice (an
+    INFO record of onnx_export) is shown too; other INFO records stay quiet."""
+    import io
+
+    from mdchunk.cli.app import configure_logging
+
+    loggers = [logging.getLogger(n) for n in ("mdchunk", "mdchunk.index.onnx_export")]
+    saved = [(lg.level, lg.propagate, list(lg.handlers)) for lg in loggers]
+    try:
+        handler = configure_logging()
+        assert isinstance(handler, logging.StreamHandler)
+        stream = io.StringIO()
+        handler.setStream(stream)
+        onnx_export.log.info("exporting %s to ONNX int8 (once) into %s", "m", "/c")
+        logging.getLogger("mdchunk.index.embed").info("a detail")
+        assert stream.getvalue() == "mdchunk: exporting m to ONNX int8 (once) into /c\n"
+    finally:
+        for lg, (level, propagate, handlers) in zip(loggers, saved, strict=True):
+            lg.setLevel(level)
+            lg.propagate = propagate
+            lg.handlers[:] = handlers
