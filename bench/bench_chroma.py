@@ -56,7 +56,7 @@ from peers import load_encoding, locate
 
 import mdchunk
 from mdchunk.chunks.models import DEFAULT_MODEL, LazyEncoder
-from mdchunk.index.embed import load_embedder
+from mdchunk.index.embed import load_embedder, vector_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chroma")
@@ -151,7 +151,8 @@ class CachedEncoder:
         self.model = model or DEFAULT_MODEL
         self.inner: Any = LazyEncoder(model) if backend == "torch" else load_embedder(
             model, backend)  # type: ignore[arg-type]
-        key = self.model if backend == "torch" else f"{self.model}--{backend}"
+        kind = "" if backend == "torch" else vector_kind(self.inner)  # "": cannot be exported
+        key = f"{self.model}--{kind}" if kind else self.model
         self.path = (cache_dir / (hashlib.sha1(key.encode()).hexdigest()[:12] + ".pkl")
                      if cache_dir else None)
         self.vectors: dict[bytes, np.ndarray] = {}

@@ -24,10 +24,19 @@ from mdchunk.index.embed import (
     SentenceTransformerEmbedder,
     backend_of,
     default_backend,
+    export_of,
     load_embedder,
+    vector_kind,
 )
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.onnx_export import Unexportable, cache_key, cache_root, exported
+from mdchunk.index.onnx_export import (
+    EXPORTER_VERSION,
+    QUANTIZED_OPS,
+    Unexportable,
+    cache_key,
+    cache_root,
+    exported,
+)
 from mdchunk.index.onnx_model import FILES, onnx_encoder
 from mdchunk.index.store import IndexMeta
 
@@ -102,7 +111,8 @@ def test_the_export_is_made_once_then_reused(cache: Path, caplog: pytest.LogCapt
     assert export.folder == cache_root() / cache_key(_bundled())
     assert export.folder.parent == cache / "onnx"
     assert all(export.model_file(q).is_file() for q in (False, True)) and export.intact()
-    assert export.model_file(True).stat().st_size < export.model_file(False).stat().st_size / 3
+    # int8 matrix weights; the word embeddings (a third of MiniLM) stay fp32, as tested below
+    assert export.model_file(True).stat().st_size < export.model_file(False).stat().st_size / 1.5
     assert export.inputs[:2] == ("input_ids", "attention_mask") and export.max_seq_length == 256
     # a second load finds the cache: nothing is exported, nothing is said
     monkeypatch.setattr(onnx_export, "rebuild", lambda *a: pytest.fail("exported again"))
@@ -235,6 +245,65 @@ def test_an_index_records_its_backend_and_a_switch_re_embeds(
     assert switched.rebuilt and switched.embedded_chunks == first.embedded_chunks
     assert "backend: onnx-int8 -> torch" in caplog.text and meta().backend == "torch"
     assert search("promote the standby", mode="dense", k=1, **where)[0].id == hit.id
+
+
+def test_an_index_records_the_export_recipe_and_an_older_one_is_rebuilt(
+        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """int8 vectors of two export recipes differ a little: a collection built before the
+    recipe was recorded (recipe 1, say) is searched with a warning, and rebuilt by index."""
+    corpus = write_corpus(tmp_path / "kb", ENGLISH)
+    where = {"db": str(tmp_path / "index.db"), "collection": "kb"}
+
+    def meta() -> IndexMeta:
+        with MilvusStore(where["db"], where["collection"]) as store:
+            return store.check()
+
+    with monkeypatch.context() as patch:  # what an index of the first recipe recorded
+        patch.setattr(SentenceTransformerEmbedder, "export", property(lambda self: ""))
+        first = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert meta().backend == "onnx-int8" and meta().export == ""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        for _ in range(2):
+            assert search("promote the standby", mode="dense", k=1, **where)
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["collection 'kb' holds vectors of ONNX export 1, and this mdchunk embeds "
+                    f"the query with export {EXPORTER_VERSION}: results are close, not exact; "
+                    "run index once to rebuild it"]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        again = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert again.rebuilt and again.embedded_chunks == first.embedded_chunks
+    assert f"export:  -> {EXPORTER_VERSION}" in caplog.text
+    assert meta().export == EXPORTER_VERSION
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        assert search("promote the standby", mode="dense", k=1, **where)
+    assert not caplog.records
+    torch_side = SentenceTransformerEmbedder(backend="torch")
+    assert torch_side.export == "" and export_of(torch_side) == ""
+    # caches of vectors (the benches') key on the backend and the recipe beside the model
+    assert vector_kind(torch_side) == ""
+    int8 = SentenceTransformerEmbedder(backend="onnx-int8")
+    assert vector_kind(int8) == f"onnx-int8-e{EXPORTER_VERSION}"
+
+
+def test_int8_quantizes_the_matrix_products_and_keeps_the_word_embeddings(cache: Path) -> None:
+    """The embedding lookup costs no arithmetic: quantizing its table saved disk only, and
+    cost retrieval (BENCHMARKS.md); every MatMul with a weight runs on int8."""
+    import onnx
+
+    assert QUANTIZED_OPS == ("MatMul",)
+    export = exported(_bundled(), DEFAULT_MODEL, quantized=True)
+    graph = onnx.load(str(export.model_file(True))).graph
+    weights = {t.name: t for t in graph.initializer}
+    assert not [n.name for n in graph.node
+                if n.op_type == "MatMul" and any(i in weights for i in n.input)]
+    assert [n.op_type for n in graph.node].count("MatMulInteger") == 36  # 6 x q k v out up down
+    gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] in weights]
+    assert gathers and all(weights[n.input[0]].data_type == onnx.TensorProto.FLOAT
+                           for n in gathers)
 
 
 def test_a_collection_that_records_no_backend_was_built_with_torch() -> None:

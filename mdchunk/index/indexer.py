@@ -63,7 +63,7 @@ from .build_config import (
     detect_analyzer,
     index_config,
 )
-from .embed import Backend, Embedder, backend_of, load_embedder
+from .embed import Backend, Embedder, backend_of, export_of, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
 from .language import AUTO, survey
 from .lock import index_lock, server_lock
@@ -191,7 +191,7 @@ def index_paths(
         report.analyzer, report.model = analyzer, embedder.name
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
-                         backend=report.backend)
+                         backend=report.backend, export=export_of(embedder))
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
         plan = plan_index(sources, entries, fingerprint, prune=prune)
