@@ -400,3 +400,43 @@ def test_the_command_line_says_once_that_it_exports() -> None:
             lg.setLevel(level)
             lg.propagate = propagate
             lg.handlers[:] = handlers
+
+
+def _xlm_roberta_model(folder: Path) -> Path:
+    """A tiny, randomly initialised sentence-transformers model shaped like BAAI/bge-m3
+    (XLM-RoBERTa, CLS pooling, normalized) with a Dense layer as well: no second real model
+    can be downloaded here, and the export must not depend on MiniLM's particular shape."""
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import XLMRobertaConfig, XLMRobertaModel
+
+    base = folder / "transformer"
+    base.mkdir(parents=True)
+    for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json",
+                 "special_tokens_map.json"):
+        shutil.copyfile(_bundled() / name, base / name)
+    torch.manual_seed(0)
+    config = XLMRobertaConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                              num_attention_heads=2, intermediate_size=64,
+                              max_position_embeddings=80, pad_token_id=0, type_vocab_size=1)
+    XLMRobertaModel(config).save_pretrained(base)
+    modules = [models.Transformer(str(base), max_seq_length=64),
+               models.Pooling(32, pooling_mode="cls"), models.Dense(32, 16),
+               models.Normalize()]
+    SentenceTransformer(modules=modules).save(str(folder / "model"))
+    return folder / "model"
+
+
+def test_any_local_sentence_transformers_model_is_exported_too(cache: Path,
+                                                               tmp_path: Path) -> None:
+    folder = _xlm_roberta_model(tmp_path)
+    texts = ["disk full on the primary", "rotate the TLS certificate", "ok"]
+    reference = SentenceTransformerEmbedder(str(folder), backend="torch").embed(texts)
+    for backend in ("onnx", "onnx-int8"):
+        embedder = SentenceTransformerEmbedder(str(folder), backend=backend)
+        vectors = embedder.embed(texts)
+        assert embedder.backend == backend and vectors.shape == (3, 16)
+        assert np.min(np.sum(vectors * reference, axis=1)) > (0.9999 if backend == "onnx"
+                                                               else 0.99)
+    exports = [p for p in (cache / "onnx").iterdir() if (p / "export.json").is_file()]
+    assert len({p.name for p in exports}) >= 2  # its own cache entry beside MiniLM's
