@@ -319,3 +319,34 @@ def test_fixture_with_its_include_root(snapshot_json, caplog: pytest.LogCaptureF
         f"{ROOT.resolve()}/jobs/legacy-report-cronjob.yaml: cannot read: no such file or "
         "directory"]
     assert [c.to_dict() for c in chunks] == snapshot_json
+
+
+# -- the index -------------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_index_re_embeds_a_page_when_a_file_it_includes_changes(tmp_path: Path) -> None:
+    from mdchunk.index import index_paths, search
+
+    from .conftest_milvus import CountingEmbedder, HashEmbedder
+
+    kb = tmp_path / "kb"
+    (kb / "pods").mkdir(parents=True)
+    (kb / "pods" / "pod.yaml").write_text(POD, encoding="utf-8")
+    (kb / "pod.md").write_text('# Pod\n\n{{% code_sample file="pods/pod.yaml" %}}\n',
+                               encoding="utf-8")
+    (kb / "other.md").write_text("# Other\n\nNo includes here.\n", encoding="utf-8")
+    db = {"db": str(tmp_path / "index.db"), "collection": "kb"}
+    model = CountingEmbedder(HashEmbedder())
+    first = index_paths([kb], model=model, includes=kb, analyzer="standard", **db)
+    assert (first.added, first.updated) == (2, 0)  # the .yaml is no document
+    assert any("name: web" in text for text in model.texts)
+    model.texts.clear()
+    again = index_paths([kb], model=model, includes=kb, analyzer="standard", **db)
+    assert (again.updated, again.unchanged, again.embedded_chunks) == (0, 2, 0)
+    (kb / "pods" / "pod.yaml").write_text(POD.replace("web", "cache"), encoding="utf-8")
+    changed = index_paths([kb], model=model, includes=kb, analyzer="standard", **db)
+    assert (changed.updated, changed.unchanged) == (1, 1)
+    assert any("name: cache" in text for text in model.texts)
+    hits = search("name: cache", model=model, mode="bm25", **db)
+    assert hits and hits[0].doc_id == "pod.md"
+    assert '{{% code_sample file="pods/pod.yaml" %}}' in hits[0].text  # text is the page's
