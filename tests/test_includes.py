@@ -350,3 +350,18 @@ def test_index_re_embeds_a_page_when_a_file_it_includes_changes(tmp_path: Path) 
     hits = search("name: cache", model=model, mode="bm25", **db)
     assert hits and hits[0].doc_id == "pod.md"
     assert '{{% code_sample file="pods/pod.yaml" %}}' in hits[0].text  # text is the page's
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_spans_are_the_callers_with_hygiene_and_crlf(clean: bool) -> None:
+    """Offsets map back through the expansion, then through hygiene, to the string passed in."""
+    source = ("\ufeff# Gu\u200bide\r\n\r\nText\u200b here.\r\n\r\n"
+              '{{% code_sample file="jobs/report-job.yaml" %}}\r\n\r\nAfter\u00ad it.\r\n')
+    for max_tokens in (32, 64, 512):
+        chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=0,
+                                        includes=ROOT, clean=clean)
+        assert any("kind: Job" in c.embed_text for c in chunks)
+        for c in chunks:
+            assert c.text == source[c.start:c.end]
+            assert c.line_start == source.count("\n", 0, c.start) + 1
+            assert c.token_count == COUNT(c.embed_text) <= max_tokens
