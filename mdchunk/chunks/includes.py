@@ -44,6 +44,14 @@ class IncludeRoot:
         self._warned: set[str] = set()
         self._lock = threading.Lock()
 
+    def __getstate__(self) -> dict[str, object]:  # a lock does not pickle: a copy gets its own
+        return {"root": self.root, "warned": set(self._warned)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.root = state["root"]
+        self._warned = set(state["warned"])
+        self._lock = threading.Lock()
+
     def resolve(self, path: str, page: Path | None = None, relative: bool = False
                 ) -> Path | None:
         """The file ``path`` names under the root (a raw-loader import's ``./`` against the
