@@ -365,3 +365,21 @@ def test_spans_are_the_callers_with_hygiene_and_crlf(clean: bool) -> None:
             assert c.text == source[c.start:c.end]
             assert c.line_start == source.count("\n", 0, c.start) + 1
             assert c.token_count == COUNT(c.embed_text) <= max_tokens
+
+
+def test_workers_say_each_missing_file_once(tmp_path: Path,
+                                            caplog: pytest.LogCaptureFixture) -> None:
+    from mdchunk.sources.batch import chunk_paths
+
+    pages = []
+    for i in range(6):
+        page = tmp_path / f"p{i}.md"
+        page.write_text(f"# P{i}\n\n{{{{% code_sample file=\"gone.yaml\" %}}}}\n\n"
+                        f"{{{{% code_sample file=\"gone-{i % 2}.yaml\" %}}}}\n", encoding="utf-8")
+        pages.append(page)
+    config = ChunkerConfig(max_tokens=64, overlap_tokens=0, includes=str(tmp_path))
+    with caplog.at_level(logging.WARNING, LOG):
+        results = list(chunk_paths(pages, config, workers=2, root=tmp_path))
+    assert [p for p, _ in results] == pages
+    messages = [r.getMessage() for r in caplog.records if r.name == LOG]
+    assert len(messages) == 3, messages  # gone.yaml, gone-0.yaml, gone-1.yaml

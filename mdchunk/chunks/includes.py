@@ -6,7 +6,9 @@ the I/O beside it. A reference is read only under the include root (``includes=`
 key ``includes``): a path that leaves it (``../../etc/passwd``, a link out of it) is refused
 unread. A file that is missing, refused, undecodable or asked for with no root set stays its
 short visible line (``code sample: pods/pod.yaml``) and is logged once per file per
-:class:`IncludeRoot` (a :class:`~mdchunk.chunks.chunker.Chunker` has one: a run), never raised.
+:class:`IncludeRoot` (a :class:`~mdchunk.chunks.chunker.Chunker` has one: a run; the workers
+of :func:`mdchunk.sources.batch.chunk_paths` send theirs back, and the run says each once),
+never raised.
 Files are decoded as documents are (:mod:`mdchunk.text.decode`) and cleaned as they are
 (:mod:`mdchunk.text.clean`).
 """
@@ -116,7 +118,7 @@ class IncludeRoot:
             if key in self._warned:
                 return
             self._warned.add(key)
-        log.warning("%s", message)
+        log.warning("%s", message, extra={"include": key})
 
 
 def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
