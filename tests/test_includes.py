@@ -162,8 +162,9 @@ def test_included_text_is_read_as_documents_are(root: Path) -> None:
         "```bash\necho 'zerowidth'\nexit 0\n```"
 
 
-def test_a_fence_longer_than_the_files_own() -> None:
-    assert language_of("a/b.yml") == "yaml" and language_of("x") == ""
+def test_languages_from_extensions() -> None:
+    assert [language_of(p) for p in ("a/b.yml", "x.py", "run.sh", "Dockerfile", "x", "q.rego")
+            ] == ["yaml", "python", "bash", "dockerfile", "", "rego"]
 
 
 def test_backticks_in_the_file_lengthen_the_fence(root: Path) -> None:
@@ -176,22 +177,40 @@ def yaml_lines(n: int) -> str:
     return "".join(f"key_{i:03d}: value number {i} of the example\n" for i in range(n))
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+#: Each construct around a file ``big.yaml``: (prefix before it, the reference, site).
+REFERENCES = [
+    ("", '{{% code_sample file="big.yaml" %}}', "hugo"),
+    ("   ", '{{< codenew file="big.yaml" >}}', "hugo"),
+    ("> ", '{{< include "big.yaml" >}}', "hugo"),
+    ("", '--8<-- "big.yaml"', "mkdocs"),
+    ("", "--8<--\nbig.yaml\n--8<--", "mkdocs"),
+    ("", '<CodeBlock language="yaml">{Big}</CodeBlock>', "docusaurus"),
+]
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(max_tokens=st.one_of(st.integers(32, 1024), st.sampled_from([32, 64, 128, 512, 1024])),
        lines=st.integers(1, 120), overlap=st.sampled_from([0, 8]),
-       lead=st.sampled_from(["", "   ", "> "]))
+       reference=st.sampled_from(REFERENCES), crlf=st.booleans())
 def test_a_large_include_is_cut_like_code(root: Path, max_tokens: int, lines: int, overlap: int,
-                                          lead: str) -> None:
-    """Budgets 32-1024: ``text`` verbatim, counts exact, no chunk over budget, every chunk that
-    holds part of the file opens its fence, every line of the file is shown once, in order."""
+                                          reference: tuple[str, str, str], crlf: bool) -> None:
+    """Budgets 32-1024, every construct: ``text`` verbatim, counts exact, no chunk over budget,
+    every chunk that holds part of the file opens its fence, every line of the file is shown
+    once, in order, ids are distinct and the same on a second run."""
     (root / "big.yaml").write_text(yaml_lines(lines), encoding="utf-8")
+    lead, ref_text, site = reference
     intro = "1. Apply this:\n\n" if lead == "   " else ""
-    source = (f"# Guide\n\nSome prose before the sample.\n\n{intro}{lead}"
-              '{{% code_sample file="big.yaml" %}}\n\nSome prose after it.\n')
+    esm = "import Big from '!!raw-loader!./big.yaml';\n\n" if site == "docusaurus" else ""
+    source = (f"{esm}# Guide\n\nSome prose before the sample.\n\n{intro}{lead}{ref_text}"
+              "\n\nSome prose after it.\n")
+    if crlf:
+        source = source.replace("\n", "\r\n")
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens,
                                     overlap_tokens=min(overlap, max_tokens - 1),
-                                    doc_id="g.md", includes=root)
-    ref = source.index("{{%")
+                                    doc_id="g.md", includes=root, site=site)
+    ref = source.index(ref_text.replace("\n", "\r\n") if crlf else ref_text) + (
+        7 + crlf if ref_text.startswith("--8<--\n") else 0)
     shown: list[str] = []
     for c in chunks:
         assert c.text == source[c.start:c.end]
@@ -201,13 +220,14 @@ def test_a_large_include_is_cut_like_code(root: Path, max_tokens: int, lines: in
         if held:
             assert c.start <= ref < c.end  # the reference is its text
             assert re.search(r"^(> |   )?```yaml$", c.embed_text, re.MULTILINE), c.embed_text
-            assert c.metadata["includes"] == ["big.yaml"]
+            assert c.metadata["includes"] in (["big.yaml"], ["./big.yaml"])
         shown += held
+        assert "8<" not in c.embed_text and "{{" not in c.embed_text
     assert shown == yaml_lines(lines).splitlines()
     assert len({c.id for c in chunks}) == len(chunks)
     again = mdchunk.chunk_markdown(source, max_tokens=max_tokens,
                                    overlap_tokens=min(overlap, max_tokens - 1),
-                                   doc_id="g.md", includes=root)
+                                   doc_id="g.md", includes=root, site=site)
     assert [c.id for c in again] == [c.id for c in chunks]
 
 

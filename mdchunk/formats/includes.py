@@ -43,10 +43,10 @@ _LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?=[ \t])")
 #: A snippet's line range: ``file.py:3:8``, ``file.py:3``.
 _RANGE = re.compile(r"(?P<path>.+?):(?P<first>\d*)(?::(?P<last>\d*))?")
 #: The block form of snippets: ``--8<--`` lines around one file a line.
-_SNIPPET_BLOCK = re.compile(r"[ \t]*(-+8<-+)[ \t]*\n((?:[ \t]*[^\s'\"][^\n]*\n)+)"
+_SNIPPET_BLOCK = re.compile(r"[ \t]*(-+8<-+)[ \t]*\r?\n((?:[ \t]*[^\s'\"][^\n]*\n)+)"
                             r"[ \t]*-+8<-+[ \t]*")
 #: A line of the block form's ``--8<--`` alone: the page shows nothing for it.
-_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]*$", re.MULTILINE)
+_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]*(?=\r?$)", re.MULTILINE)
 #: An MDX raw-loader import (webpack's ``!!raw-loader!`` prefix).
 _RAW_IMPORT = re.compile(r"""import\s+(\w+)\s+from\s*(['"])!!raw-loader!([^'"\n]+)\2""")
 _CODE_BLOCK = re.compile(r"<CodeBlock\b(?P<attrs>[^>]*)>\s*\{\s*(?P<name>\w+)\s*\}\s*"
@@ -177,9 +177,8 @@ def _block_form(source: str, match: re.Match[str], found: list[Include],
     """``--8<--`` / file lines / ``--8<--``: each file line a reference, the markers nothing."""
     body_start = match.start(2)
     for line in re.finditer(r"[^\n]+", match[2]):
-        a, b = body_start + line.start(), body_start + line.end()
         written = line[0].strip()
-        a += len(line[0]) - len(line[0].lstrip())
+        a = body_start + line.start() + len(line[0]) - len(line[0].lstrip())
         b = a + len(written)
         include = _snippet(source, a, b, written, in_code=False, block_form=True)
         found.append(include)
