@@ -84,6 +84,9 @@ class CorpusSpec:
     #: mdchunk's ``site=`` for the documents under a folder of the root (issue 26); the peers
     #: read every document as plain Markdown, as they always do
     sites: tuple[tuple[str, str], ...] = ()
+    #: mdchunk's include root (``includes=``, relative to the root), for code samples,
+    #: snippets and raw-loader imports (issue 26)
+    includes: str | None = None
 
     def site_of(self, rel: str) -> str:
         return next((site for folder, site in self.sites if rel.startswith(folder + "/")),
@@ -109,7 +112,8 @@ CORPORA: dict[str, CorpusSpec] = {
                                             "fixtures/*.md", "fixtures/*.txt"),
                            exclude=("*.zh.*",),
                            sites=tuple((f"{SITES_ROOT}/{g}", g)
-                                       for g in ("docusaurus", "hugo", "mkdocs"))),
+                                       for g in ("docusaurus", "hugo", "mkdocs")),
+                           includes=f"{SITES_ROOT}/includes"),
 }
 
 
@@ -216,9 +220,10 @@ def chunk_corpus(name: str, files: list[str], root: Path, sources: dict[str, str
     if name == "mdchunk":
         import mdchunk
 
+        includes = str(root / spec.includes) if spec.includes else None
         chunkers = {site: mdchunk.Chunker(mdchunk.ChunkerConfig(
-            max_tokens=MAX_TOKENS, overlap_tokens=OVERLAP, site=site))  # type: ignore[arg-type]
-            for site in {spec.site_of(rel) for rel in files}}
+            max_tokens=MAX_TOKENS, overlap_tokens=OVERLAP, site=site,  # type: ignore[arg-type]
+            includes=includes)) for site in {spec.site_of(rel) for rel in files}}
         for rel in files:
             for chunk in chunkers[spec.site_of(rel)].chunk_file(root / rel, doc_id=rel):
                 assert sources[rel][chunk.start:chunk.end] == chunk.text
