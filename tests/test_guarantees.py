@@ -61,7 +61,8 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert spans == sorted(spans)
     source, spans = as_read(source, spans)  # structure is that of the text after hygiene
-    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
+    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens,
+                            site=site)
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
     assert report.headings_only == [] or not headings, "guarantee 3: a chunk of headings alone"

@@ -11,7 +11,8 @@ which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
 - MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
 - MkDocs snippets (``--8<-- "file"``) as a short visible line;
 - tab groups (Docusaurus ``<Tabs>``, Hugo ``{{< tabs >}}``) made ``tabs`` blocks of ``tab`` s
-  (:mod:`.tabs`);
+  (:mod:`.tabs`); an MkDocs content tab's marker ``=== "Label"`` (the parser made its block,
+  :mod:`.content_tabs`) → ``Label``;
 - inline markup in the text of every prose block (:mod:`.site_inline`): shortcodes, JSX, MDX
   comments and expressions, MyST roles.
 
@@ -28,6 +29,7 @@ from dataclasses import replace
 
 from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
+from .content_tabs import CONTENT_TAB_LINE
 from .site_inline import MarkupEnv, admonition_label, inline_rewrites
 from .tabs import group_tabs
 
@@ -88,7 +90,7 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
 
 
 #: Text without any of these holds no markup this module reads.
-_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=", re.MULTILINE)
+_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=|===", re.MULTILINE)
 
 
 def _may_hold_markup(source: str) -> bool:
@@ -130,6 +132,8 @@ class _Marker:
             self.container(block)
         elif block.kind == "blockquote":
             self.alert(block)
+        elif block.kind == "tab":
+            self.content_tab(block)
         if block.children:
             children = tuple(self.block(child) for child in block.children)
             return replace(block, children=children) if children != block.children else block
@@ -158,6 +162,14 @@ class _Marker:
         close_start, close_end = self.last_line(block)
         if close_start > end and _CLOSING.fullmatch(self.source, close_start, close_end):
             self.found.append((close_start, close_end, ""))
+
+    def content_tab(self, block: Block) -> None:
+        """An MkDocs content tab's marker line shows its label."""
+        start, end = self.first_line(block)
+        while start < end and self.source[start] in " \t":
+            start += 1
+        if CONTENT_TAB_LINE.fullmatch(self.source, start, end):
+            self.found.append((start, end, block.title))
 
     def alert(self, block: Block) -> None:
         start, end = self.first_line(block)

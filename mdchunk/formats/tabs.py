@@ -106,9 +106,15 @@ def _group(source: str, blocks: Sequence[Block], tabs: Sequence[tuple[int, str]]
 
 
 def tab_spans(blocks: Sequence[Block]) -> list[tuple[int, int, str]]:
-    """Every tab of the top-level ``tabs`` blocks: its span and label, in order."""
-    return [(tab.start, tab.end, tab.title) for block in blocks if block.kind == "tabs"
-            for tab in block.children]
+    """Every tab of the outermost ``tabs`` blocks (at the top level, or in a list, quote or
+    admonition: MkDocs content tabs may be anywhere): its span and label, in order."""
+    out: list[tuple[int, int, str]] = []
+    for block in blocks:
+        if block.kind == "tabs":
+            out.extend((tab.start, tab.end, tab.title) for tab in block.children)
+        elif block.children:
+            out.extend(tab_spans(block.children))
+    return out
 
 
 def tabs_in(tabs: Sequence[tuple[int, int, str]], start: int, end: int) -> list[str]:
