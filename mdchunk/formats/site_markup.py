@@ -10,6 +10,8 @@ which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
   ``Note:``; a MyST directive fence ```` ```{note} ```` becomes an admonition the same way;
 - MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
 - MkDocs snippets (``--8<-- "file"``) as a short visible line;
+- Hugo callout pairs (``{{< note >}}`` … ``{{< /note >}}``) made one ``admonition`` block
+  (:mod:`.callouts`);
 - tab groups (Docusaurus ``<Tabs>``, Hugo ``{{< tabs >}}``) made ``tabs`` blocks of ``tab`` s
   (:mod:`.tabs`); an MkDocs content tab's marker ``=== "Label"`` (the parser made its block,
   :mod:`.content_tabs`) → ``Label``;
@@ -29,6 +31,7 @@ from dataclasses import replace
 
 from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
+from .callouts import group_callouts
 from .content_tabs import CONTENT_TAB_LINE
 from .site_inline import MarkupEnv, admonition_label, inline_rewrites
 from .tabs import group_tabs
@@ -86,6 +89,7 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     if not found:
         return doc
     rewrites = tuple(sorted(found))
+    blocks = group_callouts(source, blocks, rewrites)
     return replace(doc, blocks=group_tabs(source, blocks, rewrites), rewrites=rewrites)
 
 
