@@ -11,7 +11,9 @@
         Run `mysqldump` first.
 
 A tab is its marker line, ``=== "Label"`` (``===!`` starts a new group, ``===+`` marks the tab
-shown first, ``===!+`` both), then the lines indented four columns deeper than the marker,
+shown first, ``===!+`` both) at the block's indentation (up to three columns more: a list
+item's text starts at its marker's width, Python-Markdown's at four columns), then the lines
+indented four columns deeper than the marker,
 blank lines among them: its body, parsed as Markdown (a fence or a list in a tab is one). Tabs
 that follow one another, blank lines between them, are one group, unless a tab's marker has
 ``!``. The rule gives ``content_tabs_open`` … ``content_tabs_close`` around each group and
@@ -38,9 +40,14 @@ CONTENT_TAB_LINE = re.compile(r'={3}(?P<flags>!\+|\+!|!|\+)?[ ]+"(?P<label>.*)"[
 _BODY_INDENT = 4
 
 
-def _marker(state: StateBlock, line: int) -> re.Match[str] | None:
-    """The marker on ``line`` when it starts there, at the block's own indentation."""
-    if line >= state.lineMax or state.sCount[line] != state.blkIndent:
+def _marker(state: StateBlock, line: int, column: int | None = None) -> re.Match[str] | None:
+    """The marker on ``line`` when it starts there: up to three columns into the block (a list
+    item's text may start left of where Python-Markdown reads its four columns), at
+    ``column`` when one is given (the group's first marker's)."""
+    if line >= state.lineMax:
+        return None
+    indent = state.sCount[line]
+    if not 0 <= indent - state.blkIndent < 4 or (column is not None and indent != column):
         return None
     start = state.bMarks[line] + state.tShift[line]
     if not state.src.startswith("===", start):
@@ -48,16 +55,16 @@ def _marker(state: StateBlock, line: int) -> re.Match[str] | None:
     return CONTENT_TAB_LINE.fullmatch(state.src, start, state.eMarks[line])
 
 
-def _body_end(state: StateBlock, line: int, end_line: int) -> int:
-    """The line after the last of the tab's body (the lines after ``line`` indented deeper by
-    :data:`_BODY_INDENT`; blank lines inside it, not after it)."""
+def _body_end(state: StateBlock, line: int, end_line: int, body: int) -> int:
+    """The line after the last of the tab's body (the lines after ``line`` indented ``body``
+    columns or more; blank lines inside it, not after it)."""
     end = line + 1
     next_line = line + 1
     while next_line < end_line:
         if state.isEmpty(next_line):
             next_line += 1
             continue
-        if state.sCount[next_line] - state.blkIndent < _BODY_INDENT:
+        if state.sCount[next_line] < body:
             break
         next_line += 1
         end = next_line
@@ -73,9 +80,10 @@ def content_tabs(state: StateBlock, start_line: int, end_line: int, silent: bool
     group = state.push("content_tabs_open", "div", 1)
     group.block = True
     line, end = start_line, start_line + 1
+    column = state.sCount[start_line]
     marker: re.Match[str] | None = first
     while marker is not None:
-        end = _body_end(state, line, end_line)
+        end = _body_end(state, line, end_line, column + _BODY_INDENT)
         tab = state.push("content_tab_open", "div", 1)
         tab.block = True
         tab.markup = "===" + (marker["flags"] or "")
@@ -84,14 +92,14 @@ def content_tabs(state: StateBlock, start_line: int, end_line: int, silent: bool
         old_parent, old_line_max, old_indent = state.parentType, state.lineMax, state.blkIndent
         state.parentType = "content_tab"
         state.lineMax = end
-        state.blkIndent += _BODY_INDENT
+        state.blkIndent = column + _BODY_INDENT
         state.md.block.tokenize(state, line + 1, end)
         state.parentType, state.lineMax, state.blkIndent = old_parent, old_line_max, old_indent
         state.push("content_tab_close", "div", -1).block = True
         following = end
         while following < end_line and state.isEmpty(following):
             following += 1
-        marker = _marker(state, following) if following < end_line else None
+        marker = _marker(state, following, column) if following < end_line else None
         if marker is not None and "!" in (marker["flags"] or ""):
             marker = None  # ``===!`` starts a group of its own
         line = following
