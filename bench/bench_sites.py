@@ -28,13 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKUP = re.compile(
     r"\{\{[<%]|[>%]\}\}|\{/\*|\*/\}|^import\s.*\sfrom\s|^export\s|</?(?:Tabs|TabItem|Admonition|"
     r"VersionBadge)\b|values=\{|\{(?:ref|doc|term|command)\}`|^\s*(?:>\s*)?\[!(?:NOTE|TIP|"
-    r"IMPORTANT|WARNING|CAUTION)\]|^\s*:{3,}|^\s*(?:!!!|\?\?\?)|-8<-|^`{3,}\{|^\([\w-]+\)=",
+    r"IMPORTANT|WARNING|CAUTION)\]|^\s*:{3,}|^\s*(?:!!!|\?\?\?)|-8<-|^`{3,}\{|^\([\w-]+\)=|"
+    r"^[\s>]*={3}[!+]{0,2}[ ]+\"",
     re.MULTILINE)
 
 #: Each generator's fixture and the site it is chunked for.
 CASES = [("docusaurus-tabs-install.mdx", "docusaurus"), ("hugo-shortcodes-pods.md", "hugo"),
          ("mkdocs-material-restore.md", "mkdocs"), ("myst-directives-upgrade.md", "plain"),
-         ("vitepress-containers-config.md", "plain"), ("github-alerts-readme.md", "plain")]
+         ("vitepress-containers-config.md", "plain"), ("github-alerts-readme.md", "plain"),
+         ("mkdocs-content-tabs.md", "mkdocs"), ("hugo-callouts-drain.md", "hugo")]
 BUDGETS = (128, 256, 512)
 
 

@@ -110,6 +110,16 @@ def test_the_fast_reader_never_takes_content_tabs_on_an_mkdocs_page(source: str)
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+def test_the_fixture_is_read_alike_by_both_readers() -> None:
+    from .conftest import FIXTURES
+
+    source = (FIXTURES / "mkdocs-content-tabs.md").read_text(encoding="utf-8")
+    assert not may_read(source, "mkdocs")
+    for site in ("mkdocs", "plain"):
+        assert parse_markdown(source, site) == parse_markdown_it(source, site)
+    assert "tabs" not in [b.kind for b in parse_markdown(source).blocks]
+
+
 def test_a_setext_heading_still_goes_to_the_fast_reader() -> None:
     """``===`` underlines are everywhere: only a marker with a quoted label keeps the fast
     reader away."""

@@ -170,7 +170,7 @@ class _Marker:
     def content_tab(self, block: Block) -> None:
         """An MkDocs content tab's marker line shows its label."""
         start, end = self.first_line(block)
-        while start < end and self.source[start] in " \t":
+        while start < end and self.source[start] in " \t>":  # a tab in a quote: after its >
             start += 1
         if CONTENT_TAB_LINE.fullmatch(self.source, start, end):
             self.found.append((start, end, block.title))
