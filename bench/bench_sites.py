@@ -75,7 +75,7 @@ def markup_tokens() -> dict[str, list[int]]:
             now = before = 0
             for c in _chunks(name, site, budget):
                 source, [(start, end)] = as_read(raw, [(c.start, c.end)])
-                doc = parse_markdown(source)
+                doc = parse_markdown(source, site)
                 new = clipped(render_markup(doc, site).hidden(True), start, end)
                 old = clipped(doc.hidden(True), start, end)
                 body = visible_text(source, start, end, new) if new else source[start:end]
