@@ -55,6 +55,11 @@ def test_the_tags_alone_travel_with_their_neighbours() -> None:
     assert note.prefix == "Note:"
 
 
+def test_in_a_quote() -> None:
+    quote, = _blocks("> {{< note >}}\n> Quoted note.\n> {{< /note >}}\n")
+    assert quote.kind == "blockquote" and [c.kind for c in quote.children] == ["admonition"]
+
+
 def test_in_a_list_item_and_a_tab() -> None:
     item = "1. Restart it.\n\n   {{< caution >}}\n   Drain the node first.\n   {{< /caution >}}\n"
     listing, = _blocks(item)

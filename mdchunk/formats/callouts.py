@@ -101,16 +101,17 @@ def group_callouts(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewr
 
 def _group(source: str, blocks: Sequence[Block], tags: _Tags, used: set[int]
            ) -> tuple[Block, ...]:
-    """``blocks`` grouped; ``used`` are the opening tags of pairs already made blocks (the
-    pair a callout's children are grouped inside of)."""
+    """``blocks`` grouped; ``used`` are the opening tags of pairs already made blocks, which
+    each pair made here joins (the innermost run that holds a pair whole makes it: a note in
+    a quote is the quote's child, not the quote)."""
     blocks = [replace(b, children=_group(source, b.children, tags, used))
               if b.children and b.kind in _HOLDERS else b for b in blocks]
     out: list[Block] = []
     i = 0
     while i < len(blocks):
         block = blocks[i]
-        lead = block.start  # a block in a list item starts at its line, indentation and all
-        while lead < block.end and source[lead] in " \t":
+        lead = block.start  # a block in an item or a quote starts at its line, indentation
+        while lead < block.end and source[lead] in " \t>":  # and > and all
             lead += 1
         opening = tags.opening_at(lead)
         if opening in used:
@@ -125,8 +126,9 @@ def _group(source: str, blocks: Sequence[Block], tags: _Tags, used: set[int]
         assert opening is not None and closing is not None
         note = _callout(blocks[i:j + 1], tags.found[opening][1], closing[0],
                         tags.shown[opening])
+        used.add(opening)
         if note.children:  # a pair nested in it
-            note = replace(note, children=_group(source, note.children, tags, used | {opening}))
+            note = replace(note, children=_group(source, note.children, tags, used))
         out.append(note)
         i = j + 1
     return tuple(out)

@@ -94,7 +94,8 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
 
 
 #: Text without any of these holds no markup this module reads.
-_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=|===", re.MULTILINE)
+_TRIGGERS = re.compile(r"[{<]|:::|!!!|\?\?\?|\[!|^(?:import|export)\s|8<|\)=|={3}[!+]{0,2}[ ]+\"",
+                       re.MULTILINE)
 
 
 def _may_hold_markup(source: str) -> bool:
