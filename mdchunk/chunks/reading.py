@@ -133,7 +133,7 @@ def read_markdown(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
                   config: ChunkerConfig) -> Reading:
     """Markdown: one tree, under the front matter's page title when it gives one; the front
     matter goes to the metadata; generator markup is read as its site renders it."""
-    doc = render_markup(parse_markdown(text), config.site)
+    doc = render_markup(parse_markdown(text, config.site), config.site)
     front = _front_matter(doc, doc_id)
     meta = {**front, **(metadata or {})}
     page = _page(config, doc_id, front, page_title(front, doc.blocks, config.title_keys),

@@ -6,7 +6,8 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, front matter), nor link reference
+admonitions, containers, footnotes, definition lists, front matter, MkDocs content tabs on a
+``site="mkdocs"`` page), nor link reference
 definitions (a heading's title may use one), HTML comments, tables, tabs, blockquotes or lines
 that may nest lists eight deep; a node of any kind it does not know sends the document back too.
 markdown-it-py reads everything else, and every document when the package is not installed: it
@@ -28,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown_it_parser import RULE_TRIGGERS
+from .markdown_it_parser import RULE_TRIGGERS, site_rule_may_act
 
 if TYPE_CHECKING:
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
@@ -65,11 +66,11 @@ def _rust_parser() -> RustMarkdownIt | None:
                                            "html_block"])
 
 
-def may_read(source: str) -> bool:
+def may_read(source: str, site: str = "plain") -> bool:
     """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
-    markdown-it-py with mdchunk's plugins (see the module docstring)."""
+    markdown-it-py with mdchunk's plugins and ``site``'s rules (see the module docstring)."""
     if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
-            or _DEEP.search(source)):
+            or _DEEP.search(source) or site_rule_may_act(source, site)):
         return False
     return not any(may_use(source) for rule, may_use in RULE_TRIGGERS.items()
                    if rule != "normalize")
@@ -79,11 +80,11 @@ class _Unsupported(Exception):
     """A node the fast reader has no rule for: the reference reads the document."""
 
 
-def read_fast(source: str) -> Document | None:
-    """``source`` read as :func:`~.markdown.parse_markdown_it` reads it, by the Rust parser;
-    ``None`` when the reference must read it (see :func:`may_read`)."""
+def read_fast(source: str, site: str = "plain") -> Document | None:
+    """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
+    Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
     parser = _rust_parser()
-    if parser is None or not may_read(source):
+    if parser is None or not may_read(source, site):
         return None
     text = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
     try:
