@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -34,7 +34,7 @@ from .markdown_it_parser import RULE_TRIGGERS
 if TYPE_CHECKING:
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
 
-__all__ = ["may_read", "read_fast", "tables_agree"]
+__all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
 #: What only the reference reads, or reads where the Rust parser's agreement is not proven:
 #: link reference definitions (``]:``), HTML comments, tabs, and blockquotes (a
@@ -78,13 +78,34 @@ def _rust_parser() -> RustMarkdownIt | None:
 def may_read(source: str) -> bool:
     """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
     markdown-it-py with mdchunk's plugins (see the module docstring)."""
-    if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
-            or _DEEP.search(source)):
-        return False
+    return next(refusals(source), None) is None
+
+
+def refusals(source: str) -> Iterator[str]:
+    """What sends ``source`` to markdown-it-py, each reason once, cheapest test first: nothing
+    when the Rust parser may read it. Lazy, so :func:`may_read` stops at the first; the
+    benchmarks list them all (which constructs keep documents from the fast reader)."""
+    if _rust_parser() is None:
+        yield "markdown-it-pyrs not installed"
+        return
+    if source.startswith("---"):
+        yield "front matter"
+    seen = set()
+    for match in _NOT_PROVEN.finditer(source):
+        reason = _NOT_PROVEN_NAMES.get(match.group(), "blockquote")
+        if reason not in seen:
+            seen.add(reason)
+            yield reason
+    if _DEEP.search(source):
+        yield "deep nesting"
     if not tables_agree(_LINE_BREAK.sub("\n", source) if "\r" in source else source):
-        return False
-    return not any(may_use(source) for rule, may_use in RULE_TRIGGERS.items()
-                   if rule != "normalize")
+        yield "table of an unproven shape"
+    yield from (rule for rule, may_use in RULE_TRIGGERS.items()
+                if rule != "normalize" and may_use(source))
+
+
+#: The reason :func:`refusals` gives for each construct :data:`_NOT_PROVEN` finds.
+_NOT_PROVEN_NAMES = {"]:": "link reference definition", "<!--": "HTML comment", "\t": "tab"}
 
 
 def tables_agree(text: str) -> bool:
@@ -120,7 +141,7 @@ def _table_end(text: str, start: int, end: int) -> int:
     if not header.strip():
         return end  # no header: no table
     if "|" not in header and "|" not in delimiter:
-        return end if set(delimiter.strip()) == {"-"} else -1
+        return end if set(delimiter) <= {"-", " "} else -1
     if (not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header)
             or (header_start > 0 and text[text.rfind("\n", 0, header_start - 1) + 1:
                                           header_start - 1].strip())):
