@@ -31,7 +31,7 @@ def shares(folder: Path) -> tuple[int, int, int, int, Counter[str]]:
         if read_fast(text) is not None:
             fast, fast_chars = fast + 1, fast_chars + len(text)
         else:
-            reasons.update(list(refusals(text)) or ["a node the fast reader has no rule for"])
+            reasons.update(list(refusals(text)) or ["a heading that may use a link reference, or a node it has no rule for"])
     return docs, fast, chars, fast_chars, reasons
 
 

@@ -189,6 +189,40 @@ def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+# -- link reference definitions: read alike; a heading that may use one goes to the reference -
+
+_DEFINITIONS = st.sampled_from([
+    "[a]: http://x", "[a]: <http://x> 'title'", "[b]:\n  http://y", "[c]: /u\n\"title\"",
+    "[d]: /u \"unclosed", "[e]: /u 'a\nb'", "[ f ]: /v", "[g]:", "[h]: /w (paren)", "   [i]: /z",
+    "    [j]: /code", "[k]: /u 'x' trailing", "[A]: /dup", "[a]: /dup2", "[x\ny]: /ml",
+    "[]: /empty", "[l]: <>", "[m]: /u\n  'next line title'", "[n]: /u\n=== ", "[a]:/u",
+    "[a] : /u", "[\\]]: /u", "[a[b]]: /u", "[a]: /u\n\"multi\nline\"", "[a]: /u 'x'\npara after",
+    "[" + "x" * 1000 + "]: /long", "[a]: /u\n[b]: /v\n[c]: /w", "1. [a]: /li", "[a]: /u\n- item",
+    "[a]: /u\n# h", "[a]: /u\n```\nx\n```", "[a]: \n/u", "[a]: /u 'title' \n"])
+_NEAR_DEFINITIONS = st.sampled_from([
+    "para", "# [a] heading", "# heading", "- item", "1. one", "```\ncode\n```", "---", "===", "",
+    "text [a] ref", "Setext\n---", "- [a]: /in-list", "    code", "<div>", "Setext [a]\n===",
+    "para\n[a]: /cannot-interrupt", "| a | b |\n|---|---|\n| [a] | x |", "[a]"])
+
+
+@needs_rust
+@profile(300)
+@given(source=st.lists(st.one_of(_DEFINITIONS, _NEAR_DEFINITIONS, _DEFINITIONS), min_size=1,
+                       max_size=7).flatmap(
+    lambda parts: st.lists(st.sampled_from(["\n", "\n\n"]), min_size=len(parts),
+                           max_size=len(parts)).map(
+        lambda breaks: "".join(p + b for p, b in zip(parts, breaks)))))
+def test_both_readers_agree_on_link_reference_definitions(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
+
+
+@needs_rust
+def test_definitions_are_read_fast_unless_a_heading_may_use_one() -> None:
+    source = "# Runbook\n\nSee [the docs][docs].\n\n[docs]: https://docs.example/x 'Docs'\n"
+    assert assert_same_reading(source)
+    assert not assert_same_reading(source.replace("# Runbook", "# [Runbook][docs]"))
+
+
 @needs_rust
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)
 def test_both_readers_agree_on_fixtures(path) -> None:

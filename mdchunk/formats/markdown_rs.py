@@ -6,8 +6,8 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, front matter), nor link reference
-definitions (a heading's title may use one), HTML comments, tabs, blockquotes, tables of a shape
+admonitions, containers, footnotes, definition lists, front matter), nor HTML comments, tabs,
+blockquotes, headings that may use a link reference definition, tables of a shape
 the two parsers may read apart (:func:`tables_agree`) or lines that may nest lists eight deep;
 a node of any kind it does not know sends the document back too.
 markdown-it-py reads everything else, and every document when the package is not installed: it
@@ -37,10 +37,11 @@ if TYPE_CHECKING:
 __all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
 #: What only the reference reads, or reads where the Rust parser's agreement is not proven:
-#: link reference definitions (``]:``), HTML comments, tabs, and blockquotes (a
-#: line whose text starts with ``>``, after list markers too: markdown-it-py ends a quoted
-#: paragraph where an ordered list from 2 starts, the Rust parser reads on lazily).
-_NOT_PROVEN = re.compile(r"\]:|<!--|\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+#: HTML comments, tabs, and blockquotes (a line whose text starts with ``>``, after list
+#: markers too: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the
+#: Rust parser reads on lazily). Link reference definitions are read alike; a heading that may
+#: use one is not (:meth:`_TreeReader.heading`).
+_NOT_PROVEN = re.compile(r"<!--|\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
@@ -105,7 +106,7 @@ def refusals(source: str) -> Iterator[str]:
 
 
 #: The reason :func:`refusals` gives for each construct :data:`_NOT_PROVEN` finds.
-_NOT_PROVEN_NAMES = {"]:": "link reference definition", "<!--": "HTML comment", "\t": "tab"}
+_NOT_PROVEN_NAMES = {"<!--": "HTML comment", "\t": "tab"}
 
 
 def tables_agree(text: str) -> bool:
@@ -209,6 +210,8 @@ class _TreeReader:
         self.byte_starts = byte_starts
         #: Character offset of each line start, and the end of the source after the last.
         self.char_starts = (*self.make.lines.starts, len(source))
+        #: Whether the source may define link references (``[label]: url``).
+        self.references = "]:" in source
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
@@ -250,11 +253,20 @@ class _TreeReader:
         if name == "table":
             return self.table(node, start, end, depth)
         if name in ("heading", "lheading"):
-            return self.make.heading(start, end, node.meta["level"], _inline_text(node))
+            return self.heading(node, start, end)
         if name in _LEAVES:
             prefix = self.make.fence_line(start) if name == "fence" else ""
             return Block(_LEAVES[name], start, end, prefix=prefix)
         raise _Unsupported(name)
+
+    def heading(self, node: Any, start: int, end: int) -> Block:
+        """A heading, unless its title may use a link reference: markdown-it-py's inline parse
+        reads ``[label]`` by the definitions its block parse collected, which this reader has
+        not got."""
+        content = _inline_text(node)
+        if self.references and "[" in content:
+            raise _Unsupported("a heading that may use a link reference")
+        return self.make.heading(start, end, node.meta["level"], content)
 
     def table(self, node: Any, start: int, end: int, depth: int) -> Block:
         """A table's rows, header first, as markdown-it-py's ``tr`` s (its ``thead`` and
