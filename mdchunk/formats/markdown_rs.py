@@ -36,18 +36,18 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
-#: What only the reference reads, or reads where the Rust parser's agreement is not proven:
-#: HTML comments, tabs, and blockquotes (a line whose text starts with ``>``, after list
-#: markers too: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the
-#: Rust parser reads on lazily). Link reference definitions are read alike; a heading that may
-#: use one is not (:meth:`_TreeReader.heading`).
-_NOT_PROVEN = re.compile(r"<!--|\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+#: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
+#: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
+#: parser reads on lazily, so quotes stay with the reference. HTML comments and tabs do too;
+#: link reference definitions are read alike, a heading that may use one is not
+#: (:meth:`_TreeReader.heading`).
+_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
-_DEEP = re.compile(r"(?:^|[\r\n])(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \r\n])){16}")
+_DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -91,22 +91,22 @@ def refusals(source: str) -> Iterator[str]:
         return
     if source.startswith("---"):
         yield "front matter"
-    seen = set()
-    for match in _NOT_PROVEN.finditer(source):
-        reason = _NOT_PROVEN_NAMES.get(match.group(), "blockquote")
-        if reason not in seen:
-            seen.add(reason)
-            yield reason
-    if _DEEP.search(source):
+    if "<!--" in source:
+        yield "HTML comment"
+    if "\t" in source:
+        yield "tab"
+    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+    # every line after a line break: a pattern led by one is searched 15-30 times faster than
+    # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
+    lines = "\n" + text
+    if ">" in source and _QUOTE.search(lines):
+        yield "blockquote"
+    if _DEEP.search(lines):
         yield "deep nesting"
-    if not tables_agree(_LINE_BREAK.sub("\n", source) if "\r" in source else source):
+    if not tables_agree(text):
         yield "table of an unproven shape"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule != "normalize" and may_use(source))
-
-
-#: The reason :func:`refusals` gives for each construct :data:`_NOT_PROVEN` finds.
-_NOT_PROVEN_NAMES = {"<!--": "HTML comment", "\t": "tab"}
 
 
 def tables_agree(text: str) -> bool:
