@@ -249,6 +249,14 @@ class SpanCounts:
             return
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
+        if ends is None:  # parts that start after a blank: the block kept its ends from before it
+            lead = start
+            while lead > 0 and self.source[lead - 1] in " \t":
+                lead -= 1
+            lead_following = self._next_start.get((lead, end), end)
+            ends = self._token_ends.pop((lead, lead_following), None) if lead < start else None
+            if ends is not None:
+                start, following = lead, lead_following
         if ends is None:
             ends, following = self._ends_of_tokens(start, end), end
         taken, pos, offset = 0, start, 0
