@@ -23,10 +23,11 @@ corpus only (``corpus``, how the figures in issue 14 were taken; it adds about 1
 recall for every chunker). Ranges touch when they share an end point, as there
 (``max(start) <= min(end)``). Chunk sizes are cl100k tokens for every chunker.
 
-Embeddings are cached on disk (``--cache``, default under /tmp) keyed by model and text, so a
-second run embeds only chunks it has not seen; ``mdchunk embedding`` scores its seams with the
-same cached encoder (``--cold`` times it without the cache). Chunking time is process time of
-the chunker alone, on this machine, in the same run.
+Embeddings are cached on disk (``--cache``, default under /tmp) keyed by model, backend
+(``--backend``: torch, onnx or onnx-int8, issue 25) and text, so a second run embeds only chunks
+it has not seen; ``mdchunk embedding`` scores its seams with the same cached encoder
+(``--cold`` times it without the cache). Chunking time is process time of the chunker alone,
+on this machine, in the same run.
 
     python bench/bench_chroma.py [--modes ...] [--configs 250/125,200/0] [--out FILE.md]
 """
@@ -44,6 +45,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -54,6 +56,7 @@ from peers import load_encoding, locate
 
 import mdchunk
 from mdchunk.chunks.models import DEFAULT_MODEL, LazyEncoder
+from mdchunk.index.embed import load_embedder, vector_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chroma")
@@ -137,12 +140,20 @@ def question_scores(refs: Sequence[Range], corpus: str, retrieved: Sequence[tupl
 # -- embeddings, cached on disk ---------------------------------------------------------------
 
 class CachedEncoder:
-    """all-MiniLM-L6-v2 (or ``model``) with a disk cache keyed by model and text."""
+    """all-MiniLM-L6-v2 (or ``model``) with a disk cache keyed by model, backend and text.
 
-    def __init__(self, model: str | None, cache_dir: Path | None) -> None:
+    ``backend`` ``torch`` is sentence-transformers' own ``encode`` (the figures of issue 14);
+    ``onnx`` and ``onnx-int8`` are the index's ONNX embedders (issue 25), whose vectors are
+    cached apart from torch's so that the two are compared, never mixed."""
+
+    def __init__(self, model: str | None, cache_dir: Path | None,
+                 backend: str = "torch") -> None:
         self.model = model or DEFAULT_MODEL
-        self.inner = LazyEncoder(model)
-        self.path = (cache_dir / (hashlib.sha1(self.model.encode()).hexdigest()[:12] + ".pkl")
+        self.inner: Any = LazyEncoder(model) if backend == "torch" else load_embedder(
+            model, backend)  # type: ignore[arg-type]
+        kind = "" if backend == "torch" else vector_kind(self.inner)  # "": cannot be exported
+        key = f"{self.model}--{kind}" if kind else self.model
+        self.path = (cache_dir / (hashlib.sha1(key.encode()).hexdigest()[:12] + ".pkl")
                      if cache_dir else None)
         self.vectors: dict[bytes, np.ndarray] = {}
         if self.path is not None and self.path.exists():
@@ -340,6 +351,9 @@ def main() -> None:
                         help="other cache folders to read vectors from (parallel runs)")
     parser.add_argument("--cold", action="store_true",
                         help="the embedding mode scores seams without the cache (true timing)")
+    parser.add_argument("--backend", choices=("torch", "onnx", "onnx-int8"),
+                        default=os.environ.get("MDCHUNK_BENCH_BACKEND", "torch"),
+                        help="the embedder's runtime for chunks, questions and seams (issue 25)")
     parser.add_argument("--label", default=None, help="name the mode in the table")
     parser.add_argument("--out", type=Path, default=None, help="also write the table here")
     parser.add_argument("--json", type=Path, default=None)
@@ -349,9 +363,9 @@ def main() -> None:
     corpora = {p.stem: p.read_text(encoding="utf-8")
                for p in sorted((CHROMA / "corpora").glob("*.md"))}
     questions = load_questions(CHROMA)
-    encoder = CachedEncoder(None, args.cache)
+    encoder = CachedEncoder(None, args.cache, args.backend)
     for folder in args.merge_cache:
-        encoder.vectors.update(CachedEncoder(None, folder).vectors)
+        encoder.vectors.update(CachedEncoder(None, folder, args.backend).vectors)
         encoder.computed += 1  # saved with the merged vectors
     question_vectors = encoder.embed([q for q, _, _ in questions])
     question_vectors = question_vectors / np.linalg.norm(question_vectors, axis=1, keepdims=True)
@@ -366,7 +380,7 @@ def main() -> None:
         per_mode: dict[str, list[Scores]] = {}
         for mode in args.modes.split(","):
             label = args.label or mode
-            seam_encoder = CachedEncoder(None, None) if args.cold else encoder
+            seam_encoder = CachedEncoder(None, None, args.backend) if args.cold else encoder
             chunker = build(mode, max_tokens, overlap, seam_encoder, args.min_tokens,
                             args.threshold)
             by_scope, seconds, count, tokens = evaluate(corpora, questions, question_vectors,

@@ -43,6 +43,7 @@ class TimedEmbedder:
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
         self.backend = getattr(inner, "backend", "torch")  # what the index records
+        self.export = getattr(inner, "export", "")
         self.texts: list[str] = []
         self.seconds = 0.0
 

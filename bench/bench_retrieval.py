@@ -240,14 +240,14 @@ class DenseIndex:
     """
 
     def __init__(self, cache: Path) -> None:
-        from mdchunk.index.embed import backend_of, load_embedder
+        from mdchunk.index.embed import load_embedder, vector_kind
 
         backend = os.environ.get("MDCHUNK_BENCH_BACKEND", "torch")  # or onnx-int8 (issue 25)
         self.embedder = load_embedder(None, backend)  # type: ignore[arg-type]
-        # torch's vectors keep their old folder; another backend's never mix with them
-        backend = backend_of(self.embedder)  # torch where the model cannot be exported
+        # torch's vectors keep their old folder; another backend's (or export's) never mix
+        kind = vector_kind(self.embedder)  # "" where the model cannot be exported (torch)
         self.cache = cache / (self.embedder.name.replace("/", "--")
-                              + ("" if backend == "torch" else f"--{backend}"))
+                              + (f"--{kind}" if kind else ""))
         self.cache.mkdir(parents=True, exist_ok=True)
         self.seconds = 0.0
         self.embedded = 0

@@ -48,6 +48,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import bench_retrieval as br  # noqa: E402
 
+from mdchunk.index.embed import vector_kind  # noqa: E402
 from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
 from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse  # noqa: E402
 
@@ -83,9 +84,11 @@ class CachedEmbedder:
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
         cache.mkdir(parents=True, exist_ok=True)
-        self.backend = backend = str(getattr(inner, "backend", "torch"))  # torch: old file
+        self.backend = str(getattr(inner, "backend", "torch"))
+        self.export = str(getattr(inner, "export", ""))
+        kind = vector_kind(inner)  # torch and numpy: the old file
         self.file = cache / (f"search-{self.name.replace('/', '--')}"
-                             + ("" if backend in ("torch", "numpy") else f"--{backend}") + ".npz")
+                             + (f"--{kind}" if kind else "") + ".npz")
         self.known: dict[str, np.ndarray] = {}
         if self.file.exists():
             with np.load(self.file) as data:

@@ -28,13 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 MARKUP = re.compile(
     r"\{\{[<%]|[>%]\}\}|\{/\*|\*/\}|^import\s.*\sfrom\s|^export\s|</?(?:Tabs|TabItem|Admonition|"
     r"VersionBadge)\b|values=\{|\{(?:ref|doc|term|command)\}`|^\s*(?:>\s*)?\[!(?:NOTE|TIP|"
-    r"IMPORTANT|WARNING|CAUTION)\]|^\s*:{3,}|^\s*(?:!!!|\?\?\?)|-8<-|^`{3,}\{|^\([\w-]+\)=",
+    r"IMPORTANT|WARNING|CAUTION)\]|^\s*:{3,}|^\s*(?:!!!|\?\?\?)|-8<-|^`{3,}\{|^\([\w-]+\)=|"
+    r"^[\s>]*={3}[!+]{0,2}[ ]+\"",
     re.MULTILINE)
 
 #: Each generator's fixture and the site it is chunked for.
 CASES = [("docusaurus-tabs-install.mdx", "docusaurus"), ("hugo-shortcodes-pods.md", "hugo"),
          ("mkdocs-material-restore.md", "mkdocs"), ("myst-directives-upgrade.md", "plain"),
-         ("vitepress-containers-config.md", "plain"), ("github-alerts-readme.md", "plain")]
+         ("vitepress-containers-config.md", "plain"), ("github-alerts-readme.md", "plain"),
+         ("mkdocs-content-tabs.md", "mkdocs"), ("hugo-callouts-drain.md", "hugo")]
 BUDGETS = (128, 256, 512)
 
 
@@ -73,7 +75,7 @@ def markup_tokens() -> dict[str, list[int]]:
             now = before = 0
             for c in _chunks(name, site, budget):
                 source, [(start, end)] = as_read(raw, [(c.start, c.end)])
-                doc = parse_markdown(source)
+                doc = parse_markdown(source, site)
                 new = clipped(render_markup(doc, site).hidden(True), start, end)
                 old = clipped(doc.hidden(True), start, end)
                 body = visible_text(source, start, end, new) if new else source[start:end]

@@ -350,10 +350,11 @@ def _crowded_heading_runs(source: str, blocks: Sequence[Block], counter: TokenCo
 
 def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[int],
                    counter: TokenCounter, max_tokens: int, tiny_tokens: int = 16,
-                   tiled: bool = False) -> StructureReport:
+                   tiled: bool = False, site: str = "plain") -> StructureReport:
     """Judge any chunker's output on a Markdown document by the contract's guarantees
-    (``tiled``: the spans tile the source, as a hierarchy's level 1 does)."""
-    doc = render_markup(parse_markdown(source))  # its kinds as the chunker reads them
+    (``tiled``: the spans tile the source, as a hierarchy's level 1 does), as read for
+    ``site`` (MkDocs content tabs are blocks only on an MkDocs page)."""
+    doc = render_markup(parse_markdown(source, site), site)  # its kinds as the chunker reads them
     body_start = doc.blocks[0].start if doc.blocks else len(source)
     big = _crowded_heading_runs(source, doc.blocks, counter, max_tokens)
     return StructureReport(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -64,6 +65,10 @@ class ChunkerConfig:
     #: ``embed_text`` and token counts are those of clean text. Chunks' ``text`` and offsets
     #: stay those of the string passed in either way. ``False`` reads it as it is.
     clean: bool = True
+    #: The include root (issue 26): where ``code_sample``, ``include``, ``--8<--`` and MDX
+    #: raw-loader references are read from, their text put in ``embed_text`` as a code block
+    #: (:mod:`mdchunk.formats.includes`); ``None`` leaves each its short visible line.
+    includes: str | None = None
     #: Choose cut points by meaning (:mod:`mdchunk.plan.strategies.semantic`): ``"embedding"``
     #: (sentence-transformers similarity) or ``"lexical"`` (Jaccard of word sets); ``None``
     #: packs greedily.
@@ -111,6 +116,10 @@ class ChunkerConfig:
         object.__setattr__(self, "title_keys", _checked_title_keys(self.title_keys))
         if not isinstance(self.clean, bool):
             raise ConfigError(f"clean={self.clean!r} must be True or False")
+        if self.includes is not None:
+            if not isinstance(self.includes, (str, os.PathLike)):
+                raise ConfigError(f"includes={self.includes!r} must be a folder path or None")
+            object.__setattr__(self, "includes", os.fspath(self.includes))
         if self.semantic is not None and self.semantic not in SEMANTIC_SCORERS:
             raise ConfigError(f"semantic={self.semantic!r} must be None, 'embedding' or 'lexical'")
         if self.semantic_model is not None and not isinstance(self.semantic_model, str):
@@ -164,6 +173,8 @@ class ChunkerConfig:
             shape["title_keys"] = list(self.title_keys)
         if not self.clean:  # hashed only when off: ids made before hygiene existed stay put
             shape["clean"] = False
+        if self.includes is not None:  # that a root is set, not where: ids stay portable
+            shape["includes"] = True
         if self.semantic is not None:  # greedy configs hash as they always have
             shape["semantic"] = self.semantic
             shape["semantic_threshold"] = self.semantic_threshold

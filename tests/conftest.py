@@ -91,7 +91,7 @@ def _rewrites(source: str, site: str) -> tuple[tuple[int, int, str], ...]:
     from mdchunk.formats import parse_markdown
     from mdchunk.formats.site_markup import render_markup
 
-    return render_markup(parse_markdown(source), site).hidden(comments=True)
+    return render_markup(parse_markdown(source, site), site).hidden(comments=True)
 
 
 def run_mdchunk(*args: str, cwd: Path | None = None, check: bool = False):

@@ -118,6 +118,7 @@ class CountingEmbedder:
         self.name, self.dim = inner.name, inner.dim
         self.max_tokens, self.tokenizer = inner.max_tokens, inner.tokenizer
         self.backend = getattr(inner, "backend", "torch")  # what the index records
+        self.export = getattr(inner, "export", "")
         self.fail_after = fail_after
         self.calls = 0
         self.texts: list[str] = []

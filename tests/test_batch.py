@@ -18,7 +18,7 @@ CONFIG = ChunkerConfig(max_tokens=128, overlap_tokens=16)
 def corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """Fixture files plus many small ones; small tasks, so that two workers get several each."""
     monkeypatch.setattr(batch, "_TASK_BYTES", 4096)
-    paths = sorted(FIXTURES.iterdir())
+    paths = sorted(p for p in FIXTURES.iterdir() if p.is_file())  # not fixtures/includes
     for i in range(40):
         small = tmp_path / "small" / f"note-{i:02d}.md"
         small.parent.mkdir(exist_ok=True)

@@ -61,7 +61,8 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert [c.index for c in chunks] == list(range(len(chunks)))
     assert spans == sorted(spans)
     source, spans = as_read(source, spans)  # structure is that of the text after hygiene
-    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens)
+    report = audit_markdown(source, spans, [c.token_count for c in chunks], counter, max_tokens,
+                            site=site)
     assert report.over_budget == [], "guarantee 1: over budget"
     assert report.cut == [], "guarantee 2: an atomic block that fits was cut"
     assert report.headings_only == [] or not headings, "guarantee 3: a chunk of headings alone"
@@ -215,24 +216,30 @@ def _block_tokens(md, source: str) -> list[tuple]:
 @pytest.mark.parametrize("path", [*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN],
                          ids=_ids([*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN]))
 def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
-    from mdchunk.formats.markdown_it_parser import block_parser, unused_rules
-
     source = read_document(path)
-    assert _block_tokens(block_parser(unused_rules(source)), source) == _block_tokens(
-        block_parser(), source)
+    _assert_same_tokens_without_unused_rules(source)
+
+
+def _assert_same_tokens_without_unused_rules(source: str) -> None:
+    """For each site, the parser without the rules ``source`` cannot use gives the tokens of
+    the parser with every rule that site turns on."""
+    from mdchunk.formats.markdown_it_parser import SITE_RULES, block_parser, unused_rules
+
+    for site in ("plain", "mkdocs"):
+        off = frozenset(rule for rule, (owner, _) in SITE_RULES.items() if owner != site)
+        assert _block_tokens(block_parser(unused_rules(source, site)), source) == _block_tokens(
+            block_parser(off), source), site
 
 
 _plugin_block = st.sampled_from([
     "$$\na^2\n$$", "!!! note\n    body", "??? tip Title\n    body", "::: warning\ntext\n:::",
     "text[^1]\n\n[^1]: note", "Term\n: definition", "Term\n~ definition", "> Term\n> : def",
-    "- Term\n\n  : def", "a: b\n:c", "~~~\ncode\n~~~", "::: :: :", "Term\r: def", "Term\r\n  ~ def"])
+    "- Term\n\n  : def", "a: b\n:c", "~~~\ncode\n~~~", "::: :: :", "Term\r: def", "Term\r\n  ~ def",
+    '=== "Tab"\n    body', '===! "A"\n\n    a\n\n=== "B"\n    b', '- x\n\n    ===+ "T"\n        y'])
 
 
 @settings(max_examples=150, deadline=None, derandomize=True)
 @given(blocks=st.lists(st.one_of(_block, _plugin_block), min_size=1, max_size=8))
 def test_parsing_without_unused_rules_on_generated_documents(blocks: list[str]) -> None:
-    from mdchunk.formats.markdown_it_parser import block_parser, unused_rules
-
     source = "\n\n".join(blocks)
-    assert _block_tokens(block_parser(unused_rules(source)), source) == _block_tokens(
-        block_parser(), source)
+    _assert_same_tokens_without_unused_rules(source)

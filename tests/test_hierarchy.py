@@ -38,8 +38,9 @@ def _overlap(levels: tuple[int, ...]) -> int:
 
 
 def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int, ...],
-                     counter, markdown: bool = True) -> None:
-    """Every structural promise of ``chunk_hierarchy`` for one document."""
+                     counter, markdown: bool = True, site: str = "plain") -> None:
+    """Every structural promise of ``chunk_hierarchy`` for one document (chunked for
+    ``site``)."""
     depth = len(levels)
     by_id = {c.id: c for c in chunks}
     assert len(by_id) == len(chunks), "ids are unique"
@@ -59,7 +60,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
         assert [c.start for c in group] == sorted(c.start for c in group)
         for c in group:
             assert c.text == source[c.start:c.end]
-            assert c.embed_text.endswith(embedded_text(source, c))
+            assert c.embed_text.endswith(embedded_text(source, c, site))
             assert c.token_count == counter.count(c.embed_text)
             assert c.token_count <= levels[level - 1], "guarantee 1 at every level"
             if level > 1:
@@ -83,7 +84,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
         for level, group in by_level.items():
             read, spans = as_read(source, [(c.start, c.end) for c in group])
             report = audit_markdown(read, spans, [c.token_count for c in group], counter,
-                                    levels[level - 1], tiled=level == 1)
+                                    levels[level - 1], tiled=level == 1, site=site)
             assert report.over_budget == [] and report.cut == [], (level, report.cut)
             assert report.uncovered == [] and report.shared_top == []
             if levels[level - 1] >= 48:  # below, a heading and its breadcrumb may fill a chunk:

@@ -288,7 +288,7 @@ def test_chunks_are_the_same_whichever_reader_reads(monkeypatch) -> None:
 
     source = document("tiny sections", 3000) + "```bash\nrun it\n```\n\n1. one\n2. two\n"
     fast = [c.to_dict() for c in mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=4)]
-    monkeypatch.setattr(markdown_rs, "read_fast", lambda source: None)
+    monkeypatch.setattr(markdown_rs, "read_fast", lambda source, site="plain": None)
     reference = mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=4)
     assert fast == [c.to_dict() for c in reference]
     assert len(fast) > 50

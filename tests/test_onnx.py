@@ -24,10 +24,19 @@ from mdchunk.index.embed import (
     SentenceTransformerEmbedder,
     backend_of,
     default_backend,
+    export_of,
     load_embedder,
+    vector_kind,
 )
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.onnx_export import Unexportable, cache_key, cache_root, exported
+from mdchunk.index.onnx_export import (
+    EXPORTER_VERSION,
+    QUANTIZED_OPS,
+    Unexportable,
+    cache_key,
+    cache_root,
+    exported,
+)
 from mdchunk.index.onnx_model import FILES, onnx_encoder
 from mdchunk.index.store import IndexMeta
 
@@ -102,7 +111,8 @@ def test_the_export_is_made_once_then_reused(cache: Path, caplog: pytest.LogCapt
     assert export.folder == cache_root() / cache_key(_bundled())
     assert export.folder.parent == cache / "onnx"
     assert all(export.model_file(q).is_file() for q in (False, True)) and export.intact()
-    assert export.model_file(True).stat().st_size < export.model_file(False).stat().st_size / 3
+    # int8 matrix weights; the word embeddings (a third of MiniLM) stay fp32, as tested below
+    assert export.model_file(True).stat().st_size < export.model_file(False).stat().st_size / 1.5
     assert export.inputs[:2] == ("input_ids", "attention_mask") and export.max_seq_length == 256
     # a second load finds the cache: nothing is exported, nothing is said
     monkeypatch.setattr(onnx_export, "rebuild", lambda *a: pytest.fail("exported again"))
@@ -237,6 +247,65 @@ def test_an_index_records_its_backend_and_a_switch_re_embeds(
     assert search("promote the standby", mode="dense", k=1, **where)[0].id == hit.id
 
 
+def test_an_index_records_the_export_recipe_and_an_older_one_is_rebuilt(
+        cache: Path, tmp_path: Path, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """int8 vectors of two export recipes differ a little: a collection built before the
+    recipe was recorded (recipe 1, say) is searched with a warning, and rebuilt by index."""
+    corpus = write_corpus(tmp_path / "kb", ENGLISH)
+    where = {"db": str(tmp_path / "index.db"), "collection": "kb"}
+
+    def meta() -> IndexMeta:
+        with MilvusStore(where["db"], where["collection"]) as store:
+            return store.check()
+
+    with monkeypatch.context() as patch:  # what an index of the first recipe recorded
+        patch.setattr(SentenceTransformerEmbedder, "export", property(lambda self: ""))
+        first = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert meta().backend == "onnx-int8" and meta().export == ""
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        for _ in range(2):
+            assert search("promote the standby", mode="dense", k=1, **where)
+    said = [r.getMessage() for r in caplog.records]
+    assert said == ["collection 'kb' holds vectors of ONNX export 1, and this mdchunk embeds "
+                    f"the query with export {EXPORTER_VERSION}: results are close, not exact; "
+                    "run index once to rebuild it"]
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        again = index_paths([corpus], model=None, backend="onnx-int8", **where)
+    assert again.rebuilt and again.embedded_chunks == first.embedded_chunks
+    assert f"export:  -> {EXPORTER_VERSION}" in caplog.text
+    assert meta().export == EXPORTER_VERSION
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="mdchunk"):
+        assert search("promote the standby", mode="dense", k=1, **where)
+    assert not caplog.records
+    torch_side = SentenceTransformerEmbedder(backend="torch")
+    assert torch_side.export == "" and export_of(torch_side) == ""
+    # caches of vectors (the benches') key on the backend and the recipe beside the model
+    assert vector_kind(torch_side) == ""
+    int8 = SentenceTransformerEmbedder(backend="onnx-int8")
+    assert vector_kind(int8) == f"onnx-int8-e{EXPORTER_VERSION}"
+
+
+def test_int8_quantizes_the_matrix_products_and_keeps_the_word_embeddings(cache: Path) -> None:
+    """The embedding lookup costs no arithmetic: quantizing its table saved disk only, and
+    cost retrieval (BENCHMARKS.md); every MatMul with a weight runs on int8."""
+    import onnx
+
+    assert QUANTIZED_OPS == ("MatMul",)
+    export = exported(_bundled(), DEFAULT_MODEL, quantized=True)
+    graph = onnx.load(str(export.model_file(True))).graph
+    weights = {t.name: t for t in graph.initializer}
+    assert not [n.name for n in graph.node
+                if n.op_type == "MatMul" and any(i in weights for i in n.input)]
+    assert [n.op_type for n in graph.node].count("MatMulInteger") == 36  # 6 x q k v out up down
+    gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] in weights]
+    assert gathers and all(weights[n.input[0]].data_type == onnx.TensorProto.FLOAT
+                           for n in gathers)
+
+
 def test_a_collection_that_records_no_backend_was_built_with_torch() -> None:
     meta = IndexMeta("m", 8, "cfg", "standard")
     props = {k: v for k, v in meta.properties().items() if not k.endswith(".backend")}
@@ -307,3 +376,67 @@ def test_on_a_gpu_torch_runs_in_half_precision_with_larger_batches() -> None:
     cpu = SentenceTransformerEmbedder(device="cpu", backend="torch")
     assert cpu.batch_tokens == 32 * 256
     assert np.min(np.sum(gpu.embed(TEXTS) * cpu.embed(TEXTS), axis=1)) > 0.99
+
+
+def test_the_command_line_says_once_that_it_exports() -> None:
+    """The CLI shows warnings only, but a first run's export takes seconds: its notice (an
+    INFO record of onnx_export) is shown too; other INFO records stay quiet."""
+    import io
+
+    from mdchunk.cli.app import configure_logging
+
+    loggers = [logging.getLogger(n) for n in ("mdchunk", "mdchunk.index.onnx_export")]
+    saved = [(lg.level, lg.propagate, list(lg.handlers)) for lg in loggers]
+    try:
+        handler = configure_logging()
+        assert isinstance(handler, logging.StreamHandler)
+        stream = io.StringIO()
+        handler.setStream(stream)
+        onnx_export.log.info("exporting %s to ONNX int8 (once) into %s", "m", "/c")
+        logging.getLogger("mdchunk.index.embed").info("a detail")
+        assert stream.getvalue() == "mdchunk: exporting m to ONNX int8 (once) into /c\n"
+    finally:
+        for lg, (level, propagate, handlers) in zip(loggers, saved, strict=True):
+            lg.setLevel(level)
+            lg.propagate = propagate
+            lg.handlers[:] = handlers
+
+
+def _xlm_roberta_model(folder: Path) -> Path:
+    """A tiny, randomly initialised sentence-transformers model shaped like BAAI/bge-m3
+    (XLM-RoBERTa, CLS pooling, normalized) with a Dense layer as well: no second real model
+    can be downloaded here, and the export must not depend on MiniLM's particular shape."""
+    import torch
+    from sentence_transformers import SentenceTransformer, models
+    from transformers import XLMRobertaConfig, XLMRobertaModel
+
+    base = folder / "transformer"
+    base.mkdir(parents=True)
+    for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json",
+                 "special_tokens_map.json"):
+        shutil.copyfile(_bundled() / name, base / name)
+    torch.manual_seed(0)
+    config = XLMRobertaConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=2,
+                              num_attention_heads=2, intermediate_size=64,
+                              max_position_embeddings=80, pad_token_id=0, type_vocab_size=1)
+    XLMRobertaModel(config).save_pretrained(base)
+    modules = [models.Transformer(str(base), max_seq_length=64),
+               models.Pooling(32, pooling_mode="cls"), models.Dense(32, 16),
+               models.Normalize()]
+    SentenceTransformer(modules=modules).save(str(folder / "model"))
+    return folder / "model"
+
+
+def test_any_local_sentence_transformers_model_is_exported_too(cache: Path,
+                                                               tmp_path: Path) -> None:
+    folder = _xlm_roberta_model(tmp_path)
+    texts = ["disk full on the primary", "rotate the TLS certificate", "ok"]
+    reference = SentenceTransformerEmbedder(str(folder), backend="torch").embed(texts)
+    for backend in ("onnx", "onnx-int8"):
+        embedder = SentenceTransformerEmbedder(str(folder), backend=backend)
+        vectors = embedder.embed(texts)
+        assert embedder.backend == backend and vectors.shape == (3, 16)
+        assert np.min(np.sum(vectors * reference, axis=1)) > (0.9999 if backend == "onnx"
+                                                               else 0.99)
+    exports = [p for p in (cache / "onnx").iterdir() if (p / "export.json").is_file()]
+    assert len({p.name for p in exports}) >= 2  # its own cache entry beside MiniLM's

@@ -78,6 +78,8 @@ GENERATOR_CASES = [
     ("myst-directives-upgrade.md", "plain"),
     ("vitepress-containers-config.md", "plain"),
     ("github-alerts-readme.md", "plain"),
+    ("mkdocs-content-tabs.md", "mkdocs"),
+    ("hugo-callouts-drain.md", "hugo"),
 ]
 
 

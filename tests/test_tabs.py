@@ -28,13 +28,21 @@ def _hugo(*tabs: tuple[str, str]) -> str:
             + "{{< /tabs >}}\n\nThen check the pods.\n")
 
 
+def _mkdocs(*tabs: tuple[str, str]) -> str:
+    """MkDocs Material content tabs: each body indented four columns under its marker."""
+    items = "".join(f'=== "{label}"\n\n' + "".join(f"    {line}\n" if line else "\n"
+                                                   for line in body.split("\n")) + "\n"
+                    for label, body in tabs)
+    return "## Install\n\nPick your system.\n\n" + items + "Then start the service.\n"
+
+
 SHORT = (("Linux", "Run `apt install relay` as root."),
          ("macOS", "Run `brew install relay` in a terminal."))
 LONG_BODY = " ".join(f"Step {n} of the install copies the file number {n} into place."
                      for n in range(1, 13))
 CODE_BODY = "Install it:\n\n```bash\n" + "".join(f"cp file{n} /opt/relay/\n"
                                                  for n in range(1, 16)) + "```"
-PAGES = {"docusaurus": _docusaurus, "hugo": _hugo}
+PAGES = {"docusaurus": _docusaurus, "hugo": _hugo, "mkdocs": _mkdocs}
 
 
 def _chunks(source: str, site: str, max_tokens: int, overlap: int = 0) -> list[mdchunk.Chunk]:
@@ -50,7 +58,7 @@ def _check(source: str, chunks: list[mdchunk.Chunk], counter, max_tokens: int, s
 @pytest.mark.parametrize("site", sorted(PAGES))
 def test_the_group_is_a_tabs_block_of_tab_children(site: str) -> None:
     source = PAGES[site](*SHORT)
-    doc = render_markup(parse_markdown(source), site)
+    doc = render_markup(parse_markdown(source, site), site)
     groups = [b for b in doc.blocks if b.kind == "tabs"]
     assert len(groups) == 1
     tabs = groups[0].children
@@ -59,13 +67,13 @@ def test_the_group_is_a_tabs_block_of_tab_children(site: str) -> None:
     assert [t.prefix for t in tabs] == ["Linux", "macOS"]
     # the tabs tile the group: the first from its opening tag, the last to its closing one
     assert tabs[0].start == groups[0].start and tabs[-1].end == groups[0].end
-    assert source[tabs[1].start:].lstrip().startswith(("<TabItem", "{{% tab"))
+    assert source[tabs[1].start:].lstrip().startswith(("<TabItem", "{{% tab", '=== "'))
 
 
 @pytest.mark.parametrize("site", sorted(PAGES))
 def test_a_group_that_fits_stays_whole(site: str, counter) -> None:
     source = PAGES[site](*SHORT)
-    doc = render_markup(parse_markdown(source), site)
+    doc = render_markup(parse_markdown(source, site), site)
     group = next(b for b in doc.blocks if b.kind == "tabs")
     chunks = _chunks(source, site, 64)
     holding = [c for c in chunks if c.start < group.end and c.end > group.start]
@@ -81,7 +89,7 @@ def test_a_group_that_fits_stays_whole(site: str, counter) -> None:
 def test_a_group_that_does_not_fit_is_cut_between_tabs(site: str, counter) -> None:
     tabs = (("Linux", LONG_BODY[:230]), ("macOS", LONG_BODY[:230].replace("install", "setup")))
     source = PAGES[site](*tabs)
-    doc = render_markup(parse_markdown(source), site)
+    doc = render_markup(parse_markdown(source, site), site)
     group = next(b for b in doc.blocks if b.kind == "tabs")
     first, second = group.children
     max_tokens = 80
@@ -103,7 +111,7 @@ def test_a_group_that_does_not_fit_is_cut_between_tabs(site: str, counter) -> No
 def test_a_long_tab_cut_inside_names_its_label_in_every_part(site: str, body: str,
                                                             counter) -> None:
     source = PAGES[site](("Linux", body), ("macOS", "Run `brew install relay`."))
-    doc = render_markup(parse_markdown(source), site)
+    doc = render_markup(parse_markdown(source, site), site)
     group = next(b for b in doc.blocks if b.kind == "tabs")
     first = group.children[0]
     for max_tokens in (48, 64):
@@ -175,10 +183,10 @@ def test_every_level_of_a_hierarchy_names_the_tab(site: str, levels: tuple[int, 
     source = PAGES[site](("Linux", LONG_BODY + "\n\n" + CODE_BODY),
                          ("macOS", "Run brew. " + LONG_BODY.replace("install", "setup")[:300]),
                          ("BSD", "Run pkg."))
-    doc = render_markup(parse_markdown(source))
+    doc = render_markup(parse_markdown(source, site), site)
     group = next(b for b in doc.blocks if b.kind == "tabs")
     chunks = mdchunk.chunk_hierarchy(source, levels=list(levels), overlap_tokens=0,
-                                     doc_id="page.md")
+                                     doc_id="page.md", site=site)
     for chunk in chunks:
         labels = [t.title for t in group.children if chunk.start < t.end and chunk.end > t.start]
         if len(labels) == 1:
@@ -188,4 +196,4 @@ def test_every_level_of_a_hierarchy_names_the_tab(site: str, levels: tuple[int, 
         for tab in group.children:  # a label shows once, and only in a chunk of its tab
             shown = chunk.embed_text.count(tab.title + "\n")
             assert shown == (1 if tab.title in labels else 0), chunk.embed_text
-    assert_hierarchy(source, chunks, levels, counter)
+    assert_hierarchy(source, chunks, levels, counter, site=site)

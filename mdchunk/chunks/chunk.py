@@ -80,12 +80,17 @@ class ChunkList(list[Chunk]):
 
 
 def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
-             fingerprint: str, parent_id: str | None = None) -> str:
+             fingerprint: str, parent_id: str | None = None, salt: str = "") -> str:
     """Stable id: same document, level, span, text and shaping config give the same id. In a
-    hierarchy the parent counts too: overlap can give two parents a child of the same span."""
+    hierarchy the parent counts too: overlap can give two parents a child of the same span.
+    ``salt`` tells apart chunks of one span that differ elsewhere (the pieces of an included
+    file, which all have its reference as their span); without one, ids are as they were."""
     h = hashlib.blake2b(digest_size=16)
-    parts = (doc_id, str(level), str(start), str(end), fingerprint, text, embed_text)
-    for part in (*parts, parent_id) if parent_id is not None else parts:
+    parts: tuple[str, ...] = (doc_id, str(level), str(start), str(end), fingerprint, text,
+                              embed_text)
+    if parent_id is not None:
+        parts = (*parts, parent_id)
+    for part in (*parts, salt) if salt else parts:
         h.update(part.encode("utf-8", "surrogatepass"))
         h.update(b"\x00")
     return h.hexdigest()

@@ -27,6 +27,7 @@ from ..text import ENCODING_KEY, decode_document
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
+from .includes import IncludeRoot, with_includes
 from .reading import Reading, read
 
 __all__ = ["Chunker"]
@@ -53,6 +54,8 @@ class Chunker:
             self.config, encoder, llm, llm_timeout)
         self.counts_events = llm is not None
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
+        #: Where included files are read from; says once per file what it could not include.
+        self.includes = IncludeRoot(self.config.includes)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -102,18 +105,23 @@ class Chunker:
         fmt = format_for(path.suffix, text)
         try:
             if levels is None and self.config.levels is None:
-                return self._flat(self._read(fmt, text, doc_id, metadata), doc_id)
+                return self._flat(self._read(fmt, text, doc_id, metadata, path), doc_id)
             config = self._hierarchy_config(levels)
-            return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
+            return self._hierarchy(self._read(fmt, text, doc_id, metadata, path), doc_id,
+                                   config)
         except InputError:
             raise
         except RecursionError as exc:
             raise InputError(f"{path}: nesting too deep to chunk") from exc
 
     def _read(self, fmt: FormatName, text: str, doc_id: str,
-              metadata: Mapping[str, Any] | None) -> Reading | None:
-        """The document read by format ``fmt`` (:func:`~mdchunk.chunks.reading.read`)."""
-        return read(fmt, text, doc_id, metadata, self.config)
+              metadata: Mapping[str, Any] | None, page: Path | None = None) -> Reading | None:
+        """The document read by format ``fmt`` (:func:`~mdchunk.chunks.reading.read`), a
+        Markdown page with its includes' text put in (:func:`~.includes.with_includes`)."""
+        reading = read(fmt, text, doc_id, metadata, self.config)
+        if reading is None or fmt != "markdown":
+            return reading
+        return with_includes(reading, self.includes, doc_id, metadata, self.config, page)
 
     # -- assembly -----------------------------------------------------------------------------
 
@@ -181,11 +189,19 @@ class Chunker:
         if labels:  # the tab a chunk came from, or the tabs of a group it holds
             metadata = {**metadata, **({"tab": labels[0]} if len(labels) == 1
                                        else {"tabs": labels})}
+        salt = ""
+        expansion = reading.expansion
+        if expansion is not None and expansion.touches(draft.start, draft.end):
+            included = expansion.paths_in(draft.start, draft.end)
+            if included:  # the files whose text the chunk's embed_text holds
+                metadata = {**metadata, "includes": included}
+            salt = f"{draft.start}:{draft.end}"  # the pieces of an include share its span
         text, start, end, lines = reading.span(draft.start, draft.end)
         headings = [h.title for h in draft.path]
         anchor = page.anchor(draft.path)
         return Chunk(
-            id=chunk_id(doc_id, level, start, end, text, draft.embed_text, fingerprint, parent_id),
+            id=chunk_id(doc_id, level, start, end, text, draft.embed_text, fingerprint, parent_id,
+                        salt),
             doc_id=doc_id,
             index=index,
             level=level,

@@ -5,6 +5,7 @@ from keyword arguments and used once.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,12 +22,14 @@ __all__ = ["chunk_file", "chunk_hierarchy", "chunk_markdown", "chunk_qa", "chunk
 def _config(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec,
             oversized: str, min_tokens: int | None, base_url: str | None, site: str,
             title_keys: Sequence[str], clean: bool, semantic: Semantic | None = None,
-            semantic_model: str | None = None) -> ChunkerConfig:
+            semantic_model: str | None = None, includes: str | os.PathLike[str] | None = None
+            ) -> ChunkerConfig:
     return ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens, tokenizer=tokenizer,
                          oversized=oversized, min_tokens=min_tokens,  # type: ignore[arg-type]
                          base_url=base_url, site=site,  # type: ignore[arg-type]
                          title_keys=title_keys, clean=clean,  # type: ignore[arg-type]  # checked
-                         semantic=semantic, semantic_model=semantic_model)
+                         semantic=semantic, semantic_model=semantic_model,
+                         includes=includes)  # type: ignore[arg-type]  # made a str there
 
 
 def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
@@ -35,16 +38,19 @@ def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64
                    min_tokens: int | None = None, base_url: str | None = None,
                    site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
                    clean: bool = True, semantic: Semantic | None = None,
-                   semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
+                   semantic_model: str | None = None, llm: Llm | None = None,
+                   includes: str | os.PathLike[str] | None = None) -> list[Chunk]:
     """Chunk a Markdown string (see ``CONTRACT.md``). With ``base_url``, each chunk's ``url``
     is its page's URL as ``site`` builds it (``plain``, ``docusaurus``, ``mkdocs``, ``hugo``)
     from ``doc_id``, plus ``#anchor``; ``title_keys`` name the front matter page title.
+    ``includes`` is the include root: a ``code_sample``, ``include``, ``--8<--`` or MDX
+    raw-loader reference shows its file's text as a code block (``docs/sites.md``).
 
     >>> [c.text for c in chunk_markdown("# T\\n\\nHello.\\n", max_tokens=32, overlap_tokens=0)]
     ['# T\\n\\nHello.']
     """
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean, semantic, semantic_model)
+                     title_keys, clean, semantic, semantic_model, includes)
     return Chunker(config, llm=llm).chunk(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -54,10 +60,11 @@ def chunk_text(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
                min_tokens: int | None = None, base_url: str | None = None,
                site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
                clean: bool = True, semantic: Semantic | None = None,
-               semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
+               semantic_model: str | None = None, llm: Llm | None = None,
+               includes: str | os.PathLike[str] | None = None) -> list[Chunk]:
     """Chunk plain text; headings are found by a line classifier."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean, semantic, semantic_model)
+                     title_keys, clean, semantic, semantic_model, includes)
     return Chunker(config, llm=llm).chunk_text(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -67,10 +74,11 @@ def chunk_qa(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64,
              min_tokens: int | None = None, base_url: str | None = None,
              site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
              clean: bool = True, semantic: Semantic | None = None,
-             semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
+             semantic_model: str | None = None, llm: Llm | None = None,
+             includes: str | os.PathLike[str] | None = None) -> list[Chunk]:
     """Chunk a ``question:/answer:`` file, one chunk per pair."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean, semantic, semantic_model)
+                     title_keys, clean, semantic, semantic_model, includes)
     return Chunker(config, llm=llm).chunk_qa(text, doc_id=doc_id, metadata=metadata)
 
 
@@ -81,11 +89,12 @@ def chunk_file(path: str | Path, *, max_tokens: int = 512, overlap_tokens: int =
                base_url: str | None = None, site: str = "plain",
                title_keys: Sequence[str] = DEFAULT_TITLE_KEYS, clean: bool = True,
                semantic: Semantic | None = None, semantic_model: str | None = None,
-               llm: Llm | None = None) -> list[Chunk]:
+               llm: Llm | None = None, includes: str | os.PathLike[str] | None = None
+               ) -> list[Chunk]:
     """Chunk a file, picking the reader by extension and content; with ``levels``, every level
     of a hierarchy (see :func:`chunk_hierarchy`)."""
     config = _config(max_tokens, overlap_tokens, tokenizer, oversized, min_tokens, base_url, site,
-                     title_keys, clean, semantic, semantic_model)
+                     title_keys, clean, semantic, semantic_model, includes)
     return Chunker(config, llm=llm).chunk_file(path, doc_id=doc_id, metadata=metadata,
                                                levels=levels)
 
@@ -97,7 +106,8 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                     format: FormatName = "markdown", base_url: str | None = None,
                     site: str = "plain", title_keys: Sequence[str] = DEFAULT_TITLE_KEYS,
                     clean: bool = True, semantic: Semantic | None = None,
-                    semantic_model: str | None = None, llm: Llm | None = None) -> list[Chunk]:
+                    semantic_model: str | None = None, llm: Llm | None = None,
+                    includes: str | os.PathLike[str] | None = None) -> list[Chunk]:
     """Chunks of every level of a hierarchy, coarsest (level 1) first, linked by ``parent_id``.
 
     Level 1 tiles ``text`` exactly; each finer level is packed inside its parents with its own
@@ -111,6 +121,7 @@ def chunk_hierarchy(text: str, *, levels: Sequence[int] = DEFAULT_LEVELS,
                            oversized=oversized, levels=levels,  # type: ignore[arg-type]
                            base_url=base_url, site=site,  # type: ignore[arg-type]
                            title_keys=title_keys,  # type: ignore[arg-type]  # checked there
-                           clean=clean, semantic=semantic, semantic_model=semantic_model)
+                           clean=clean, semantic=semantic, semantic_model=semantic_model,
+                           includes=includes)  # type: ignore[arg-type]  # made a str there
     return Chunker(config, llm=llm).chunk_hierarchy(text, doc_id=doc_id, metadata=metadata,
                                                     format=format)

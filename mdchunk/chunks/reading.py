@@ -18,6 +18,7 @@ from ..config import ChunkerConfig
 from ..errors import ConfigError, InputError
 from ..formats import Block, Document, LineIndex, parse_markdown, read_plain_text
 from ..formats import read_qa as parse_qa
+from ..formats.includes import Expansion
 from ..formats.qa import PREAMBLE_KEY
 from ..formats.registry import FormatName
 from ..formats.site_markup import render_markup
@@ -78,10 +79,24 @@ class Reading:
     origin: Origin | None = None
     #: Text no section holds that level 1 of a hierarchy still tiles: a Q&A file's preamble.
     preamble: tuple[Block, ...] = ()
+    #: When included files' text was put in (:mod:`mdchunk.chunks.includes`): ``doc`` is the
+    #: expanded text, and this maps its positions back to the page's (each included text to
+    #: its reference).
+    expansion: Expansion | None = None
+    #: The page's (cleaned) text and its lines, when ``doc`` is the expanded text.
+    page_source: str = ""
+    page_lines: LineIndex | None = None
 
     def span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
         """A draft's span of the cleaned text as the caller's: its verbatim text, offsets and
         the line index to number them with."""
+        if self.expansion is not None:
+            return self._page_span(self.expansion.start(start), self.expansion.end(end))
+        return self._page_span(start, end)
+
+    def _page_span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
+        if self.origin is None and self.page_lines is not None:
+            return self.page_source[start:end], start, end, self.page_lines
         if self.origin is None:
             return self.doc.source[start:end], start, end, self.doc.lines
         cleaned = self.origin.cleaned
@@ -118,7 +133,7 @@ def read_markdown(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
                   config: ChunkerConfig) -> Reading:
     """Markdown: one tree, under the front matter's page title when it gives one; the front
     matter goes to the metadata; generator markup is read as its site renders it."""
-    doc = render_markup(parse_markdown(text), config.site)
+    doc = render_markup(parse_markdown(text, config.site), config.site)
     front = _front_matter(doc, doc_id)
     meta = {**front, **(metadata or {})}
     page = _page(config, doc_id, front, page_title(front, doc.blocks, config.title_keys),

@@ -27,14 +27,16 @@ for _command, _name in ((chunk, None), (inspect, None), (show_config, "config"),
     app.command(cls=PlainHelp, name=_name)(_command)
 
 
-def main() -> None:
-    # Our own warnings as "mdchunk: …" lines; the model libraries' chatter (progress bars,
-    # revision notes, jieba's dictionary messages) only when it is an error.
+def configure_logging() -> logging.Handler:
+    """Our own warnings as "mdchunk: …" lines on stderr, and the one notice of a first run that
+    exports the model to ONNX (it takes seconds); the model libraries' chatter (progress bars,
+    revision notes, jieba's dictionary messages) only when it is an error. Returns the handler."""
     handler = logging.StreamHandler()
     handler.setFormatter(logging.Formatter("mdchunk: %(message)s"))
     logging.getLogger("mdchunk").addHandler(handler)
     logging.getLogger("mdchunk").setLevel(logging.WARNING)
     logging.getLogger("mdchunk").propagate = False
+    logging.getLogger("mdchunk.index.onnx_export").setLevel(logging.INFO)
     for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     # Milvus clients log a failure with its traceback before raising it; the error they raise
@@ -47,6 +49,11 @@ def main() -> None:
         jieba.setLogLevel(logging.ERROR)
     except ImportError:
         pass
+    return handler
+
+
+def main() -> None:
+    configure_logging()
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

@@ -25,6 +25,7 @@ from .options import (
     Excludes,
     Gitignore,
     Globs,
+    IncludesOption,
     Levels,
     MaxTokens,
     MinTokens,
@@ -65,6 +66,7 @@ def chunk(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    includes: IncludesOption = None,
     semantic: SemanticOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", help="jsonl (chunks as they are, plus path) or docsearch (doc-search "
@@ -86,7 +88,8 @@ def chunk(
     mdchunk config)."""
     flags = chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                           tokenizer=tokenizer, oversized=oversized, levels=levels,
-                          base_url=base_url, site=site, semantic=semantic)
+                          base_url=base_url, site=site, semantic=semantic,
+                          includes=includes)
     choice(output_format, ("jsonl", "docsearch"), "--format")
     with one_line_errors():
         from ..chunks.docsearch import docsearch_record
@@ -159,6 +162,7 @@ def inspect(
                         "[default: the leaves].")] = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    includes: IncludesOption = None,
     semantic: SemanticOption = None,
     chunk_no: Annotated[Optional[int], typer.Option(
         "--chunk", help="Show only chunk N (its index): its header and embed_text.")] = None,
@@ -171,7 +175,8 @@ def inspect(
     table/code/list/prose, oversized), chunks in alternating colours, overlap shaded."""
     flags = chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                           tokenizer=tokenizer, oversized=oversized, levels=levels,
-                          base_url=base_url, site=site, semantic=semantic)
+                          base_url=base_url, site=site, semantic=semantic,
+                          includes=includes)
     with one_line_errors():
         from .render import print_chunk, print_inspection, render_html
         from .views import inspect_chunks
@@ -213,6 +218,7 @@ def show_config(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    includes: IncludesOption = None,
     semantic: SemanticOption = None,
     db: Db = None,
     collection: Collection = None,
@@ -228,7 +234,8 @@ def show_config(
     pyproject.toml or mdchunk.toml, the first found from the working folder upwards."""
     flags = {**chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
                              tokenizer=tokenizer, oversized=oversized, levels=levels,
-                             base_url=base_url, site=site, semantic=semantic),
+                             base_url=base_url, site=site, semantic=semantic,
+                             includes=includes),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
              "workers": workers, **selection_flags(globs, excludes, gitignore)}
     with one_line_errors():

@@ -29,6 +29,7 @@ from .options import (
     FusionOption,
     Gitignore,
     Globs,
+    IncludesOption,
     Levels,
     MaxTokens,
     Model,
@@ -68,6 +69,7 @@ def index(
     levels: Levels = None,
     base_url: BaseUrl = None,
     site: SiteOption = None,
+    includes: IncludesOption = None,
     semantic: SemanticOption = None,
     globs: Globs = None,
     excludes: Excludes = None,
@@ -90,7 +92,8 @@ def index(
     A file that cannot be read is named on stderr and the others are indexed (exit status 1);
     a file indexed before keeps its last good version, one deleted during the run is removed."""
     flags = {**chunker_flags(max_tokens=max_tokens, overlap=overlap, tokenizer=tokenizer,
-                             levels=levels, base_url=base_url, site=site, semantic=semantic),
+                             levels=levels, base_url=base_url, site=site, semantic=semantic,
+                             includes=includes),
              "db": db, "collection": collection, "model": model, "analyzer": analyzer,
              "backend": choice(backend, BACKEND_CHOICES, "--backend"),
              **selection_flags(globs, excludes, gitignore)}
@@ -121,7 +124,7 @@ def index(
                                  analyzer=settings.value("analyzer"), token=token,
                                  progress=progress, levels=config.levels,
                                  base_url=config.base_url, site=config.site,
-                                 semantic=config.semantic,
+                                 semantic=config.semantic, includes=config.includes,
                                  shaping={key: getattr(config, key) for key in SHAPING_KEYS
                                           if settings.origin(key) != DEFAULT},
                                  on_error=lambda error: failures(None, error), wait=wait,

@@ -69,6 +69,10 @@ BaseUrl = Annotated[Optional[str], typer.Option(
 SiteOption = Annotated[Optional[str], typer.Option(
     "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo."
                    + _default("site"))]
+IncludesOption = Annotated[Optional[str], typer.Option(
+    "--includes", metavar="DIR",
+    help="Include root: code_sample, include, --8<-- and MDX raw-loader references show the "
+         "file's text (read from here) as a code block in embed_text.")]
 SemanticOption = Annotated[Optional[str], typer.Option(
     "--semantic", help="Choose cut points by meaning: embedding (all-MiniLM-L6-v2, or --model "
                        "for index) or lexical (word overlap, no model). Default: greedy.")]
@@ -114,7 +118,8 @@ def chunker_flags(*, max_tokens: int | None = None, overlap: int | None = None,
                   min_tokens: int | None = None, tokenizer: str | None = None,
                   oversized: str | None = None, levels: str | None = None,
                   base_url: str | None = None, site: str | None = None,
-                  semantic: str | None = None) -> dict[str, object]:
+                  semantic: str | None = None, includes: str | None = None
+                  ) -> dict[str, object]:
     """The chunker's flags under their config keys (``None``: not given), usage-checked."""
     from ..config import SEMANTIC_SCORERS
     from ..formats.sites import SITES
@@ -124,7 +129,8 @@ def chunker_flags(*, max_tokens: int | None = None, overlap: int | None = None,
                                                         "--oversized"),
             "levels": _levels(levels), "base_url": base_url,
             "site": choice(site, SITES, "--site"),
-            "semantic": choice(semantic, SEMANTIC_SCORERS, "--semantic")}
+            "semantic": choice(semantic, SEMANTIC_SCORERS, "--semantic"),
+            "includes": includes}
 
 
 def selection_flags(globs: list[str] | None, excludes: list[str] | None,

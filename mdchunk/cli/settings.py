@@ -67,6 +67,8 @@ def _fields(cls: type) -> dict[str, tuple[Any, object]]:
 #: Every key a config file may set: its type and default.
 KEYS: dict[str, tuple[Any, object]] = {**_fields(ChunkerConfig), **_fields(RunOptions)}
 CHUNKER_KEYS = frozenset(f.name for f in dataclasses.fields(ChunkerConfig))
+#: Keys that name a folder: a relative path in a config file is read from the file's folder.
+_PATHS = frozenset({"includes"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,6 +168,8 @@ def load_settings(start: Path | None = None) -> Settings:
         ok, value = _fits(raw, hint)
         if not ok:
             raise ConfigError(f"{path}: {where}{raw_key} = {raw!r} must be {_describe(hint)}")
+        if key in _PATHS and isinstance(value, str):  # a folder named from the file's own
+            value = str((path.parent / value).resolve())
         values[key] = Setting(value, str(path))
     return Settings(values, path)
 

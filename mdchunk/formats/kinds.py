@@ -74,8 +74,9 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("footnote", atomic=True),
     Kind("admonition", atomic=True),
     Kind("container", atomic=True),
-    # A tab group (Docusaurus <Tabs>, Hugo {{< tabs >}}): cut between its tabs; a tab that fits
-    # is never cut, and a chunk inside a cut one repeats its label (mdchunk.formats.tabs)
+    # A tab group (Docusaurus <Tabs>, Hugo {{< tabs >}}, MkDocs === "Label"): cut between its
+    # tabs; a tab that fits is never cut, and a chunk inside a cut one repeats its label
+    # (mdchunk.formats.tabs, mdchunk.formats.content_tabs)
     Kind("tabs", atomic=True),
     Kind("tab", atomic=True, structural=True),
     Kind("front_matter", seam="lines"),
@@ -112,6 +113,8 @@ KIND_OF_TOKEN: dict[str, str] = {
     "dd": "definition",
     "footnote": "footnote",
     "admonition": "admonition",
+    "content_tabs": "tabs",  # MkDocs content tabs (mdchunk.formats.content_tabs)
+    "content_tab": "tab",
     "front_matter": "front_matter",
 }
 

@@ -14,7 +14,7 @@ from typing import Any
 from markdown_it.token import Token
 
 from . import markdown_rs
-from .block_maker import BlockMaker
+from .block_maker import BlockMaker, plain_text
 from .blocks import Block, Document, LineIndex, tile, without_spans
 from .kinds import KIND_OF_TOKEN, kind
 from .markdown_it_parser import block_parser, full_parser, unused_rules
@@ -25,8 +25,9 @@ __all__ = ["parse_markdown", "parse_markdown_it"]
 _TRANSPARENT = frozenset({"footnote_block", "thead", "tbody"})
 
 
-def parse_markdown(source: str) -> Document:
-    """Parse ``source`` into top-level blocks whose spans index ``source`` itself.
+def parse_markdown(source: str, site: str = "plain") -> Document:
+    """Parse ``source`` into top-level blocks whose spans index ``source`` itself; syntax that
+    only ``site``'s pages mean (MkDocs content tabs) is read only for it.
 
     The Rust parser reads the documents it is known to read alike (:mod:`.markdown_rs`), many
     times faster on documents of many small blocks; markdown-it-py reads every other one.
@@ -35,16 +36,17 @@ def parse_markdown(source: str) -> Document:
     >>> [(b.kind, doc.source[b.start:b.end]) for b in doc.blocks]
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
-    return markdown_rs.read_fast(source) or parse_markdown_it(source)
+    return markdown_rs.read_fast(source, site) or parse_markdown_it(source, site)
 
 
-def parse_markdown_it(source: str) -> Document:
+def parse_markdown_it(source: str, site: str = "plain") -> Document:
     """:func:`parse_markdown` by markdown-it-py and its plugins: the reference reader."""
     env: dict[str, Any] = {}
-    tokens = block_parser(unused_rules(source)).parse(source, env)
+    unused = unused_rules(source, site)
+    tokens = block_parser(unused).parse(source, env)
     if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
         env = {}
-        tokens = full_parser().parse(source, env)
+        tokens = full_parser(site).parse(source, env)
     builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
     front = [b for b in blocks if b.kind == "front_matter"]
@@ -150,6 +152,9 @@ class _BlockBuilder(BlockMaker):
         children = tuple(tile(self.source, self.blocks(tokens, i + 1, close), start, end))
         if name == "table":
             return self.table(start, end, children)
+        if name == "tab":  # a content tab: its label leads a chunk that starts inside it
+            label = plain_text(opening.meta.get("label", ""))
+            return Block(name, start, end, children, title=label, prefix=label)
         return Block(name, start, end, children)
 
 def _html_comments(html: str) -> list[str]:

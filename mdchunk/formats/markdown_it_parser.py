@@ -21,13 +21,16 @@ from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
-__all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "unused_rules"]
+from .content_tabs import content_tabs_plugin
+
+__all__ = ["RULE_TRIGGERS", "SITE_RULES", "block_parser", "configured", "full_parser",
+           "site_rule_may_act", "unused_rules"]
 
 
 def configured() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     for plugin in (front_matter_plugin, footnote_plugin, deflist_plugin, dollarmath_plugin,
-                   tasklists_plugin, admon_plugin):
+                   tasklists_plugin, admon_plugin, content_tabs_plugin):
         md.use(plugin)
     # One rule for every ``::: name`` container (one rule per name cost ~5% of parse time).
     md.use(container_plugin, name="container", validate=_container_name)
@@ -46,10 +49,11 @@ def _container_name(params: str, markup: str) -> bool:
     return bool(word) and word.replace("-", "").replace("_", "").isalnum()
 
 
-@functools.lru_cache(maxsize=1)
-def full_parser() -> MarkdownIt:
-    """The full parser (block and inline rules)."""
-    return configured()
+@functools.lru_cache(maxsize=4)
+def full_parser(site: str = "plain") -> MarkdownIt:
+    """The full parser (block and inline rules), without the rules of other sites' syntax
+    (:data:`SITE_RULES`)."""
+    return configured().disable(sorted(_other_sites_rules(site)))
 
 
 @functools.lru_cache(maxsize=32)
@@ -86,6 +90,28 @@ RULE_TRIGGERS: dict[str, Callable[[str], bool]] = {
 }
 
 
-def unused_rules(source: str) -> frozenset[str]:
-    """The rules of :data:`RULE_TRIGGERS` that ``source`` cannot use."""
-    return frozenset(rule for rule, may_use in RULE_TRIGGERS.items() if not may_use(source))
+#: Rules for syntax that means something else in plain Markdown, each with the one site whose
+#: pages it reads and a test that any document the rule acts on passes: MkDocs content tabs
+#: (``=== "Label"``) are a paragraph and an indented code block elsewhere.
+_CONTENT_TAB = re.compile(r'={3}[!+]{0,2}[ ]+"')
+
+SITE_RULES: dict[str, tuple[str, Callable[[str], bool]]] = {
+    "content_tabs": ("mkdocs", lambda source: bool(_CONTENT_TAB.search(source))),
+}
+
+
+def _other_sites_rules(site: str) -> frozenset[str]:
+    return frozenset(rule for rule, (owner, _) in SITE_RULES.items() if owner != site)
+
+
+def site_rule_may_act(source: str, site: str) -> bool:
+    """Whether a rule of :data:`SITE_RULES` that ``site`` turns on may act on ``source``."""
+    return any(owner == site and may_use(source) for owner, may_use in SITE_RULES.values())
+
+
+def unused_rules(source: str, site: str = "plain") -> frozenset[str]:
+    """The rules of :data:`RULE_TRIGGERS` that ``source`` cannot use, and those of
+    :data:`SITE_RULES` that ``site`` does not turn on or ``source`` cannot use."""
+    return frozenset([*(rule for rule, may_use in RULE_TRIGGERS.items() if not may_use(source)),
+                      *(rule for rule, (owner, may_use) in SITE_RULES.items()
+                        if owner != site or not may_use(source))])

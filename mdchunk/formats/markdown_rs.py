@@ -6,10 +6,11 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, front matter), nor HTML comments, tabs,
-blockquotes, headings that may use a link reference definition, tables of a shape
-the two parsers may read apart (:func:`tables_agree`) or lines that may nest lists eight deep;
-a node of any kind it does not know sends the document back too.
+admonitions, containers, footnotes, definition lists, front matter, MkDocs content tabs on a
+``site="mkdocs"`` page), nor HTML comments, tabs, blockquotes, headings that may use a link
+reference definition, tables of a shape the two parsers may read apart (:func:`tables_agree`)
+or lines that may nest lists eight deep; a node of any kind it does not know sends the document
+back too.
 markdown-it-py reads everything else, and every document when the package is not installed: it
 stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
 the grammar's documents, every fixture and the corpora.
@@ -29,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown_it_parser import RULE_TRIGGERS
+from .markdown_it_parser import RULE_TRIGGERS, site_rule_may_act
 
 if TYPE_CHECKING:
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
@@ -76,13 +77,13 @@ def _rust_parser() -> RustMarkdownIt | None:
                                            "html_block", "table"])
 
 
-def may_read(source: str) -> bool:
+def may_read(source: str, site: str = "plain") -> bool:
     """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
-    markdown-it-py with mdchunk's plugins (see the module docstring)."""
-    return next(refusals(source), None) is None
+    markdown-it-py with mdchunk's plugins and ``site``'s rules (see the module docstring)."""
+    return next(refusals(source, site), None) is None
 
 
-def refusals(source: str) -> Iterator[str]:
+def refusals(source: str, site: str = "plain") -> Iterator[str]:
     """What sends ``source`` to markdown-it-py, each reason once, cheapest test first: nothing
     when the Rust parser may read it. Lazy, so :func:`may_read` stops at the first; the
     benchmarks list them all (which constructs keep documents from the fast reader)."""
@@ -105,6 +106,8 @@ def refusals(source: str) -> Iterator[str]:
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
+    if site_rule_may_act(source, site):
+        yield f"a {site} rule (content tabs)"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule != "normalize" and may_use(source))
 
@@ -172,11 +175,11 @@ class _Unsupported(Exception):
     """A node the fast reader has no rule for: the reference reads the document."""
 
 
-def read_fast(source: str) -> Document | None:
-    """``source`` read as :func:`~.markdown.parse_markdown_it` reads it, by the Rust parser;
-    ``None`` when the reference must read it (see :func:`may_read`)."""
+def read_fast(source: str, site: str = "plain") -> Document | None:
+    """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
+    Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
     parser = _rust_parser()
-    if parser is None or not may_read(source):
+    if parser is None or not may_read(source, site):
         return None
     text = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
     try:

@@ -29,7 +29,7 @@ from mdit_py_plugins.myst_role.index import myst_role
 
 from .blocks import Rewrite
 
-__all__ = ["MarkupEnv", "admonition_label", "inline_rewrites", "shortcode_text"]
+__all__ = ["CALLOUTS", "MarkupEnv", "admonition_label", "inline_rewrites", "shortcode_text"]
 
 #: What one document's inline parses share: ``rewrites`` found, ``mdx`` (JSX expressions and
 #: every component tag are markup: a Docusaurus page or a document with MDX imports),
@@ -54,7 +54,7 @@ _SHORTCODE = re.compile(r"\{\{([<%])\s*(/?)\s*([\w.-]+)((?:[^>%}\"']|\"[^\"]*\"|
 #: A shortcode parameter: ``key="value"``, ``key=value``, or a positional value.
 _PARAM = re.compile(r"(?:([\w-]+)\s*=\s*)?(\"(?:[^\"\\]|\\.)*\"|'[^']*'|`[^`]*`|[^\s\"'=]+)")
 #: Shortcodes the page shows as a callout's title.
-_CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger",
+CALLOUTS = frozenset({"note", "caution", "warning", "tip", "info", "important", "danger",
                        "alert", "callout", "admonition", "hint", "notice", "success", "error"})
 #: Shortcodes that show a file (Hugo's ``code_sample``, ``include``…): a short visible line.
 _FILE_SHORTCODES = {"code_sample": "code sample", "codenew": "code sample",
@@ -95,7 +95,7 @@ def shortcode_text(name: str, params: str, closing: bool = False) -> str:
         state = named.get("state", "")
         return " ".join(filter(None, ["FEATURE STATE:", f"Kubernetes {version}" if version
                                       else "", f"[{state}]" if state else ""]))
-    if low in _CALLOUTS:
+    if low in CALLOUTS:
         return admonition_label(low, named.get("title", positional[0] if positional else ""))
     if low == "tab":
         return named.get("name", named.get("title", positional[0] if positional else ""))

@@ -10,8 +10,11 @@ which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
   ``Note:``; a MyST directive fence ```` ```{note} ```` becomes an admonition the same way;
 - MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
 - MkDocs snippets (``--8<-- "file"``) as a short visible line;
+- Hugo callout pairs (``{{< note >}}`` … ``{{< /note >}}``) made one ``admonition`` block
+  (:mod:`.callouts`);
 - tab groups (Docusaurus ``<Tabs>``, Hugo ``{{< tabs >}}``) made ``tabs`` blocks of ``tab`` s
-  (:mod:`.tabs`);
+  (:mod:`.tabs`); an MkDocs content tab's marker ``=== "Label"`` (the parser made its block,
+  :mod:`.content_tabs`) → ``Label``;
 - inline markup in the text of every prose block (:mod:`.site_inline`): shortcodes, JSX, MDX
   comments and expressions, MyST roles.
 
@@ -28,6 +31,8 @@ from dataclasses import replace
 
 from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
+from .callouts import group_callouts
+from .content_tabs import CONTENT_TAB_LINE
 from .site_inline import MarkupEnv, admonition_label, inline_rewrites
 from .tabs import group_tabs
 
@@ -84,12 +89,15 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     if not found:
         return doc
     rewrites = tuple(sorted(found))
+    blocks = group_callouts(source, blocks, rewrites)
     return replace(doc, blocks=group_tabs(source, blocks, rewrites), rewrites=rewrites)
 
 
 #: Text without any of these holds no markup this module reads (an MDX statement starts a
-#: line).
-_TRIGGERS = ("{", "<", ":::", "!!!", "???", "[!", "\nimport", "\nexport", "8<", ")=")
+#: line; a content tab's marker is ``===`` with a flag or a space before its label, which a
+#: setext underline has not).
+_TRIGGERS = ("{", "<", ":::", "!!!", "???", "[!", "\nimport", "\nexport", "8<", ")=",
+             "=== ", "===!", "===+")
 
 
 def _may_hold_markup(source: str) -> bool:
@@ -133,6 +141,8 @@ class _Marker:
             self.container(block)
         elif block.kind == "blockquote":
             self.alert(block)
+        elif block.kind == "tab":
+            self.content_tab(block)
         if block.children:
             children = tuple(self.block(child) for child in block.children)
             return replace(block, children=children) if children != block.children else block
@@ -161,6 +171,14 @@ class _Marker:
         close_start, close_end = self.last_line(block)
         if close_start > end and _CLOSING.fullmatch(self.source, close_start, close_end):
             self.found.append((close_start, close_end, ""))
+
+    def content_tab(self, block: Block) -> None:
+        """An MkDocs content tab's marker line shows its label."""
+        start, end = self.first_line(block)
+        while start < end and self.source[start] in " \t>":  # a tab in a quote: after its >
+            start += 1
+        if CONTENT_TAB_LINE.fullmatch(self.source, start, end):
+            self.found.append((start, end, block.title))
 
     def alert(self, block: Block) -> None:
         start, end = self.first_line(block)

@@ -11,9 +11,11 @@ fits is never cut), each tab's blocks its children. A tab's label is its ``title
 ``prefix``: a chunk that starts inside a cut tab repeats it, as one inside a cut table
 repeats the header (``docs/sites.md``).
 
-A group is left as blocks of the page when it is not whole at the top level: a tag inside a
-list or quote, text before the opening tag or after the closing one in their blocks, a
-heading between them (it heads a section, which a block cannot hold), or a nested group.
+A group is found in any run of sibling blocks: the top level, a list item's or a quote's
+blocks. It is left as blocks of the page when it is not whole in one run (its tags in
+different items, or one nested deeper than the other), when there is text before the opening
+tag or after the closing one in their blocks, a heading between them (it heads a section,
+which a block cannot hold), or when it is nested in another group.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Literal
 
 from .blocks import Block, Rewrite, clip, rstrip_end
@@ -51,13 +54,34 @@ def _tags(source: str, rewrites: Sequence[Rewrite]) -> list[tuple[int, int, _Tag
     return out
 
 
+#: Blocks whose children are blocks a tab group may lie among.
+_HOLDERS = frozenset({"list", "item", "blockquote", "container", "admonition"})
+
+
 def group_tabs(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
                ) -> tuple[Block, ...]:
-    """``blocks`` (a document's top level) with each whole tab group made one ``tabs``
-    block."""
+    """``blocks`` (a document's top level) with each whole tab group, in any run of sibling
+    blocks (the top level, a list item's, a quote's), made one ``tabs`` block."""
     tags = _tags(source, rewrites)
     if not tags:
         return tuple(blocks)
+    return _grouped(source, blocks, tags)
+
+
+def _grouped(source: str, blocks: Sequence[Block], tags: Sequence[tuple[int, int, _Tag, str]]
+             ) -> tuple[Block, ...]:
+    if not blocks:
+        return ()
+    lo = bisect.bisect_left(tags, (blocks[0].start,))
+    hi = bisect.bisect_left(tags, (blocks[-1].end,))
+    tags = tags[lo:hi]  # the tags among these blocks
+    if not tags:
+        return tuple(blocks)
+    blocks = [replace(b, children=_grouped(source, b.children, tags))
+              if b.children and b.kind in _HOLDERS else b for b in blocks]
+    inner = tab_spans(blocks)  # groups made deeper down: their tags are theirs
+    if inner:
+        tags = [t for t in tags if not any(a <= t[0] and t[1] <= b for a, b, _ in inner)]
     starts = [b.start for b in blocks]
     groups: list[tuple[int, int, Block]] = []  # first and last block index, the group
     opened: tuple[int, int] | None = None  # the opening tag's block index and start
@@ -67,8 +91,8 @@ def group_tabs(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
         if k < 0 or blocks[k].end < b:
             opened = None  # not in a top-level block's own text
             continue
-        if tag == "open":
-            opened = (k, a) if a == blocks[k].start else None
+        if tag == "open":  # a block in a list item or quote starts at its line's start
+            opened = (k, a) if not source[blocks[k].start:a].strip(" \t>") else None
             tabs = []
         elif tag == "tab" and opened is not None:
             tabs.append((a, label))
@@ -106,9 +130,15 @@ def _group(source: str, blocks: Sequence[Block], tabs: Sequence[tuple[int, str]]
 
 
 def tab_spans(blocks: Sequence[Block]) -> list[tuple[int, int, str]]:
-    """Every tab of the top-level ``tabs`` blocks: its span and label, in order."""
-    return [(tab.start, tab.end, tab.title) for block in blocks if block.kind == "tabs"
-            for tab in block.children]
+    """Every tab of the outermost ``tabs`` blocks (at the top level, or in a list, quote or
+    admonition: MkDocs content tabs may be anywhere): its span and label, in order."""
+    out: list[tuple[int, int, str]] = []
+    for block in blocks:
+        if block.kind == "tabs":
+            out.extend((tab.start, tab.end, tab.title) for tab in block.children)
+        elif block.children:
+            out.extend(tab_spans(block.children))
+    return out
 
 
 def tabs_in(tabs: Sequence[tuple[int, int, str]], start: int, end: int) -> list[str]:

@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError, DependencyError
 from ..sources import Source
-from .embed import Embedder, backend_of
+from .embed import Embedder, backend_of, export_of
 from .engine import Prepared, Preparer
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ class _PoolEmbedder:
     def __init__(self, embedder: Embedder, actors: list[Any]) -> None:
         self.name, self.dim = embedder.name, embedder.dim
         self.max_tokens, self.tokenizer = embedder.max_tokens, embedder.tokenizer
-        self.backend = backend_of(embedder)
+        self.backend, self.export = backend_of(embedder), export_of(embedder)
         self.actors = actors
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:

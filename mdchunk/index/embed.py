@@ -30,7 +30,7 @@ from ..chunks.models import load_model as _load
 from ..chunks.models import resolve_model as _resolve
 from ..errors import ConfigError, DependencyError
 from .multilingual import USE_MODEL, UniversalSentenceEncoder
-from .onnx_export import ONNX_HINT, Export, Unexportable, exported
+from .onnx_export import EXPORTER_VERSION, ONNX_HINT, Export, Unexportable, exported
 from .onnx_model import OnnxEncoder, onnx_encoder
 
 if TYPE_CHECKING:
@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
 
 __all__ = ["BACKENDS", "DEFAULT_MODEL", "GPU_BATCH_SCALE", "Backend", "Embedder",
-           "SentenceTransformerEmbedder", "backend_of", "default_backend", "length_batches",
-           "load_embedder"]
+           "SentenceTransformerEmbedder", "backend_of", "default_backend", "export_of",
+           "length_batches", "load_embedder", "vector_kind"]
 
 log = logging.getLogger(__name__)
 
@@ -181,6 +181,23 @@ def backend_of(embedder: Embedder) -> str:
     return str(getattr(embedder, "backend", "torch"))
 
 
+def export_of(embedder: Embedder) -> str:
+    """The ONNX export recipe (:data:`~.onnx_export.EXPORTER_VERSION`) an embedder's vectors
+    come from, as an index records it: ``""`` on torch, numpy, and for an embedder that does
+    not say."""
+    return str(getattr(embedder, "export", ""))
+
+
+def vector_kind(embedder: Embedder) -> str:
+    """How an embedder's vectors are made besides its model, for a cache of vectors to key on
+    with the model's name: ``""`` on torch and numpy (the vectors the model's own code makes),
+    else the backend and its export recipe (``onnx-int8-e2``); recipe 1 was not recorded."""
+    backend, export = backend_of(embedder), export_of(embedder)
+    if backend in ("torch", "numpy"):
+        return ""
+    return backend if export in ("", "1") else f"{backend}-e{export}"
+
+
 @functools.lru_cache(maxsize=16)
 def _say_fallback(name: str, reason: str) -> None:
     log.warning("%s cannot run on ONNX (%s): embedding with torch", name, reason)
@@ -253,6 +270,13 @@ class SentenceTransformerEmbedder:
             self._export = _onnx_export(self._source, self.name, self.wanted == "onnx-int8")
             self._backend = self.wanted if self._export is not None else "torch"
         return self._backend
+
+    @property
+    def export(self) -> str:
+        """The export recipe of an ONNX backend's vectors (``""`` on torch): a new recipe's
+        vectors differ a little from an old one's, so an index records it beside the
+        backend."""
+        return "" if self.backend == "torch" else EXPORTER_VERSION
 
     @property
     def device(self) -> str:

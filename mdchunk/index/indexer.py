@@ -45,11 +45,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from ..chunks.includes import IncludeRoot
 from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
 from ..errors import ConfigError
 from ..sources import Selection, discover
@@ -63,7 +65,7 @@ from .build_config import (
     detect_analyzer,
     index_config,
 )
-from .embed import Backend, Embedder, backend_of, load_embedder
+from .embed import Backend, Embedder, backend_of, export_of, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
 from .language import AUTO, survey
 from .lock import index_lock, server_lock
@@ -103,6 +105,7 @@ def index_paths(
     engine: Engine | None = None,
     semantic: Semantic | None = None,
     shaping: Mapping[str, Any] | None = None,
+    includes: str | os.PathLike[str] | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -135,6 +138,9 @@ def index_paths(
     (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
     own model.
 
+    ``includes`` is the include root (:mod:`mdchunk.formats.includes`): the files pages
+    include are read from it, and a page is re-embedded when a file it includes changes.
+
     ``shaping`` sets other chunker options (:data:`SHAPING_KEYS`: ``oversized``,
     ``html_comments``, ``title_keys``, ``clean``, the semantic model and threshold) on every
     level.
@@ -166,7 +172,8 @@ def index_paths(
     if shaping and not set(shaping) <= SHAPING_KEYS:
         raise ConfigError(f"shaping takes {', '.join(sorted(SHAPING_KEYS))}, not "
                           f"{', '.join(sorted(set(shaping) - SHAPING_KEYS))}")
-    ChunkerConfig(base_url=base_url, site=site, semantic=semantic,
+    includes = None if includes is None else os.fspath(includes)
+    ChunkerConfig(base_url=base_url, site=site, semantic=semantic, includes=includes,
                   **(shaping or {}))  # checked as early
     sources = discover(paths, selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
@@ -180,7 +187,7 @@ def index_paths(
         config = dataclasses.replace(
             index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                          tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
-            semantic=semantic, **(shaping or {}))
+            semantic=semantic, includes=includes, **(shaping or {}))
         fingerprint = config_fingerprint(config, embedder)
         report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
                              levels=config.levels or ())
@@ -191,10 +198,11 @@ def index_paths(
         report.analyzer, report.model = analyzer, embedder.name
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
-                         backend=report.backend)
+                         backend=report.backend, export=export_of(embedder))
         report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
         entries = store.manifest.entries()
-        plan = plan_index(sources, entries, fingerprint, prune=prune)
+        plan = plan_index(sources, entries, fingerprint, prune=prune,
+                          includes=IncludeRoot(includes) if includes is not None else None)
         # a semantic index scores seams with its own model, loaded once for both
         preparer = Preparer(config, window_of(embedder)
                             if config.tokenizer != embedder.tokenizer else None,

@@ -2,9 +2,12 @@
 
 The model (its transformer, pooling, any dense layers) is traced by ``torch.onnx.export``
 into one graph from token ids to the sentence embedding; no ``optimum``, so no pin on
-``transformers``. onnxruntime's own quantizer makes the int8 copy (dynamic, per-channel
-weights: on the runbooks' leaves its vectors keep a cosine of 0.99 to the fp32 ones, where
-per-tensor weights drop to 0.94; BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
+``transformers``. onnxruntime's own quantizer makes the int8 copy: dynamic, per-channel
+weights of the matrix products only (on the runbooks' leaves its vectors keep a cosine of 0.99
+to the fp32 ones, where per-tensor weights drop to 0.94). The word-embedding table stays fp32:
+a lookup costs no arithmetic, so quantizing it saved only disk (35 MB of MiniLM's 59) and put
+an error into every token's input; without it the retrieval benches' dense hit@5 lies within
+a point of fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
 
 Both files are cached in ``$MDCHUNK_CACHE/onnx/<key>/`` (default ``~/.cache/mdchunk``, beside
 the Hugging Face model cache), ``key`` a hash of the model's files and :data:`EXPORTER_VERSION`:
@@ -32,13 +35,17 @@ from typing import Any
 from ..errors import DependencyError
 from .onnx_model import FILES, Export, OnnxEncoder, checksum, read_json
 
-__all__ = ["EXPORTER_VERSION", "ONNX_HINT", "Export", "Unexportable", "cache_key", "cache_root",
-           "exported", "rebuild", "unsupported"]
+__all__ = ["EXPORTER_VERSION", "ONNX_HINT", "QUANTIZED_OPS", "Export", "Unexportable",
+           "cache_key", "cache_root", "exported", "rebuild", "unsupported"]
 
 log = logging.getLogger(__name__)
 
-#: Bumped whenever what is exported changes (graph, opset, quantization): old caches are left.
-EXPORTER_VERSION = "1"
+#: Bumped whenever what is exported changes (graph, opset, quantization): old caches are left,
+#: and a collection records the version its vectors came from (``IndexMeta.export``), so that
+#: it is rebuilt rather than mixed. 2: the word embeddings are no longer quantized.
+EXPORTER_VERSION = "2"
+#: The operators whose weights become int8 (matrix products: nearly all of the arithmetic).
+QUANTIZED_OPS = ("MatMul",)
 ONNX_HINT = "pip install 'mdchunk[onnx]'"
 #: The sentence-transformers modules the exported graph is known to reproduce.
 _MODULES = ("Transformer", "Pooling", "Dense", "Normalize")
@@ -189,6 +196,7 @@ def _export(folder: Path, work: Path) -> None:
                               "sentence_embedding": {0: "batch"}})
             quantize_dynamic(str(work / FILES[False]), str(work / FILES[True]),
                              weight_type=QuantType.QInt8, per_channel=True,
+                             op_types_to_quantize=list(QUANTIZED_OPS),
                              use_external_data_format=_large(work / FILES[False]))
     except Exception as exc:  # the tracer and quantizer raise many types
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]

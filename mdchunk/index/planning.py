@@ -1,6 +1,10 @@
 """The first half of an indexing run: compare every file's hash and the chunker config with the
 manifest, and decide which documents to write, which are unchanged and which are gone, before
 anything is written. :mod:`.applying` carries the plan out.
+
+With an include root, a page's hash covers the files it may include as well
+(:meth:`~mdchunk.chunks.includes.IncludeRoot.digest`), so a changed example re-embeds the
+pages that show it.
 """
 
 from __future__ import annotations
@@ -9,8 +13,10 @@ import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from ..chunks.includes import IncludeRoot
 from ..errors import InputError, MissingFileError
 from ..sources import Source
+from ..text.decode import decode_bytes
 from .store import ManifestEntry
 
 __all__ = ["IndexPlan", "plan_index"]
@@ -30,8 +36,9 @@ class IndexPlan:
 
 
 def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fingerprint: str,
-               *, prune: bool) -> IndexPlan:
-    """Compare every file's hash and the chunker config with the manifest."""
+               *, prune: bool, includes: IncludeRoot | None = None) -> IndexPlan:
+    """Compare every file's hash (with ``includes``, and the files it includes) and the chunker
+    config with the manifest."""
     write: list[tuple[Source, str, bool]] = []
     unchanged: list[str] = []
     failed: list[tuple[Source, InputError, str]] = []
@@ -56,7 +63,7 @@ def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fi
             failed.append((source, error, action))
             continue
         present.add(source.doc_id)
-        digest = _file_hash(data)
+        digest = _file_hash(data) if includes is None else page_digest(data, source, includes)
         if entry and not entry.pending and entry.content_hash == digest \
                 and entry.config == fingerprint:
             unchanged.append(source.doc_id)
@@ -68,3 +75,15 @@ def plan_index(sources: Sequence[Source], manifest: dict[str, ManifestEntry], fi
 
 def _file_hash(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def page_digest(data: bytes, source: Source, includes: IncludeRoot) -> str:
+    """A page's hash with what it includes: its bytes' hash when it includes nothing (or
+    cannot be decoded: chunking it will say why)."""
+    own = _file_hash(data)
+    try:
+        text = decode_bytes(data, str(source.file)).text
+    except InputError:
+        return own
+    included = includes.digest(text, source.file)
+    return _file_hash(f"{own}:{included}".encode()) if included else own

@@ -3,11 +3,13 @@ each leaf found shown as itself, its parent, or an automatically merged ancestor
 
 from __future__ import annotations
 
+import functools
+import logging
 from collections.abc import Sequence
 from typing import Literal
 
 from ..errors import ConfigError, StoreError
-from .embed import BACKENDS, Backend, Embedder, backend_of, load_embedder
+from .embed import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
@@ -84,6 +86,8 @@ def search(
             if backend_of(embedder) != meta.backend and meta.backend != "numpy":
                 raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
                                  f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
+            if export_of(embedder) != meta.export:
+                _say_old_export(collection, meta.export or "1", export_of(embedder))
             vector = embedder.embed([query])[0]
         # Candidates to spare for identical texts collapsed, and for merging when expanding.
         hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=search_text(query),
@@ -93,6 +97,17 @@ def search(
         expanded = expand_hits(collapse_identical(hits), expand,
                                lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
         return collapse_identical(expanded)
+
+
+@functools.lru_cache(maxsize=16)
+def _say_old_export(collection: str, recorded: str, running: str) -> None:
+    """Once per collection and process: the query's vector comes from another export recipe
+    than the collection's (cosine about 0.99 to what it would be), so results are close to
+    but not exactly what a re-indexed collection gives. Searching goes on; indexing rebuilds."""
+    logging.getLogger(__name__).warning(
+        "collection %r holds vectors of ONNX export %s, and this mdchunk embeds the query with "
+        "export %s: results are close, not exact; run index once to rebuild it",
+        collection, recorded, running)
 
 
 def _runnable(recorded: str) -> Backend | None:

@@ -116,6 +116,10 @@ class IndexMeta:
     #: vectors of two backends differ a little, so switching rebuilds rather than mixes them.
     #: A collection that records none was built before backends were recorded, with torch.
     backend: str = "torch"
+    #: The ONNX export recipe of an ONNX backend's vectors (``EXPORTER_VERSION``; ``""`` on torch
+    #: and numpy): a new recipe's int8 vectors differ a little from an old one's. An ONNX
+    #: collection that records none was built with recipe 1, before it was recorded.
+    export: str = ""
 
     def __post_init__(self) -> None:
         if not self.analysis:
@@ -125,7 +129,7 @@ class IndexMeta:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
                 f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis,
-                f"{_PROP}backend": self.backend}
+                f"{_PROP}backend": self.backend, f"{_PROP}export": self.export}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -139,15 +143,16 @@ class IndexMeta:
                        props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
                        props[f"{_PROP}schema"],
                        props.get(f"{_PROP}analysis") or "(not recorded)",
-                       props.get(f"{_PROP}backend") or "torch")
+                       props.get(f"{_PROP}backend") or "torch",
+                       props.get(f"{_PROP}export") or "")
         except (KeyError, ValueError):
             return None
 
     def differences(self, other: IndexMeta) -> list[str]:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
-                for name in ("model", "backend", "dim", "config", "analyzer", "analysis",
-                             "schema")
+                for name in ("model", "backend", "export", "dim", "config", "analyzer",
+                             "analysis", "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 

@@ -148,7 +148,10 @@ class PieceCutter:
                            prefix=(child.prefix if child.continued else "") if child.kind == "tab"
                            else first_prefix if i == 0 else prefix,
                            continues=child.continued if child.kind == "tab" else continues or i > 0,
-                           glue=block.kind == "table" and i == 0 and len(block.children) > 1,
+                           # a table's header, and a heading nested in a tab, quote or item:
+                           # never the last of a chunk while what it heads starts the next
+                           glue=i + 1 < len(block.children) and (
+                               (block.kind == "table" and i == 0) or kind(child.kind).heads),
                            atomic=kind(child.kind).atomic)  # a list nested in an item
                      for i, child in enumerate(block.children)]
             return self._tile(piece, parts)

@@ -42,8 +42,23 @@ _WINDOW = 3
 
 _worker_chunker: Chunker | None = None
 
-#: What a worker sends back for a task: per file (as a string), its chunks or the error.
-_TaskResult = list[tuple[str, list[Chunk] | InputError]]
+#: What a worker sends back for a task: per file (as a string), its chunks or the error; and
+#: the includes it could not read (:mod:`mdchunk.chunks.includes`: key, message).
+_TaskResult = tuple[list[tuple[str, list[Chunk] | InputError]], list[tuple[str, str]]]
+
+#: The logger of includes a run could not read: said once per file per run, so workers send
+#: their records back and the parent says each once.
+_INCLUDES_LOG = "mdchunk.chunks.includes"
+_worker_notes: list[tuple[str, str]] = []
+
+
+class _KeepNotes(logging.Filter):
+    """In a worker: keep the includes' warnings for the parent instead of printing them."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        _worker_notes.append((str(getattr(record, "include", record.getMessage())),
+                              record.getMessage()))
+        return False
 
 
 def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
@@ -107,12 +122,13 @@ def _chunk_one(chunker: Chunker, path: Path, doc_id: str) -> list[Chunk]:
 def _init_worker(config: ChunkerConfig) -> None:
     global _worker_chunker  # noqa: PLW0603  (set once per worker process by the pool initializer)
     _worker_chunker = Chunker(config)
+    logging.getLogger(_INCLUDES_LOG).addFilter(_KeepNotes())
 
 
 def _work(task: list[tuple[str, str]]) -> _TaskResult:
     """Chunk a task's files in a worker; errors are returned per file, not raised."""
     assert _worker_chunker is not None, "worker not initialised"
-    out: _TaskResult = []
+    out: list[tuple[str, list[Chunk] | InputError]] = []
     for path, name in task:
         try:
             out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
@@ -120,7 +136,9 @@ def _work(task: list[tuple[str, str]]) -> _TaskResult:
             out.append((path, type(exc)(str(exc))))  # a plain copy pickles without a chain
         except Exception as exc:  # an unexpected bug: report it with the file, keep its type
             out.append((path, InputError(f"{path}: {type(exc).__name__}: {exc}")))
-    return out
+    notes = list(_worker_notes)
+    _worker_notes.clear()
+    return out, notes
 
 
 def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]:
@@ -146,23 +164,29 @@ def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers:
     Chunker(config)  # fail fast on a bad config, and load the tokenizer before workers fork
     tasks = _tasks(items)
     pending: deque[Future[_TaskResult]] = deque()
+    said: set[str] = set()  # the includes this run has said it could not read
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                              initargs=(config,)) as pool:
         try:
             for task in tasks:
                 pending.append(pool.submit(_work, task))
                 if len(pending) >= workers * _WINDOW:
-                    yield from _results(pending.popleft(), on_error)
+                    yield from _results(pending.popleft(), on_error, said)
             while pending:
-                yield from _results(pending.popleft(), on_error)
+                yield from _results(pending.popleft(), on_error, said)
         finally:
             for future in pending:
                 future.cancel()
 
 
-def _results(future: Future[_TaskResult], on_error: Callable[[Path, InputError], None] | None
-             ) -> Iterator[tuple[Path, list[Chunk]]]:
-    for path, result in future.result():
+def _results(future: Future[_TaskResult], on_error: Callable[[Path, InputError], None] | None,
+             said: set[str]) -> Iterator[tuple[Path, list[Chunk]]]:
+    results, notes = future.result()
+    for key, message in notes:
+        if key not in said:
+            said.add(key)
+            logging.getLogger(_INCLUDES_LOG).warning("%s", message)
+    for path, result in results:
         if isinstance(result, InputError):
             if on_error is None:
                 raise result

@@ -1,0 +1,163 @@
+"""Hugo callout shortcodes as blocks: ``{{< note >}}`` … ``{{< /note >}}`` is one admonition.
+
+Kubernetes and many Hugo themes write a note as a pair of shortcodes around Markdown:
+
+.. code-block:: md
+
+    {{< caution >}}
+    A Deployment with a single replica has no spare Pod.
+    {{< /caution >}}
+
+markdown-it reads the tags as text: one paragraph when no blank line parts them, else a
+paragraph for each tag and the blocks between. :mod:`.site_inline` has already found every tag
+(its :data:`~.blocks.Rewrite`: ``Caution:`` for the opening one, nothing for the closing one);
+this pass makes the blocks from an opening callout tag (``note``, ``caution``, ``warning`` …,
+``{{< >}}`` or ``{{% %}}``) to its closing one a single ``admonition`` block, atomic like a
+blockquote: kept whole when it fits, cut between its blocks when it does not (a tag alone in
+its paragraph travels with the block beside it, so no chunk is a closing tag alone), and a
+chunk that starts inside a cut one repeats its label (``Caution:``), as one inside a cut tab
+repeats the tab's. It looks in every run of sibling blocks, so a note in a list item or a tab
+is one too.
+
+A pair stays blocks of the page when it is not whole in one run of siblings (the opening tag
+not at a block's start, the closing one not at a block's end), when a heading lies between
+(it heads a section, which a block cannot hold), or when a tab group's tag does (the group is
+the structure: :mod:`.tabs`).
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from .blocks import Block, Rewrite
+from .site_inline import CALLOUTS
+
+__all__ = ["group_callouts"]
+
+_TAG = re.compile(r"\{\{([<%])\s*(/?)\s*([\w-]+)")
+_TAB_TAG = re.compile(r"\{\{[<%]\s*/?\s*tabs?\b|</?Tabs?\b|</?TabItem\b")
+#: Blocks whose children are blocks a callout may lie among.
+_HOLDERS = frozenset({"list", "item", "blockquote", "tabs", "tab", "container", "admonition"})
+
+
+class _Tags:
+    """The callout tags among a document's rewrites: where each starts (blanks it took along
+    left out) and ends, whether it closes, its name; and where tab group tags start."""
+
+    def __init__(self, source: str, rewrites: Sequence[Rewrite]) -> None:
+        self.found: list[tuple[int, int, bool, str]] = []
+        self.shown: list[str] = []  # what the page shows for each
+        self.tab_tags: list[int] = []
+        for start, end, text in rewrites:
+            a = start
+            while a < end and source[a] in " \t":
+                a += 1
+            match = _TAG.match(source, a, end)
+            if match is not None and match[3].lower() in CALLOUTS:
+                self.found.append((a, end, bool(match[2]), match[3].lower()))
+                self.shown.append(text)
+            elif _TAB_TAG.match(source, a, end):
+                self.tab_tags.append(a)
+        self.starts = [t[0] for t in self.found]
+
+    def opening_at(self, pos: int) -> int | None:
+        """The index of the opening callout tag at ``pos``, if one is there."""
+        i = bisect.bisect_left(self.starts, pos)
+        if i < len(self.found) and self.found[i][0] == pos and not self.found[i][2]:
+            return i
+        return None
+
+    def closing_of(self, i: int) -> tuple[int, int] | None:
+        """The span of the tag that closes the opening tag ``i`` (same name, nesting counted)."""
+        name, depth = self.found[i][3], 0
+        for a, b, closing, other in self.found[i + 1:]:
+            if other != name:
+                continue
+            if not closing:
+                depth += 1
+            elif depth:
+                depth -= 1
+            else:
+                return a, b
+        return None
+
+    def tab_tag_within(self, start: int, end: int) -> bool:
+        k = bisect.bisect_left(self.tab_tags, start)
+        return k < len(self.tab_tags) and self.tab_tags[k] < end
+
+
+def group_callouts(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
+                   ) -> tuple[Block, ...]:
+    """``blocks`` with each whole callout pair, in any run of siblings, made one
+    ``admonition`` block."""
+    tags = _Tags(source, rewrites)
+    if not tags.found:
+        return tuple(blocks)
+    return _group(source, blocks, tags, set())
+
+
+def _group(source: str, blocks: Sequence[Block], tags: _Tags, used: set[int]
+           ) -> tuple[Block, ...]:
+    """``blocks`` grouped; ``used`` are the opening tags of pairs already made blocks, which
+    each pair made here joins (the innermost run that holds a pair whole makes it: a note in
+    a quote is the quote's child, not the quote)."""
+    blocks = [replace(b, children=_group(source, b.children, tags, used))
+              if b.children and b.kind in _HOLDERS else b for b in blocks]
+    out: list[Block] = []
+    i = 0
+    while i < len(blocks):
+        block = blocks[i]
+        lead = block.start  # a block in an item or a quote starts at its line, indentation
+        while lead < block.end and source[lead] in " \t>":  # and > and all
+            lead += 1
+        opening = tags.opening_at(lead)
+        if opening in used:
+            opening = None
+        closing = tags.closing_of(opening) if opening is not None else None
+        j = _ending(blocks, i, closing[1]) if closing is not None else None
+        if j is None or tags.tab_tag_within(block.start, blocks[j].end) or \
+                any(b.kind == "heading" for b in blocks[i:j + 1]):
+            out.append(block)
+            i += 1
+            continue
+        assert opening is not None and closing is not None
+        note = _callout(blocks[i:j + 1], tags.found[opening][1], closing[0],
+                        tags.shown[opening])
+        used.add(opening)
+        if note.children:  # a pair nested in it
+            note = replace(note, children=_group(source, note.children, tags, used))
+        out.append(note)
+        i = j + 1
+    return tuple(out)
+
+
+def _ending(blocks: Sequence[Block], i: int, end: int) -> int | None:
+    """The index of the block from ``i`` on that ends at ``end``, if one does."""
+    for j in range(i, len(blocks)):
+        if blocks[j].end == end:
+            return j
+        if blocks[j].end > end:
+            return None
+    return None
+
+
+def _callout(blocks: Sequence[Block], open_end: int, close_start: int, label: str) -> Block:
+    """The admonition over ``blocks``: one block when the pair lies in one (a paragraph), else
+    its blocks as children, a tag alone in its block joined to its neighbour. Its ``label``
+    (``Caution: Title``) is its prefix: a chunk that starts inside it repeats it."""
+    start, end = blocks[0].start, blocks[-1].end
+    label = " ".join(label.split())
+    if len(blocks) == 1:
+        return Block("admonition", start, end, prefix=label)
+    children = list(blocks)
+    if children[0].end == open_end:  # the opening tag alone: it leads the next block
+        children[1:2] = [replace(children[1], start=children[0].start)]
+        del children[0]
+    if len(children) > 1 and children[-1].start == close_start:  # the closing tag alone
+        children[-2:] = [replace(children[-2], end=children[-1].end)]
+    if len(children) == 1 and not children[0].children:
+        return Block("admonition", start, end, prefix=label)
+    return Block("admonition", start, end, tuple(children), prefix=label)

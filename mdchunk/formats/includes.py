@@ -1,0 +1,354 @@
+"""Includes: where a page shows another file's text, and the page with that text put in.
+
+Doc sites keep examples in files of their own and pull them into pages:
+
+- Hugo: ``{{% code_sample file="pods/pod.yaml" %}}`` (``codenew`` on older sites, also
+  ``{{< … >}}``), ``{{< include "path" >}}``, ``readfile``;
+- MkDocs (pymdownx.snippets): ``--8<-- "file"`` on a line of its own, ``"file:3:8"`` for lines
+  3 to 8, and the block form, ``--8<--`` lines around one file a line;
+- MDX: ``import PodYaml from '!!raw-loader!./pod.yaml';`` and, where the text shows,
+  ``<CodeBlock language="yaml">{PodYaml}</CodeBlock>``.
+
+The parser finds them: :mod:`.site_inline` records a shortcode as a rewrite with its exact span
+and a short visible line (``code sample: pods/pod.yaml``), :mod:`.site_markup` a snippet line;
+this module reads those rewrites, the block form's paragraph and the MDX ``CodeBlock`` element
+off the parsed :class:`~.blocks.Document` (:func:`find_includes`). Nothing here reads a file:
+:func:`expand` takes each reference's text (read by :mod:`mdchunk.chunks.includes`) and gives
+the page with every reference that has its lines to itself replaced by a fenced code block of
+the file's language (a snippet line inside a code block by the file's lines alone), and the
+:class:`Expansion` that maps positions of that text back to the page's. The planner reads the
+expanded text, so an included file is cut like code (between lines, fence reopened) and counted
+exactly; ``text`` stays the reference, a slice of the page.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+
+from .blocks import NEWLINE, Block, Document, Rewrite
+
+__all__ = ["Expansion", "Include", "expand", "find_includes", "language_of",
+           "referenced_paths"]
+
+#: The visible lines :mod:`.site_inline` and :mod:`.site_markup` give a reference.
+_SHOWN = re.compile(r"(?P<label>code sample|include|snippet): (?P<path>.+)")
+_LANGUAGE_PARAM = re.compile(r"\blang(?:uage)?\s*=\s*[\"'`]?([\w+#.-]+)")
+#: What may stand before a reference on its line: indentation, quote markers, a list marker.
+_LEAD = re.compile(r"[ \t]*(?:>[ \t]?[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
+_LIST_MARKER = re.compile(r"(?:[-*+]|\d{1,9}[.)])(?=[ \t])")
+#: A snippet's line range: ``file.py:3:8``, ``file.py:3``.
+_RANGE = re.compile(r"(?P<path>.+?):(?P<first>\d*)(?::(?P<last>\d*))?")
+#: The block form of snippets: ``--8<--`` lines around one file a line.
+_SNIPPET_BLOCK = re.compile(r"[ \t]*(-+8<-+)[ \t]*\r?\n((?:[ \t]*[^\s'\"][^\n]*\n)+)"
+                            r"[ \t]*-+8<-+[ \t]*")
+#: A line of the block form's ``--8<--`` alone: the page shows nothing for it.
+_MARKER = re.compile(r"^[ \t]*-+8<-+[ \t]*(?=\r?$)", re.MULTILINE)
+#: An MDX raw-loader import (webpack's ``!!raw-loader!`` prefix).
+_RAW_IMPORT = re.compile(r"""import\s+(\w+)\s+from\s*(['"])!!raw-loader!([^'"\n]+)\2""")
+_CODE_BLOCK = re.compile(r"<CodeBlock\b(?P<attrs>[^>]*)>\s*\{\s*(?P<name>\w+)\s*\}\s*"
+                         r"</CodeBlock\s*>")
+_ATTR_LANGUAGE = re.compile(r"""\blanguage\s*=\s*(?:(['"])(?P<a>[^'"]*)\1"""
+                            r"""|\{\s*(['"])(?P<b>[^'"]*)\3\s*\})""")
+
+#: File extensions whose code block language has another name.
+_LANGUAGES = {"yml": "yaml", "py": "python", "sh": "bash", "js": "javascript", "mjs": "javascript",
+              "ts": "typescript", "rs": "rust", "rb": "ruby", "md": "markdown",
+              "markdown": "markdown", "h": "c", "hpp": "cpp", "cc": "cpp", "cs": "csharp",
+              "kt": "kotlin", "tf": "hcl", "ps1": "powershell", "txt": "text", "conf": "text"}
+
+
+def language_of(path: str) -> str:
+    """The code block language of a file: from its extension (``pods/pod.yaml`` → ``yaml``,
+    ``Dockerfile`` → ``dockerfile``).
+
+    >>> language_of("pods/pod.yml"), language_of("tools/check.py"), language_of("Dockerfile")
+    ('yaml', 'python', 'dockerfile')
+    """
+    name = PurePosixPath(path.replace("\\", "/")).name
+    suffix = name.rpartition(".")[2].lower() if "." in name else ""
+    if not suffix:
+        return name.lower() if name.lower() in ("dockerfile", "makefile") else ""
+    return _LANGUAGES.get(suffix, suffix)
+
+
+@dataclass(frozen=True, slots=True)
+class Include:
+    """A reference to another file's text: its span of the page, the file as written (a
+    snippet's line range taken off), and how the page shows it."""
+
+    start: int
+    end: int
+    path: str
+    #: ``code sample``, ``include`` or ``snippet``: the visible line's label.
+    label: str
+    language: str
+    #: A snippet's line range, 1-based and inclusive (``None``: from the start, to the end).
+    first: int | None = None
+    last: int | None = None
+    #: A snippet line inside a code block: the file's lines go in as they are, no fence.
+    in_code: bool = False
+    #: The reference has its lines to itself, so a code block can take its place; one inside
+    #: a line of text stays its visible line.
+    standalone: bool = True
+    #: What the following lines of the code block start with: the reference line's
+    #: indentation and quote markers (a list marker as blanks).
+    lead: str = ""
+    #: How a raw-loader path is resolved: against the page's folder (``./pod.yaml``).
+    relative: bool = False
+    #: A file line of the snippets' block form: when the page is expanded and the file is
+    #: not read, the line becomes its visible line there.
+    block_form: bool = False
+
+    @property
+    def shown(self) -> str:
+        """The short visible line the page keeps when the file's text is not there."""
+        return f"{self.label}: {self.path}"
+
+
+def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
+    """Every include reference of a parsed (and :func:`~.site_markup.render_markup` ed) page,
+    in order, and the rewrites the page needs whether or not a file is read: the block form's
+    ``--8<--`` lines show nothing, its file lines and an MDX ``CodeBlock`` their visible line."""
+    source = doc.source
+    found: list[Include] = []
+    extra: list[Rewrite] = []
+    codes = _code_spans(doc.blocks)
+    for start, end, text in doc.rewrites:
+        shown = _SHOWN.fullmatch(text)
+        if shown is None:
+            continue
+        raw = source[start:end]
+        if raw.lstrip().startswith("{{"):
+            if "://" in shown["path"]:
+                continue  # remote-code-sample: a URL, never read
+            language = _LANGUAGE_PARAM.search(raw)
+            found.append(_include(source, start, end, shown["path"], shown["label"],
+                                  language[1] if language else language_of(shown["path"])))
+        elif "8<" in raw:
+            i = bisect.bisect_right([a for a, _ in codes], start) - 1
+            in_code = i >= 0 and codes[i][1] >= end
+            found.append(_snippet(source, start + len(raw) - len(raw.lstrip()), end,
+                                  shown["path"], in_code))
+    for block in _prose_leaves(doc.blocks):
+        if "8<" not in source[block.start:block.end]:
+            continue
+        match = _SNIPPET_BLOCK.fullmatch(source, block.start, block.end)
+        if match is not None:
+            _block_form(source, match, found, extra)
+        extra.extend((m.start(), m.end(), "") for m in _MARKER.finditer(source, block.start,
+                                                                         block.end))
+    _raw_loader(doc, found, extra)
+    found.sort(key=lambda inc: inc.start)
+    return found, extra
+
+
+def _include(source: str, start: int, end: int, path: str, label: str, language: str, *,
+             first: int | None = None, last: int | None = None, in_code: bool = False,
+             relative: bool = False, block_form: bool = False) -> Include:
+    line_start = max(source.rfind("\n", 0, start), source.rfind("\r", 0, start)) + 1
+    line_end = NEWLINE.search(source, end)
+    after = source[end:line_end.start() if line_end else len(source)]
+    before = source[line_start:start]
+    standalone = bool(_LEAD.fullmatch(before)) and not after.strip()
+    lead = _LIST_MARKER.sub(lambda m: " " * len(m[0]), before) if standalone else ""
+    return Include(start, end, path, label, language, first, last, in_code, standalone, lead,
+                   relative, block_form)
+
+
+def _snippet(source: str, start: int, end: int, written: str, in_code: bool,
+             block_form: bool = False) -> Include:
+    path, first, last = written, None, None
+    ranged = _RANGE.fullmatch(written)
+    if ranged is not None and (ranged["first"] or ranged["last"]):
+        path = ranged["path"]
+        first = int(ranged["first"]) if ranged["first"] else None
+        last = int(ranged["last"]) if ranged["last"] else None
+        # ``file:5`` is line 5 to the end, ``file::5`` the start to line 5 (pymdownx)
+    return _include(source, start, end, path, "snippet", language_of(path), first=first,
+                    last=last, in_code=in_code, block_form=block_form)
+
+
+def _block_form(source: str, match: re.Match[str], found: list[Include],
+                extra: list[Rewrite]) -> None:
+    """``--8<--`` / file lines / ``--8<--``: each file line a reference, the markers nothing."""
+    body_start = match.start(2)
+    for line in re.finditer(r"[^\n]+", match[2]):
+        written = line[0].strip()
+        a = body_start + line.start() + len(line[0]) - len(line[0].lstrip())
+        b = a + len(written)
+        include = _snippet(source, a, b, written, in_code=False, block_form=True)
+        found.append(include)
+        extra.append((a, b, include.shown))
+
+
+def _raw_loader(doc: Document, found: list[Include], extra: list[Rewrite]) -> None:
+    """``<CodeBlock …>{Name}</CodeBlock>`` where ``Name`` is a raw-loader import."""
+    source = doc.source
+    imports = {name: path for block in doc.blocks if block.kind == "esm"
+               for name, _, path in _RAW_IMPORT.findall(source, block.start, block.end)}
+    if not imports:
+        return
+    for block in _prose_leaves(doc.blocks, kinds=("paragraph", "html")):
+        for match in _CODE_BLOCK.finditer(source, block.start, block.end):
+            path = imports.get(match["name"])
+            if path is None:
+                continue
+            attr = _ATTR_LANGUAGE.search(match["attrs"])
+            language = (attr["a"] if attr["a"] is not None else attr["b"]) if attr else ""
+            site_path = path.removeprefix("@site/")
+            include = _include(source, match.start(), match.end(), site_path, "code sample",
+                               language or language_of(site_path),
+                               relative=path.startswith("."))
+            found.append(include)
+            extra.append((match.start(), match.end(), include.shown))
+
+
+def _code_spans(blocks: Sequence[Block]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    stack = list(blocks)
+    while stack:
+        block = stack.pop()
+        if block.kind == "code":
+            out.append((block.start, block.end))
+        stack.extend(block.children)
+    return sorted(out)
+
+
+def _prose_leaves(blocks: Sequence[Block], kinds: Sequence[str] = ("paragraph",)
+                  ) -> list[Block]:
+    out: list[Block] = []
+    stack = list(reversed(blocks))
+    while stack:
+        block = stack.pop()
+        if block.kind in kinds:
+            out.append(block)
+        elif block.kind not in ("code", "esm", "front_matter"):
+            stack.extend(reversed(block.children))
+    return out
+
+
+def referenced_paths(text: str) -> list[str]:
+    """Every path ``text`` may include, found without parsing: a superset of what
+    :func:`find_includes` finds (a reference in a code span too), for a digest of what a page
+    depends on (:mod:`mdchunk.chunks.includes`)."""
+    out: list[str] = []
+    for match in re.finditer(r"\{\{[<%]\s*(?:code_sample|codenew|code|include|readfile)\b([^}]*)"
+                             r"[>%]\}\}", text):
+        params = match[1]
+        named = re.search(r"\b(?:file|path)\s*=\s*[\"'`]?([^\"'`\s]+)", params)
+        positional = re.search(r"[\"'`]([^\"'`]+)[\"'`]", params)
+        chosen = named or positional
+        if chosen is not None:
+            out.append(chosen[1])
+    for match in re.finditer(r"-+8<-+[ \t]+(['\"])([^'\"\n]+)\1", text):
+        out.append(match[2].split(":")[0] if re.search(r":\d*(?::\d*)?$", match[2])
+                   else match[2])
+    for match in _SNIPPET_BLOCK.finditer(text):
+        out.extend(line.strip() for line in match[2].splitlines() if line.strip())
+    out.extend(path for _, _, path in _RAW_IMPORT.findall(text))
+    return list(dict.fromkeys(out))
+
+
+# -- the expanded page -------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """Where the expanded text differs from the page: each expanded reference's span in both,
+    in order. A position inside an included file's text maps to its reference: a chunk that
+    starts there starts at the reference, one that ends there ends after it."""
+
+    #: ``(start, end)`` of each included text in the expanded text.
+    spans: tuple[tuple[int, int], ...]
+    #: ``(start, end)`` of each reference in the page.
+    refs: tuple[tuple[int, int], ...]
+    #: The path of each included file, as the page writes it.
+    paths: tuple[str, ...] = ()
+    _starts: tuple[int, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_starts", tuple(a for a, _ in self.spans))
+
+    def start(self, i: int) -> int:
+        """Position ``i`` of the expanded text as the page's, for a span that starts there."""
+        k = bisect.bisect_right(self._starts, i) - 1
+        if k < 0:
+            return i
+        b = self.spans[k][1]
+        if i < b:
+            return self.refs[k][0]
+        return self.refs[k][1] + i - b
+
+    def end(self, i: int) -> int:
+        """Position ``i`` of the expanded text as the page's, for a span that ends there."""
+        k = bisect.bisect_left(self._starts, i) - 1
+        if k < 0:
+            return i
+        b = self.spans[k][1]
+        if i <= b:
+            return self.refs[k][1]
+        return self.refs[k][1] + i - b
+
+    def paths_in(self, start: int, end: int) -> list[str]:
+        """The files whose included text ``[start, end)`` of the expanded text holds some of."""
+        return list(dict.fromkeys(path for (a, b), path in zip(self.spans, self.paths)
+                                  if path and a < end and start < b))
+
+    def touches(self, start: int, end: int) -> bool:
+        return any(a < end and start < b for a, b in self.spans)
+
+
+def expand(source: str, includes: Sequence[Include], texts: Mapping[int, str]
+           ) -> tuple[str, Expansion] | None:
+    """``source`` with each standalone reference whose text is known (``texts``, by the
+    reference's start) replaced by a fenced code block of that text, and the way back;
+    ``None`` when no reference is replaced."""
+    parts: list[str] = []
+    spans: list[tuple[int, int]] = []
+    refs: list[tuple[int, int]] = []
+    paths: list[str] = []
+    pos = length = 0
+    for include in includes:
+        text = texts.get(include.start)
+        if not include.standalone or include.start < pos or (
+                text is None and not include.block_form):
+            continue
+        parts.append(source[pos:include.start])
+        length += include.start - pos
+        shown = include.shown if text is None else _code_block(include, text)
+        parts.append(shown)
+        spans.append((length, length + len(shown)))
+        refs.append((include.start, include.end))
+        paths.append("" if text is None else include.path)
+        length += len(shown)
+        pos = include.end
+    if not any(paths):
+        return None
+    parts.append(source[pos:])
+    return "".join(parts), Expansion(tuple(spans), tuple(refs), tuple(paths))
+
+
+def _code_block(include: Include, text: str) -> str:
+    """The included text as the page shows it: a fenced block of its language, each line after
+    the first led as the reference's line is."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if include.first is not None or include.last is not None:
+        first = max(1, include.first or 1)
+        lines = lines[first - 1:include.last]
+    lead = include.lead
+
+    def led(line: str) -> str:
+        return lead + line if line.strip() else lead.rstrip()
+
+    if include.in_code:
+        return "\n".join([lines[0] if lines else "", *map(led, lines[1:])])
+    ticks = max((len(m[0]) for line in lines for m in [re.match(r"[ \t]*(`+)", line)] if m),
+                default=0)
+    fence = "`" * max(3, ticks + 1)
+    language = include.language.replace("`", "")
+    return "\n".join([fence + language, *map(led, lines), led(fence)])
