@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
+.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -71,6 +71,9 @@ bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its pe
 
 bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
 	$(PY) bench/bench_instructions.py
+
+bench-readers: $(STAMP)  # issue 25: the share of corpus documents each Markdown reader takes
+	$(PY) bench/bench_readers.py
 
 bench-hierarchy: $(STAMP)  # issue #11: is the evidence in the leaf, its parent or the auto-merge?
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_hierarchy.py --out bench/results/hierarchy.md

@@ -140,3 +140,17 @@ def test_separators_made_spaces_keep_the_text_verbatim() -> None:
     [chunk] = mdchunk.chunk_markdown(source)
     assert chunk.text == source[chunk.start:chunk.end] == source.rstrip("\n")
     assert chunk.embed_text.endswith("third fourth fifth sixth.")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.one_of(
+    st.characters(min_codepoint=0, max_codepoint=0x7F),
+    st.sampled_from("\ufeff\u200b\u2060\u00ad\u200c\u200d\x85\xa0é日\ue000\U000f0000\U0010fffd"
+                    "\ud800\udfff\x9f\x80"),
+    st.characters())))
+def test_the_quick_test_for_removed_characters_is_the_full_search(text: str) -> None:
+    """Hygiene looks for removed characters among the non-ASCII and control characters only:
+    it finds one exactly when a search of the whole text does."""
+    from mdchunk.text.clean import _REMOVED, _may_remove
+
+    assert _may_remove(text) == (_REMOVED.search(text) is not None)

@@ -188,3 +188,34 @@ def test_the_bench_measures_no_leak_and_some_markup_tokens() -> None:
     assert all(leaking == 0 for _, leaking in leaks.values())
     tokens = BENCH.markup_tokens()
     assert all(now <= before for now, before in tokens.values())
+
+
+#: Prose that holds a trigger character and no markup (outside MDX): comparisons, JSON, HTML.
+_NEAR_MARKUP = st.sampled_from(["a < b", "x<y", "{x}", '{"k": 1}', "<div>", "<span>", "<br>",
+                                "{note}", "}`", "{{", "</", "<Tabs", "import", "export x"])
+
+
+@st.composite
+def _near_markup_documents(draw: st.DrawFn) -> str:
+    words = st.lists(st.one_of(_NEAR_MARKUP, _INLINE_MARKUP, st.just("alpha")), max_size=8)
+    extra = draw(st.lists(words.map(" ".join), max_size=3))
+    return "\n\n".join([draw(markup_documents()), *extra]) + "\n"
+
+
+@profile(100)
+@given(source=_near_markup_documents(),
+       site=st.sampled_from(["plain", "docusaurus", "hugo", "mkdocs"]))
+def test_the_markup_triggers_skip_only_text_without_markup(source: str, site: str) -> None:
+    """The cheap tests that skip a document, or a block's inline parse, never skip markup: the
+    rewrites are those found when every document and block is parsed."""
+    import re
+    from unittest import mock
+
+    from mdchunk.formats import parse_markdown, site_inline, site_markup
+
+    doc = parse_markdown(source)
+    found = site_markup.render_markup(doc, site)
+    with mock.patch.object(site_markup, "_may_hold_markup", lambda source: True), \
+            mock.patch.object(site_inline, "_MAY_HOLD", re.compile("")), \
+            mock.patch.object(site_inline, "_MAY_HOLD_MDX", re.compile("")):
+        assert site_markup.render_markup(doc, site) == found

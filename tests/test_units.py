@@ -582,6 +582,31 @@ def test_cl100k_counts_add_up_at_the_joints_the_packer_uses(text: str, data) -> 
         assert counter.count(head + text) == counter.count(head) + counter.count(text)
 
 
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(text=_pieces, lead=st.sampled_from([" ", "  ", "\t "]))
+def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(text: str,
+                                                                                lead: str) -> None:
+    """A paragraph that starts with a blank (a page opening with a space) is cut into parts that
+    start after it: their counts come from the ends the block's encoding kept, not from a second
+    encoding of the whole paragraph, and they are exact."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = lead + text.strip() + "\n"
+    counts = SpanCounts(text, counter, long_text=16)
+    counts.use_blocks([Block("paragraph", 0, len(text) - 1)])
+    counts.estimate(0, len(text) - 1)  # the block's stretch, encoded once, keeps its ends
+    joints = [j for p in range(len(lead) + 1, len(text) - 1) if text[p - 1] == " "
+              and (j := counts.joint_before(p)) is not None]
+    kept = dict(counts._token_ends)
+    counts.prime(sorted(set(joints)), len(lead), len(text) - 1)
+    if kept and joints:
+        assert not counts._token_ends, "the kept ends were used"
+    for a, b in zip(sorted({len(lead), *joints}), [*sorted(set(joints)), len(text) - 1]):
+        assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
 @settings(max_examples=400, deadline=None, derandomize=True)
 @given(text=_pieces, data=st.data())
 def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:

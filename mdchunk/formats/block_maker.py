@@ -58,6 +58,15 @@ class BlockMaker:
         end = self.lines.offset(line_map[1])
         return start, rstrip_end(self.source, start, end)
 
+    def table(self, start: int, end: int, rows: Sequence[Block]) -> Block:
+        """A table of ``rows`` (its header row first): the first child is its header (header row
+        and delimiter row), repeated as prefix."""
+        body = tuple(rows[1:])
+        header_end = body[0].start if body else end
+        header = Block("row", start, rstrip_end(self.source, start, header_end))
+        prefix = self.source[header.start:header.end]
+        return Block("table", start, end, (header, *body), prefix=prefix)
+
     def fence_line(self, start: int) -> str:
         """The opening fence line (e.g. ```` ```bash ````), stripped of indentation."""
         line_end = NEWLINE.search(self.source, start)

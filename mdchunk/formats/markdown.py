@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from . import markdown_rs
 from .block_maker import BlockMaker, plain_text
-from .blocks import Block, Document, LineIndex, rstrip_end, tile, without_spans
+from .blocks import Block, Document, LineIndex, tile, without_spans
 from .kinds import KIND_OF_TOKEN, kind
 from .markdown_it_parser import block_parser, full_parser, unused_rules
 
@@ -156,15 +156,6 @@ class _BlockBuilder(BlockMaker):
             label = plain_text(opening.meta.get("label", ""))
             return Block(name, start, end, children, title=label, prefix=label)
         return Block(name, start, end, children)
-
-    def table(self, start: int, end: int, rows: tuple[Block, ...]) -> Block:
-        """A table's first child is its header (header row and delimiter row), repeated as
-        prefix."""
-        body = rows[1:]
-        header_end = body[0].start if body else end
-        header = Block("row", start, rstrip_end(self.source, start, header_end))
-        prefix = self.source[header.start:header.end]
-        return Block("table", start, end, (header, *body), prefix=prefix)
 
 def _html_comments(html: str) -> list[str]:
     """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""

@@ -7,9 +7,10 @@ line, a two-item list, again and again) parsed ten times slower per byte than or
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, front matter, MkDocs content tabs on a
-``site="mkdocs"`` page), nor link reference
-definitions (a heading's title may use one), HTML comments, tables, tabs, blockquotes or lines
-that may nest lists eight deep; a node of any kind it does not know sends the document back too.
+``site="mkdocs"`` page), nor HTML comments, tabs, blockquotes, headings that may use a link
+reference definition, tables of a shape the two parsers may read apart (:func:`tables_agree`)
+or lines that may nest lists eight deep; a node of any kind it does not know sends the document
+back too.
 markdown-it-py reads everything else, and every document when the package is not installed: it
 stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
 the grammar's documents, every fixture and the corpora.
@@ -23,7 +24,7 @@ from __future__ import annotations
 import functools
 import re
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -34,22 +35,32 @@ from .markdown_it_parser import RULE_TRIGGERS, site_rule_may_act
 if TYPE_CHECKING:
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
 
-__all__ = ["may_read", "read_fast"]
+__all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
-#: What only the reference reads, or reads where the Rust parser's agreement is not proven:
-#: link reference definitions (``]:``), HTML comments, tables (``|``), tabs, and blockquotes (a
-#: line whose text starts with ``>``, after list markers too: markdown-it-py ends a quoted
-#: paragraph where an ordered list from 2 starts, the Rust parser reads on lazily).
-_NOT_PROVEN = re.compile(r"\]:|<!--|\||\t|(?:^|[\r\n])[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+#: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
+#: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
+#: parser reads on lazily, so quotes stay with the reference. HTML comments and tabs do too;
+#: link reference definitions are read alike, a heading that may use one is not
+#: (:meth:`_TreeReader.heading`).
+_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
-_DEEP = re.compile(r"(?:^|[\r\n])(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \r\n])){16}")
+_DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
+
+#: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces.
+_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*[-:][|:\- ]*(?=\n|\Z)")
+#: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends.
+_DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*")
+#: The row above it, a header both split alike: pipes at both ends, no escape or code span.
+_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*")
+#: markdown-it-py stops a table's body once it has filled in this many missing cells.
+_MAX_AUTOCOMPLETED_CELLS = 0x10000
 
 
 @functools.lru_cache(maxsize=1)
@@ -63,17 +74,101 @@ def _rust_parser() -> RustMarkdownIt | None:
         return None
     return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
                                            "lheading", "list", "paragraph", "reference",
-                                           "html_block"])
+                                           "html_block", "table"])
 
 
 def may_read(source: str, site: str = "plain") -> bool:
     """Whether the Rust parser is here and ``source`` holds nothing it may read otherwise than
     markdown-it-py with mdchunk's plugins and ``site``'s rules (see the module docstring)."""
-    if (_rust_parser() is None or source.startswith("---") or _NOT_PROVEN.search(source)
-            or _DEEP.search(source) or site_rule_may_act(source, site)):
-        return False
-    return not any(may_use(source) for rule, may_use in RULE_TRIGGERS.items()
-                   if rule != "normalize")
+    return next(refusals(source, site), None) is None
+
+
+def refusals(source: str, site: str = "plain") -> Iterator[str]:
+    """What sends ``source`` to markdown-it-py, each reason once, cheapest test first: nothing
+    when the Rust parser may read it. Lazy, so :func:`may_read` stops at the first; the
+    benchmarks list them all (which constructs keep documents from the fast reader)."""
+    if _rust_parser() is None:
+        yield "markdown-it-pyrs not installed"
+        return
+    if source.startswith("---"):
+        yield "front matter"
+    if "<!--" in source:
+        yield "HTML comment"
+    if "\t" in source:
+        yield "tab"
+    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+    # every line after a line break: a pattern led by one is searched 15-30 times faster than
+    # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
+    lines = "\n" + text
+    if ">" in source and _QUOTE.search(lines):
+        yield "blockquote"
+    if _DEEP.search(lines):
+        yield "deep nesting"
+    if not tables_agree(text):
+        yield "table of an unproven shape"
+    if site_rule_may_act(source, site):
+        yield f"a {site} rule (content tabs)"
+    yield from (rule for rule, may_use in RULE_TRIGGERS.items()
+                if rule != "normalize" and may_use(source))
+
+
+def tables_agree(text: str) -> bool:
+    """Whether both parsers find the same tables in ``text`` (LF line breaks), as far as
+    can be told from its lines.
+
+    They disagree where a table is unusual: the Rust parser takes a single column without
+    pipes (``a`` over ``--:``), splits cells otherwise where a header escapes a pipe, and lets
+    a body row be any line where markdown-it-py ends the table at a line another block may
+    start (``2. two``, ``# h``). So each line that may be a delimiter row is either dashes
+    under a line without pipes (a setext underline, as before tables were read) or the second
+    line of a table both read alike: a header with pipes at both ends after a blank line (it
+    interrupts nothing), a delimiter row of as many cells, and body rows that each start with
+    a pipe at the same indentation, up to a blank line or the end. (The first line is no
+    delimiter row: there is no header above it; a table's body row is none either.)"""
+    table_end = 0
+    for match in _DELIMITER_LIKE.finditer(text):
+        if match.start() < table_end:
+            continue  # a row of the table above
+        table_end = _table_end(text, match.start() + 1, match.end())
+        if table_end < 0:
+            return False
+    return True
+
+
+def _table_end(text: str, start: int, end: int) -> int:
+    """Where the table whose delimiter row ``text[start:end]`` may be ends (``end`` when it is
+    none), when both parsers read it alike; ``-1`` when they may not (see
+    :func:`tables_agree`)."""
+    delimiter = text[start:end]
+    header_start = text.rfind("\n", 0, start - 1) + 1
+    header = text[header_start:start - 1]
+    if not header.strip():
+        return end  # no header: no table
+    if "|" not in header and "|" not in delimiter:
+        return end if set(delimiter) <= {"-", " "} else -1
+    if (not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header)
+            or (header_start > 0 and text[text.rfind("\n", 0, header_start - 1) + 1:
+                                          header_start - 1].strip())):
+        return -1
+    indent = _indentation(header)
+    columns = header.count("|") - 1
+    if delimiter.count("|") - 1 != columns or _indentation(delimiter) != indent:
+        return -1
+    rows = 0
+    while end < len(text):
+        line_end = text.find("\n", end + 1)
+        line = text[end + 1:line_end if line_end >= 0 else len(text)]
+        if not line.strip():
+            break
+        if _indentation(line) != indent or line[indent] != "|":
+            return -1
+        rows += 1
+        end = line_end if line_end >= 0 else len(text)
+    return end if rows * columns <= _MAX_AUTOCOMPLETED_CELLS else -1
+
+
+def _indentation(line: str) -> int:
+    return len(line) - len(line.lstrip(" "))
 
 
 class _Unsupported(Exception):
@@ -118,6 +213,8 @@ class _TreeReader:
         self.byte_starts = byte_starts
         #: Character offset of each line start, and the end of the source after the last.
         self.char_starts = (*self.make.lines.starts, len(source))
+        #: Whether the source may define link references (``[label]: url``).
+        self.references = "]:" in source
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
@@ -156,19 +253,40 @@ class _TreeReader:
             children = self.blocks(node.children, name == "list_item", depth + 1)
             return Block(_CONTAINERS[name], start, end,
                          tuple(tile(self.source, children, start, end)))
+        if name == "table":
+            return self.table(node, start, end, depth)
         if name in ("heading", "lheading"):
-            return self.make.heading(start, end, node.meta["level"], _inline_text(node))
+            return self.heading(node, start, end)
         if name in _LEAVES:
             prefix = self.make.fence_line(start) if name == "fence" else ""
             return Block(_LEAVES[name], start, end, prefix=prefix)
         raise _Unsupported(name)
+
+    def heading(self, node: Any, start: int, end: int) -> Block:
+        """A heading, unless its title may use a link reference: markdown-it-py's inline parse
+        reads ``[label]`` by the definitions its block parse collected, which this reader has
+        not got."""
+        content = _inline_text(node)
+        if self.references and "[" in content:
+            raise _Unsupported("a heading that may use a link reference")
+        return self.make.heading(start, end, node.meta["level"], content)
+
+    def table(self, node: Any, start: int, end: int, depth: int) -> Block:
+        """A table's rows, header first, as markdown-it-py's ``tr`` s (its ``thead`` and
+        ``tbody`` are transparent)."""
+        parts = node.children
+        if any(part.name not in ("thead", "tbody") for part in parts):
+            raise _Unsupported("a table part other than thead and tbody")
+        rows = self.blocks([row for part in parts for row in part.children], depth=depth + 1)
+        return self.make.table(start, end, tile(self.source, rows, start, end))
 
 
 #: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
 #: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
 _MAX_DEPTH = 16
 #: Nodes without children to cut between -> their kind.
-_LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr"}
+_LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr",
+           "trow": "row"}
 #: Nodes whose children are blocks -> their kind.
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
                "blockquote": "blockquote"}

@@ -318,16 +318,21 @@ def _parser() -> MarkdownIt:
     return md
 
 
-#: Characters one of the rules starts at: text without any has no markup to find.
-_MAY_HOLD = re.compile(r"[{<]")
+#: Characters one of the rules starts at in an MDX document: text without any has no markup.
+_MAY_HOLD_MDX = re.compile(r"[{<]")
+#: What one of the rules needs elsewhere: a shortcode's ``{{``, an MDX comment's ``{/*``, a
+#: role's ``}``` `` and a known component's capital (an expression, a lower-case tag or a
+#: component not imported is markup in MDX only). Prose with ``<`` or ``{`` (``a < b``, JSON)
+#: is not parsed for nothing.
+_MAY_HOLD = re.compile(r"\{\{|\{/\*|\}`|</?[A-Z]")
 
 
 def inline_rewrites(source: str, start: int, end: int, env: MarkupEnv) -> list[Rewrite]:
     """The generator markup of the prose block ``source[start:end]``, as rewrites of the
     source (offsets into ``source``)."""
-    text = source[start:end]
-    if not _MAY_HOLD.search(text):
+    if not (_MAY_HOLD_MDX if env.get("mdx") else _MAY_HOLD).search(source, start, end):
         return []
+    text = source[start:end]
     # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
     text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
     env["rewrites"] = []

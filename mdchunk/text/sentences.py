@@ -130,15 +130,14 @@ def code_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     return spans
 
 
-def _sentence_cuts(text: str, start: int, end: int, at_line_breaks: bool,
-                   code: list[Span]) -> list[int]:
-    """Where the sentences of ``text[start:end]`` end, given its ``code`` spans."""
+def _sentence_cuts(text: str, start: int, end: int, code: list[Span]) -> list[tuple[int, bool]]:
+    """Where the sentences of ``text[start:end]`` end, given its ``code`` spans, each with
+    whether a line break ends it (a break inside a sentence, to whole sentences): one scan
+    serves both kinds of sentence."""
     code_starts = [a for a, _ in code]
     cuts = []
     for match in _SENTENCE_END.finditer(text, start, end):
         dot = match.start()
-        if not at_line_breaks and text[dot] in "\r\n":
-            continue  # a line break inside a sentence
         if match.group("latin") == "" and text[dot] == "." and _is_abbreviation(text, dot):
             continue  # a lone period that closes "e.g" or an initial
         cut = match.end()
@@ -148,8 +147,13 @@ def _sentence_cuts(text: str, start: int, end: int, at_line_breaks: bool,
                 continue  # the terminator is code
             if k < len(code) and code_starts[k] < cut:
                 cut = code_starts[k]  # the closing marks ran into a code span: it opens the next
-        cuts.append(cut)
+        cuts.append((cut, text[dot] in "\r\n"))
     return cuts
+
+
+def _ends(cuts: list[tuple[int, bool]], at_line_breaks: bool) -> list[int]:
+    """The cuts of :func:`_sentence_cuts` that end sentences, line breaks among them or not."""
+    return [cut for cut, at_break in cuts if at_line_breaks or not at_break]
 
 
 def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
@@ -171,8 +175,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
     ['End with `.` or `)`.', '完成。', '`ratio` 参数']
     """
     end = len(text) if end is None else end
-    cuts = _sentence_cuts(text, start, end, at_line_breaks, code_spans(text, start, end))
-    return _spans_between(text, cuts, start, end)
+    cuts = _sentence_cuts(text, start, end, code_spans(text, start, end))
+    return _spans_between(text, _ends(cuts, at_line_breaks), start, end)
 
 
 def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
@@ -217,6 +221,7 @@ class SentenceIndex:
         self._spans: dict[Span, list[Span]] = {}
         self._bounds: dict[Span, tuple[list[int], frozenset[int]]] = {}
         self._code: dict[Span, list[Span]] = {}
+        self._cuts: dict[Span, list[tuple[int, bool]]] = {}
 
     def code(self, start: int, end: int) -> list[Span]:
         """:func:`code_spans` of ``source[start:end]``, found once for both kinds of sentence."""
@@ -227,8 +232,13 @@ class SentenceIndex:
         return code
 
     def _sentences(self, start: int, end: int, at_line_breaks: bool) -> list[Span]:
-        cuts = _sentence_cuts(self.source, start, end, at_line_breaks, self.code(start, end))
-        return _spans_between(self.source, cuts, start, end)
+        """A paragraph's sentences, from one scan however many times and ways it is asked."""
+        key = (start, end)
+        cuts = self._cuts.get(key)
+        if cuts is None:
+            cuts = self._cuts[key] = _sentence_cuts(self.source, start, end,
+                                                    self.code(start, end))
+        return _spans_between(self.source, _ends(cuts, at_line_breaks), start, end)
 
     def spans(self, start: int, end: int) -> list[Span]:
         """:func:`sentence_spans` of ``source[start:end]``."""

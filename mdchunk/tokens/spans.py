@@ -162,7 +162,9 @@ class SpanCounts:
     def _ends_of_tokens(self, start: int, end: int) -> Sequence[int]:
         """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends."""
         assert self.counter.token_bytes is not None
-        return array("q", accumulate(self.counter.token_bytes(self.source[start:end])))
+        # summed into a list first: array() takes a list at once, an iterator item by item
+        # (half the time of this method on long prose)
+        return array("q", list(accumulate(self.counter.token_bytes(self.source[start:end]))))
 
     def _start_fix(self, x: int, y: int, pretoken_ends: PretokenEnds
                    ) -> tuple[int, int] | None:
@@ -247,6 +249,14 @@ class SpanCounts:
             return
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
+        if ends is None:  # parts that start after a blank: the block kept its ends from before it
+            lead = start
+            while lead > 0 and self.source[lead - 1] in " \t":
+                lead -= 1
+            lead_following = self._next_start.get((lead, end), end)
+            ends = self._token_ends.pop((lead, lead_following), None) if lead < start else None
+            if ends is not None:
+                start, following = lead, lead_following
         if ends is None:
             ends, following = self._ends_of_tokens(start, end), end
         taken, pos, offset = 0, start, 0
