@@ -19,7 +19,8 @@ $(STAMP): pyproject.toml
 
 demo: $(STAMP)
 	rm -rf demo.db
-	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db
+	# issue 26: code samples are read from the include root; the run names each one it cannot find
+	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk index fixtures --db ./demo.db --includes fixtures/includes/examples
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "CPU 使用率持续偏高怎么排查" --db ./demo.db -k 3
 	# the fixtures have Chinese in them, so --model auto chose use-multilingual: dense alone answers
 	HF_HUB_OFFLINE=1 $(VENV)/bin/mdchunk search "数据库主库故障时怎么切换" --db ./demo.db -k 2 --mode dense
