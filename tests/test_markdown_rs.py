@@ -223,6 +223,60 @@ def test_definitions_are_read_fast_unless_a_heading_may_use_one() -> None:
     assert not assert_same_reading(source.replace("# Runbook", "# [Runbook][docs]"))
 
 
+# -- front matter: markdown-it-py's rule makes its token, the Rust parser reads what follows --
+
+
+#: Front matter as pages write it, and near it: closed by dashes (as many or more) or ``...``,
+#: empty, holding what the fast reader leaves to the reference elsewhere, with CRLF or CR.
+_FRONT_MATTERS = st.sampled_from([
+    "---\ntitle: x\n---\n", "---\n---\n", "----\na: 1\n-----\n",
+    "---\na: 1\n...\n", "---\na: 1\n...  \n", "---\na: 1\n  ---\n", "---\na: 1\n--- \n",
+    "---\r\ntitle: x\r\n---\r\n", "---\rtitle: x\r---\r", "---yaml\na: 1\n---\n",
+    "---\ndesc: >\n  <!-- x --> [^1] $$ ::: !!!\n\ttab: 1\n---\n", "---\n\n# not a heading\n---\n",
+    "---\na: |\n  - item\n  > quote\n---\n",
+])
+#: Near front matter, which the fast reader leaves to the reference: unclosed, closed by fewer
+#: dashes, by an indented or dotted line the rule does not take, a thematic break.
+_NEAR_FRONT_MATTERS = st.sampled_from([
+    "---\na: 1\n", "-----\na: 1\n---\n", "---\na: 1\n    ---\n", "---\na: 1\n ...\n",
+    "---\na: 1\n....\n", "---\n",
+])
+#: What may follow the closing line (up to a blank line, which a table's header needs).
+_AFTER_FRONT = st.sampled_from(["", "\n", "---\n\n", "text\n===\n\n", "    code\n\n",
+                                "- item\n\n", "# H\n\n", "text\n\n", "***\n"])
+
+
+@needs_rust
+@profile(300)
+@given(front=_FRONT_MATTERS, after=_AFTER_FRONT,
+       source=markdown_documents().map(_readable))
+def test_documents_with_front_matter_are_read_fast(front: str, after: str, source: str) -> None:
+    assert assert_same_reading(front + after + source), "the fast reader reads front matter"
+
+
+@needs_rust
+@profile(200)
+@given(front=st.one_of(_FRONT_MATTERS, _NEAR_FRONT_MATTERS), after=_AFTER_FRONT,
+       source=markdown_documents())
+def test_both_readers_agree_on_front_matter(front: str, after: str, source: str) -> None:
+    note(f"read fast: {assert_same_reading(front + after + source)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", ["---\ntitle: x\n---", "---\r\na: 1\r\n...", "---\n---"])
+def test_front_matter_at_the_end_is_read_fast(source: str) -> None:
+    assert assert_same_reading(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("front", ["---\na: 1\n", "-----\na: 1\n---\nb\n-----\n",
+                                   "---\na: 1\n    ---\n---\n"])
+def test_front_matter_it_cannot_split_off_is_left_to_the_reference(front: str) -> None:
+    source = front + "\ntext\n"
+    assert read_fast(source) is None
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
 @needs_rust
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)
 def test_both_readers_agree_on_fixtures(path) -> None:
@@ -245,7 +299,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 
 @needs_rust
 @pytest.mark.parametrize("source", [
-    "<!-- note -->\n\ntext\n", "---\ntitle: x\n---\n\ntext\n",
+    "<!-- note -->\n\ntext\n", "---\ntitle: x\n---\n\n<!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
     "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
 ])

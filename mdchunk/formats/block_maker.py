@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.attrs.parse import ParseError
 from mdit_py_plugins.attrs.parse import parse as parse_attrs
 
-from .blocks import NEWLINE, Block, LineIndex, rstrip_end
+from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile
 from .markdown_it_parser import full_parser
 
 __all__ = ["BlockMaker", "plain_text", "split_heading_id"]
@@ -51,6 +51,21 @@ class BlockMaker:
         if markup:
             self.hide_id_markup(start, end, markup)
         return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
+
+    def front_matter(self, token: Token) -> Block:
+        """The block of the front matter token of markdown-it-py's ``front_matter`` rule
+        (mdit-py-plugins), fences included; both readers take it from that rule's token."""
+        assert token.map is not None
+        return Block("front_matter", *self.span(token.map))
+
+    def document(self, body: Sequence[Block], front: Token | None = None,
+                 comments: Sequence[tuple[int, int]] = ()) -> Document:
+        """The document of ``body`` (top-level blocks after the front matter, in order) and
+        the ``front`` matter token, if any: the blocks tile what follows the front matter."""
+        block = self.front_matter(front) if front is not None else None
+        blocks = tile(self.source, list(body), block.end if block else 0, len(self.source))
+        return Document(self.source, tuple(blocks), front.content if front is not None else None,
+                        self.lines, block, tuple(comments), tuple(self.id_markup))
 
     def span(self, line_map: Sequence[int]) -> tuple[int, int]:
         """Character span of a line range, without the trailing line break and blank lines."""

@@ -49,14 +49,10 @@ def parse_markdown_it(source: str, site: str = "plain") -> Document:
         tokens = full_parser(site).parse(source, env)
     builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
-    front = [b for b in blocks if b.kind == "front_matter"]
+    # the front_matter rule reads only the document's first line on: its token comes first
+    front = tokens[0] if tokens and tokens[0].type == "front_matter" else None
     body = _outermost(b for b in blocks if b.kind != "front_matter")
-    body_start = front[0].end if front else 0
-    front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
-                  if front else None)
-    return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
-                    builder.lines, front[0] if front else None, tuple(builder.comments),
-                    tuple(builder.id_markup))
+    return builder.document(body, front, builder.comments)
 
 
 def _outermost(blocks: Iterable[Block]) -> list[Block]:
@@ -106,6 +102,8 @@ class _BlockBuilder(BlockMaker):
 
     def leaf(self, token: Token, line_map: Sequence[int]) -> Block | None:
         """A block of a token without children; ``line_map`` is its (present) ``token.map``."""
+        if token.type == "front_matter":
+            return self.front_matter(token)
         start, end = self.span(line_map)
         if start >= end:
             return None

@@ -30,9 +30,10 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown_it_parser import RULE_TRIGGERS, site_rule_may_act
+from .markdown_it_parser import RULE_TRIGGERS, block_parser, site_rule_may_act
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
 
 __all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
@@ -49,6 +50,9 @@ _QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+
+#: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
+_FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -90,8 +94,16 @@ def refusals(source: str, site: str = "plain") -> Iterator[str]:
     if _rust_parser() is None:
         yield "markdown-it-pyrs not installed"
         return
-    if source.startswith("---"):
-        yield "front matter"
+    split = _front_matter(source)
+    if split is None:
+        yield "front matter it cannot split off"
+    yield from _body_refusals(source[split[0]:] if split else source, site)
+
+
+def _body_refusals(source: str, site: str) -> Iterator[str]:
+    """:func:`refusals` of what follows the front matter (all of ``source`` when it has none):
+    the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
+    front matter's closing line as at the start of one."""
     if "<!--" in source:
         yield "HTML comment"
     if "\t" in source:
@@ -179,22 +191,46 @@ def read_fast(source: str, site: str = "plain") -> Document | None:
     """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
     Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
     parser = _rust_parser()
-    if parser is None or not may_read(source, site):
+    split = _front_matter(source) if parser is not None else None
+    if parser is None or split is None:
         return None
-    text = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
+    body_start, front = split
+    body = source[body_start:]
+    if next(_body_refusals(body, site), None) is not None:
+        return None
+    text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
     try:
         byte_starts = _byte_line_starts(text)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    reader = _TreeReader(source, byte_starts)
+    reader = _TreeReader(source, byte_starts, front.map[1] if front and front.map else 0)
     try:
         blocks = reader.blocks(parser.tree(text).children)
     except _Unsupported:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
-    body = tile(source, blocks, 0, len(source))
-    return Document(source, tuple(body), None, reader.make.lines,
-                    id_markup=tuple(reader.make.id_markup))
+    return reader.make.document(blocks, front)
+
+
+def _front_matter(source: str) -> tuple[int, Token | None] | None:
+    """Where what follows ``source``'s front matter starts, and the front matter's token, as
+    markdown-it-py's ``front_matter`` rule makes it; ``(0, None)`` when ``source`` has none
+    (it does not start with a line of three dashes), ``None`` when this cannot tell where it
+    ends. The rule reads from the first line to the first that closes it: markdown-it-py reads
+    ``source`` up to the first line that may (:data:`_FRONT_MATTER_END`), and that line must be
+    where the token it makes ends."""
+    if not source.startswith("---"):
+        return 0, None
+    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+    end = _FRONT_MATTER_END.search(text)
+    if end is None:
+        return None
+    lines = text.count("\n", 0, end.start()) + 2  # the closing line's number, plus one
+    body_start = LineIndex.of(source).offset(lines)
+    tokens = block_parser().parse(source[:body_start])
+    if len(tokens) != 1 or tokens[0].type != "front_matter" or tokens[0].map != [0, lines]:
+        return None
+    return body_start, tokens[0]
 
 
 def _byte_line_starts(text: str) -> list[int]:
@@ -207,10 +243,13 @@ def _byte_line_starts(text: str) -> list[int]:
 class _TreeReader:
     """Turns the Rust parser's nodes into blocks, one rule per node name."""
 
-    def __init__(self, source: str, byte_starts: Sequence[int]) -> None:
+    def __init__(self, source: str, byte_starts: Sequence[int], first_line: int = 0) -> None:
         self.make = BlockMaker(source, LineIndex.of(source), {})
         self.source = source
+        #: UTF-8 byte offset of each line start of the text parsed, which starts at the
+        #: source's line ``first_line`` (after the front matter).
         self.byte_starts = byte_starts
+        self.first_line = first_line
         #: Character offset of each line start, and the end of the source after the last.
         self.char_starts = (*self.make.lines.starts, len(source))
         #: Whether the source may define link references (``[label]: url``).
@@ -233,8 +272,8 @@ class _TreeReader:
         if srcmap is None:
             raise _Unsupported("a node without a source map")
         first_byte, end_byte = srcmap
-        first = bisect_right(self.byte_starts, first_byte) - 1
-        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1))
+        first = bisect_right(self.byte_starts, first_byte) - 1 + self.first_line
+        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) + self.first_line
         start = self.char_starts[first]
         return start, rstrip_end(self.source, start, self.char_starts[after])
 
