@@ -26,12 +26,13 @@ from .test_grammar import markdown_documents, profile
 
 needs_rust = pytest.mark.skipif(_rust_parser() is None, reason="markdown-it-pyrs not installed")
 
-#: What sends a document to the reference, written away: definitions, link references,
+#: What sends a document to the reference, written away: definitions, link references (and
+#: with them the comments in paragraphs, which the inline parse reads by them),
 #: footnotes, quotes and math become plain text, ``~`` fences backtick fences, and lone
 #: surrogates (the Rust parser takes UTF-8 only) question marks. Tables stay, unless they are
 #: of a shape the fast reader leaves to the reference (:func:`tables_agree`): then their pipes
 #: become slashes.
-_AWAY = {"~": "`", ":": ";", "[^": "[", "<!--": "<!- ", "$$": "$", "!!!": "!",
+_AWAY = {"~": "`", ":": ";", "[^": "[", "$$": "$", "!!!": "!",
          "???": "?", "\t": " ", ">": "»"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -277,6 +278,44 @@ def test_front_matter_it_cannot_split_off_is_left_to_the_reference(front: str) -
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+# -- HTML comments: the same html_block and paragraph content, the reference's comment code --
+
+
+#: Comments in every position: own line, in a paragraph (first, inside, last, over lines),
+#: in list items (tight, loose, indented, over lines), quoted, in a heading, a table cell, a
+#: code span or fence, unclosed, degenerate (``<!-->``, ``<!--->``), an end without a start.
+_COMMENTED = st.sampled_from([
+    "<!-- c -->", "<!--\nc\n-->", "<!-- c -->\ntext", "text <!-- c --> text", "<!-- c --> text",
+    "text\n<!-- c -->", "text\n<!-- c -->\nmore", "text <!-- c\nd --> e", "a <!-- c\n\nd --> e",
+    "- item <!-- c -->\n- two", "- item\n\n  <!-- c -->\n- two", "- a <!-- c\n  d -->\n- b",
+    "1. x\n   <!-- a\n   b -->", "- <!-- c -->", "-   <!-- c -->\n    more", "> <!-- c -->\n> q",
+    "# H <!-- c -->", "H <!-- c -->\n===", "| a <!-- c --> |\n| --- |\n| <!-- d --> |",
+    "`<!-- c -->`", "```\n<!-- c -->\n```", "    <!-- code -->", "<!-- unclosed", "a <!-- unclosed",
+    "<!-->", "<!--->", "<!-- a --> <!-- b -->", "<!-- a -->x", "text -->", "<div>\n<!-- c -->\n</div>",
+    "[a]: http://x\n\ntext <!-- c -->", "text <!-- c -->\n\n[a]: http://x", "<!-- c --\n-->",
+    "* <!-- c\n\n  d -->\n* e", "<!-- c -->\n- item", "text\n<!--\nc", "  <!-- c -->",
+])
+
+
+@needs_rust
+@profile(300)
+@given(parts=st.lists(st.one_of(_COMMENTED, markdown_documents()), min_size=1, max_size=6),
+       joins=st.lists(st.sampled_from(["\n", "\n\n", "\r\n\r\n"]), min_size=6, max_size=6))
+def test_both_readers_agree_on_html_comments(parts: list[str], joins: list[str]) -> None:
+    note(f"read fast: {assert_same_reading(''.join(p + j for p, j in zip(parts, joins)))}")
+
+
+@needs_rust
+@profile(300)
+@given(parts=st.lists(_COMMENTED.filter(lambda p: ">" not in p.replace("-->", "")
+                                         and "]:" not in p), min_size=1, max_size=6),
+       join=st.sampled_from(["\n\n", "\r\n\r\n", "\n\n\n"]))
+def test_html_comments_are_read_fast(parts: list[str], join: str) -> None:
+    """Quotes and, beside link references, comments in paragraphs go to the reference."""
+    source = join.join(parts) + join
+    assert assert_same_reading(source) or not tables_agree(source.replace("\r\n", "\n"))
+
+
 @needs_rust
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)
 def test_both_readers_agree_on_fixtures(path) -> None:
@@ -299,7 +338,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 
 @needs_rust
 @pytest.mark.parametrize("source", [
-    "<!-- note -->\n\ntext\n", "---\ntitle: x\n---\n\n<!-- x -->\n", "---\ntitle: x\n\ntext\n",
+    "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
     "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
 ])

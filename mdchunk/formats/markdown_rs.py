@@ -6,11 +6,18 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, front matter, MkDocs content tabs on a
-``site="mkdocs"`` page), nor HTML comments, tabs, blockquotes, headings that may use a link
-reference definition, tables of a shape the two parsers may read apart (:func:`tables_agree`)
-or lines that may nest lists eight deep; a node of any kind it does not know sends the document
-back too.
+admonitions, containers, footnotes, definition lists, MkDocs content tabs on a
+``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use a link reference
+definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
+apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node of any kind it does
+not know sends the document back too.
+
+Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
+``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
+as markdown-it-py reads on after it; a document whose front matter it cannot split off goes
+to the reference. HTML comments are found by the reference's code
+(:meth:`~.block_maker.BlockMaker.html`, :meth:`~.block_maker.BlockMaker.paragraph`) in the same
+HTML block and paragraph content, which the Rust tree gives as markdown-it-py's tokens do.
 markdown-it-py reads everything else, and every document when the package is not installed: it
 stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
 the grammar's documents, every fixture and the corpora.
@@ -40,9 +47,9 @@ __all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
 #: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
 #: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
-#: parser reads on lazily, so quotes stay with the reference. HTML comments and tabs do too;
-#: link reference definitions are read alike, a heading that may use one is not
-#: (:meth:`_TreeReader.heading`).
+#: parser reads on lazily, so quotes stay with the reference. Tabs do too; link reference
+#: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
+#: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
 _QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
@@ -104,8 +111,6 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     """:func:`refusals` of what follows the front matter (all of ``source`` when it has none):
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
-    if "<!--" in source:
-        yield "HTML comment"
     if "\t" in source:
         yield "tab"
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
@@ -285,7 +290,9 @@ class _TreeReader:
         if start >= end:
             return None
         if name == "paragraph" or (name == "text" and in_item):
-            return Block("paragraph", start, end)
+            return self.paragraph(node, start, end)
+        if name == "html_block":
+            return self.make.html(start, end, node.meta["content"])
         if name in _CONTAINERS:
             if depth == _MAX_DEPTH:
                 raise _Unsupported("nesting deeper than markdown-it-py reads")
@@ -300,6 +307,15 @@ class _TreeReader:
             prefix = self.make.fence_line(start) if name == "fence" else ""
             return Block(_LEAVES[name], start, end, prefix=prefix)
         raise _Unsupported(name)
+
+    def paragraph(self, node: Any, start: int, end: int) -> Block:
+        """A paragraph, its HTML comments as the reference finds them in the same inline
+        content; unless the source may define link references, which that inline parse reads
+        by (see :meth:`heading`)."""
+        content = node.meta["content"] if node.name == "text" else _inline_text(node)
+        if "<!--" in content and self.references:
+            raise _Unsupported("a comment in a paragraph that may use a link reference")
+        return self.make.paragraph(start, end, content)
 
     def heading(self, node: Any, start: int, end: int) -> Block:
         """A heading, unless its title may use a link reference: markdown-it-py's inline parse
@@ -324,7 +340,7 @@ class _TreeReader:
 #: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
 _MAX_DEPTH = 16
 #: Nodes without children to cut between -> their kind.
-_LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr",
+_LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
            "trow": "row"}
 #: Nodes whose children are blocks -> their kind.
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
