@@ -270,6 +270,17 @@ def test_front_matter_at_the_end_is_read_fast(source: str) -> None:
 
 
 @needs_rust
+@pytest.mark.parametrize("source", ["- ---**x**\n</pre>\n", "- a--\nb\n", "- - ---\n  x\n",
+                                    "- ---\nfoo\n---\n"])
+def test_a_first_list_item_the_front_matter_rule_may_read_is_left_to_the_reference(
+        source: str) -> None:
+    """mdit-py-plugins' front_matter rule asks the source's first character and the item's
+    next two: in a first list item it may make a front matter block of the reference's own."""
+    assert read_fast(source) is None
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
+@needs_rust
 @pytest.mark.parametrize("front", ["---\na: 1\n", "-----\na: 1\n---\nb\n-----\n",
                                    "---\na: 1\n    ---\n---\n"])
 def test_front_matter_it_cannot_split_off_is_left_to_the_reference(front: str) -> None:

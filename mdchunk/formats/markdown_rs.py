@@ -61,6 +61,10 @@ _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 #: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
 _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
 
+#: A block's first character on the first line, inside a list item or quote (after a blank
+#: or ``>``), and two dashes after it: where the front matter rule may act inside.
+_NESTED_START = re.compile(r"[ >][^ ]--")
+
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -103,7 +107,7 @@ def refusals(source: str, site: str = "plain") -> Iterator[str]:
         return
     split = _front_matter(source)
     if split is None:
-        yield "front matter it cannot split off"
+        yield "front matter it cannot split off, or a first line the rule may read"
     yield from _body_refusals(source[split[0]:] if split else source, site)
 
 
@@ -221,11 +225,16 @@ def _front_matter(source: str) -> tuple[int, Token | None] | None:
     """Where what follows ``source``'s front matter starts, and the front matter's token, as
     markdown-it-py's ``front_matter`` rule makes it; ``(0, None)`` when ``source`` has none
     (it does not start with a line of three dashes), ``None`` when this cannot tell where it
-    ends. The rule reads from the first line to the first that closes it: markdown-it-py reads
+    ends (nor where the rule may read a list item's first line). The rule reads from the first
+    line to the first that closes it: markdown-it-py reads
     ``source`` up to the first line that may (:data:`_FRONT_MATTER_END`), and that line must be
     where the token it makes ends."""
     if not source.startswith("---"):
-        return 0, None
+        # the rule reads the first line in a list item too (it asks the source's first
+        # character, and the two after the item's first for dashes): the reference's
+        # reading of ``- ---`` and the like, a front matter block in the item
+        nested = source.startswith("-") and _NESTED_START.search(source.split("\n", 1)[0])
+        return None if nested else (0, None)
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
     end = _FRONT_MATTER_END.search(text)
     if end is None:
