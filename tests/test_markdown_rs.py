@@ -244,7 +244,7 @@ _NEAR_FRONT_MATTERS = st.sampled_from([
 ])
 #: What may follow the closing line (up to a blank line, which a table's header needs).
 _AFTER_FRONT = st.sampled_from(["", "\n", "---\n\n", "text\n===\n\n", "    code\n\n",
-                                "- item\n\n", "# H\n\n", "text\n\n", "***\n"])
+                                "- item\n\n", "# H\n\n", "text\n\n", "***\n\n"])
 
 
 @needs_rust
