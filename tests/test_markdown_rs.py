@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 import mdchunk
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown import parse_markdown_it
-from mdchunk.formats.markdown_rs import _rust_parser, may_read, read_fast, tables_agree
+from mdchunk.formats.markdown_rs import (
+    _body_refusals,
+    _rust_parser,
+    may_read,
+    read_fast,
+    tables_agree,
+)
 from mdchunk.text import read_document
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
@@ -252,7 +258,10 @@ _AFTER_FRONT = st.sampled_from(["", "\n", "---\n\n", "text\n===\n\n", "    code\
 @given(front=_FRONT_MATTERS, after=_AFTER_FRONT,
        source=markdown_documents().map(_readable))
 def test_documents_with_front_matter_are_read_fast(front: str, after: str, source: str) -> None:
-    assert assert_same_reading(front + after + source), "the fast reader reads front matter"
+    """Front matter sends no document to the reference: what follows it may (lines deep enough
+    to nest lists eight levels, which the grammar now and then writes)."""
+    assert (assert_same_reading(front + after + source)
+            or next(_body_refusals(after + source, "plain"), None) is not None)
 
 
 @needs_rust
