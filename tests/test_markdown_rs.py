@@ -17,7 +17,13 @@ from hypothesis import strategies as st
 import mdchunk
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown import parse_markdown_it
-from mdchunk.formats.markdown_rs import _rust_parser, may_read, read_fast, tables_agree
+from mdchunk.formats.markdown_rs import (
+    _body_refusals,
+    _rust_parser,
+    may_read,
+    read_fast,
+    tables_agree,
+)
 from mdchunk.text import read_document
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
@@ -26,12 +32,13 @@ from .test_grammar import markdown_documents, profile
 
 needs_rust = pytest.mark.skipif(_rust_parser() is None, reason="markdown-it-pyrs not installed")
 
-#: What sends a document to the reference, written away: definitions, link references,
+#: What sends a document to the reference, written away: definitions, link references (and
+#: with them the comments in paragraphs, which the inline parse reads by them),
 #: footnotes, quotes and math become plain text, ``~`` fences backtick fences, and lone
 #: surrogates (the Rust parser takes UTF-8 only) question marks. Tables stay, unless they are
 #: of a shape the fast reader leaves to the reference (:func:`tables_agree`): then their pipes
 #: become slashes.
-_AWAY = {"~": "`", ":": ";", "[^": "[", "<!--": "<!- ", "$$": "$", "!!!": "!",
+_AWAY = {"~": "`", ":": ";", "[^": "[", "$$": "$", "!!!": "!",
          "???": "?", "\t": " ", ">": "»"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -223,6 +230,112 @@ def test_definitions_are_read_fast_unless_a_heading_may_use_one() -> None:
     assert not assert_same_reading(source.replace("# Runbook", "# [Runbook][docs]"))
 
 
+# -- front matter: markdown-it-py's rule makes its token, the Rust parser reads what follows --
+
+
+#: Front matter as pages write it, and near it: closed by dashes (as many or more) or ``...``,
+#: empty, holding what the fast reader leaves to the reference elsewhere, with CRLF or CR.
+_FRONT_MATTERS = st.sampled_from([
+    "---\ntitle: x\n---\n", "---\n---\n", "----\na: 1\n-----\n",
+    "---\na: 1\n...\n", "---\na: 1\n...  \n", "---\na: 1\n  ---\n", "---\na: 1\n--- \n",
+    "---\r\ntitle: x\r\n---\r\n", "---\rtitle: x\r---\r", "---yaml\na: 1\n---\n",
+    "---\ndesc: >\n  <!-- x --> [^1] $$ ::: !!!\n\ttab: 1\n---\n", "---\n\n# not a heading\n---\n",
+    "---\na: |\n  - item\n  > quote\n---\n",
+])
+#: Near front matter, which the fast reader leaves to the reference: unclosed, closed by fewer
+#: dashes, by an indented or dotted line the rule does not take, a thematic break.
+_NEAR_FRONT_MATTERS = st.sampled_from([
+    "---\na: 1\n", "-----\na: 1\n---\n", "---\na: 1\n    ---\n", "---\na: 1\n ...\n",
+    "---\na: 1\n....\n", "---\n",
+])
+#: What may follow the closing line (up to a blank line, which a table's header needs).
+_AFTER_FRONT = st.sampled_from(["", "\n", "---\n\n", "text\n===\n\n", "    code\n\n",
+                                "- item\n\n", "# H\n\n", "text\n\n", "***\n\n"])
+
+
+@needs_rust
+@profile(300)
+@given(front=_FRONT_MATTERS, after=_AFTER_FRONT,
+       source=markdown_documents().map(_readable))
+def test_documents_with_front_matter_are_read_fast(front: str, after: str, source: str) -> None:
+    """Front matter sends no document to the reference: what follows it may (lines deep enough
+    to nest lists eight levels, which the grammar now and then writes)."""
+    assert (assert_same_reading(front + after + source)
+            or next(_body_refusals(after + source, "plain"), None) is not None)
+
+
+@needs_rust
+@profile(200)
+@given(front=st.one_of(_FRONT_MATTERS, _NEAR_FRONT_MATTERS), after=_AFTER_FRONT,
+       source=markdown_documents())
+def test_both_readers_agree_on_front_matter(front: str, after: str, source: str) -> None:
+    note(f"read fast: {assert_same_reading(front + after + source)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", ["---\ntitle: x\n---", "---\r\na: 1\r\n...", "---\n---"])
+def test_front_matter_at_the_end_is_read_fast(source: str) -> None:
+    assert assert_same_reading(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", ["- ---**x**\n</pre>\n", "- a--\nb\n", "- - ---\n  x\n",
+                                    "- ---\nfoo\n---\n"])
+def test_a_first_list_item_the_front_matter_rule_may_read_is_left_to_the_reference(
+        source: str) -> None:
+    """mdit-py-plugins' front_matter rule asks the source's first character and the item's
+    next two: in a first list item it may make a front matter block of the reference's own."""
+    assert read_fast(source) is None
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("front", ["---\na: 1\n", "-----\na: 1\n---\nb\n-----\n",
+                                   "---\na: 1\n    ---\n---\n"])
+def test_front_matter_it_cannot_split_off_is_left_to_the_reference(front: str) -> None:
+    source = front + "\ntext\n"
+    assert read_fast(source) is None
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
+# -- HTML comments: the same html_block and paragraph content, the reference's comment code --
+
+
+#: Comments in every position: own line, in a paragraph (first, inside, last, over lines),
+#: in list items (tight, loose, indented, over lines), quoted, in a heading, a table cell, a
+#: code span or fence, unclosed, degenerate (``<!-->``, ``<!--->``), an end without a start.
+_COMMENTED = st.sampled_from([
+    "<!-- c -->", "<!--\nc\n-->", "<!-- c -->\ntext", "text <!-- c --> text", "<!-- c --> text",
+    "text\n<!-- c -->", "text\n<!-- c -->\nmore", "text <!-- c\nd --> e", "a <!-- c\n\nd --> e",
+    "- item <!-- c -->\n- two", "- item\n\n  <!-- c -->\n- two", "- a <!-- c\n  d -->\n- b",
+    "1. x\n   <!-- a\n   b -->", "- <!-- c -->", "-   <!-- c -->\n    more", "> <!-- c -->\n> q",
+    "# H <!-- c -->", "H <!-- c -->\n===", "| a <!-- c --> |\n| --- |\n| <!-- d --> |",
+    "`<!-- c -->`", "```\n<!-- c -->\n```", "    <!-- code -->", "<!-- unclosed", "a <!-- unclosed",
+    "<!-->", "<!--->", "<!-- a --> <!-- b -->", "<!-- a -->x", "text -->", "<div>\n<!-- c -->\n</div>",
+    "[a]: http://x\n\ntext <!-- c -->", "text <!-- c -->\n\n[a]: http://x", "<!-- c --\n-->",
+    "* <!-- c\n\n  d -->\n* e", "<!-- c -->\n- item", "text\n<!--\nc", "  <!-- c -->",
+])
+
+
+@needs_rust
+@profile(300)
+@given(parts=st.lists(st.one_of(_COMMENTED, markdown_documents()), min_size=1, max_size=6),
+       joins=st.lists(st.sampled_from(["\n", "\n\n", "\r\n\r\n"]), min_size=6, max_size=6))
+def test_both_readers_agree_on_html_comments(parts: list[str], joins: list[str]) -> None:
+    note(f"read fast: {assert_same_reading(''.join(p + j for p, j in zip(parts, joins)))}")
+
+
+@needs_rust
+@profile(300)
+@given(parts=st.lists(_COMMENTED.filter(lambda p: ">" not in p.replace("-->", "")
+                                         and "]:" not in p), min_size=1, max_size=6),
+       join=st.sampled_from(["\n\n", "\r\n\r\n", "\n\n\n"]))
+def test_html_comments_are_read_fast(parts: list[str], join: str) -> None:
+    """Quotes and, beside link references, comments in paragraphs go to the reference."""
+    source = join.join(parts) + join
+    assert assert_same_reading(source) or not tables_agree(source.replace("\r\n", "\n"))
+
+
 @needs_rust
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)
 def test_both_readers_agree_on_fixtures(path) -> None:
@@ -245,7 +358,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 
 @needs_rust
 @pytest.mark.parametrize("source", [
-    "<!-- note -->\n\ntext\n", "---\ntitle: x\n---\n\ntext\n",
+    "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
     "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
 ])

@@ -17,7 +17,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.attrs.parse import ParseError
 from mdit_py_plugins.attrs.parse import parse as parse_attrs
 
-from .blocks import NEWLINE, Block, LineIndex, rstrip_end
+from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
 from .markdown_it_parser import full_parser
 
 __all__ = ["BlockMaker", "plain_text", "split_heading_id"]
@@ -32,6 +32,40 @@ class BlockMaker:
         self.lines = lines
         self.env = env  # link reference definitions, for heading titles
         self.id_markup: list[tuple[int, int]] = []  # headings' {#id} blocks
+        self.comments: list[tuple[int, int]] = []  # HTML comments found on the way
+
+    def html(self, start: int, end: int, content: str) -> Block:
+        """An HTML block of ``content`` (its lines as the parser gives them), its comments
+        recorded; a ``comment`` block when it is nothing but comments."""
+        if "<!--" in content:
+            found = self.find_comments(start, end, _html_comments(content))
+            if found and not without_spans(self.source, start, end, found).strip():
+                return Block("comment", start, end)  # no site shows any of it
+        return Block("html", start, end)
+
+    def paragraph(self, start: int, end: int, content: str) -> Block:
+        """A paragraph of inline ``content`` (its lines as the parser gives them), its HTML
+        comments recorded as its inline parse finds them (not in code spans)."""
+        if "<!--" in content:
+            md = full_parser()
+            children = md.inline.parse(content, md, self.env, [])
+            self.find_comments(start, end, [t.content for t in children if t.type == "html_inline"
+                                            and t.content.startswith("<!--")])
+        return Block("paragraph", start, end)
+
+    def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
+        """Record where each of ``comments`` (as the parser gave them, in order) lies in
+        ``source[start:end]``."""
+        found = []
+        pos = start
+        for comment in comments:
+            at = self.source.find(comment, pos, end)
+            if at < 0:
+                continue
+            found.append((at, at + len(comment)))
+            pos = at + len(comment)
+        self.comments.extend(found)
+        return found
 
     def hide_id_markup(self, start: int, end: int, markup: str) -> None:
         """Record where a heading's ``{#id}`` lies (with the blank before it): no site shows it,
@@ -51,6 +85,20 @@ class BlockMaker:
         if markup:
             self.hide_id_markup(start, end, markup)
         return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
+
+    def front_matter(self, token: Token) -> Block:
+        """The block of the front matter token of markdown-it-py's ``front_matter`` rule
+        (mdit-py-plugins), fences included; both readers take it from that rule's token."""
+        assert token.map is not None
+        return Block("front_matter", *self.span(token.map))
+
+    def document(self, body: Sequence[Block], front: Token | None = None) -> Document:
+        """The document of ``body`` (top-level blocks after the front matter, in order) and
+        the ``front`` matter token, if any: the blocks tile what follows the front matter."""
+        block = self.front_matter(front) if front is not None else None
+        blocks = tile(self.source, list(body), block.end if block else 0, len(self.source))
+        return Document(self.source, tuple(blocks), front.content if front is not None else None,
+                        self.lines, block, tuple(self.comments), tuple(self.id_markup))
 
     def span(self, line_map: Sequence[int]) -> tuple[int, int]:
         """Character span of a line range, without the trailing line break and blank lines."""
@@ -157,6 +205,13 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
     parts = [child.content for child in children or ()
              if child.type in ("text", "code_inline", "text_special")]
     return " ".join("".join(parts).split())
+
+
+def _html_comments(html: str) -> list[str]:
+    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""
+    from markdown_it.common.html_re import HTML_TAG_RE
+
+    return [m.group() for m in HTML_TAG_RE.finditer(html) if m.group().startswith("<!--")]
 
 
 def plain_text(content: str) -> str:

@@ -15,7 +15,7 @@ from markdown_it.token import Token
 
 from . import markdown_rs
 from .block_maker import BlockMaker, plain_text
-from .blocks import Block, Document, LineIndex, tile, without_spans
+from .blocks import Block, Document, LineIndex, tile
 from .kinds import KIND_OF_TOKEN, kind
 from .markdown_it_parser import block_parser, full_parser, unused_rules
 
@@ -49,14 +49,10 @@ def parse_markdown_it(source: str, site: str = "plain") -> Document:
         tokens = full_parser(site).parse(source, env)
     builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
-    front = [b for b in blocks if b.kind == "front_matter"]
+    # the front_matter rule reads only the document's first line on: its token comes first
+    front = tokens[0] if tokens and tokens[0].type == "front_matter" else None
     body = _outermost(b for b in blocks if b.kind != "front_matter")
-    body_start = front[0].end if front else 0
-    front_text = (next((t.content for t in tokens if t.type == "front_matter"), None)
-                  if front else None)
-    return Document(source, tuple(tile(source, body, body_start, len(source))), front_text,
-                    builder.lines, front[0] if front else None, tuple(builder.comments),
-                    tuple(builder.id_markup))
+    return builder.document(body, front)
 
 
 def _outermost(blocks: Iterable[Block]) -> list[Block]:
@@ -79,7 +75,6 @@ class _BlockBuilder(BlockMaker):
                  closes: dict[int, int]) -> None:
         super().__init__(source, lines, env)
         self.closes = closes  # index of each opening token -> index of its closing token
-        self.comments: list[tuple[int, int]] = []  # HTML comments found on the way
 
     def blocks(self, tokens: Sequence[Token], i: int, j: int) -> list[Block]:
         """Blocks for the tokens in ``[i, j)`` that sit at the shallowest nesting depth."""
@@ -106,30 +101,16 @@ class _BlockBuilder(BlockMaker):
 
     def leaf(self, token: Token, line_map: Sequence[int]) -> Block | None:
         """A block of a token without children; ``line_map`` is its (present) ``token.map``."""
+        if token.type == "front_matter":
+            return self.front_matter(token)
         start, end = self.span(line_map)
         if start >= end:
             return None
         prefix = self.fence_line(start) if token.type == "fence" else ""
         name = KIND_OF_TOKEN.get(token.type, token.type)
-        if name == "html" and "<!--" in token.content:
-            found = self.find_comments(start, end, _html_comments(token.content))
-            if found and not without_spans(self.source, start, end, found).strip():
-                name = "comment"  # nothing but comments: no site shows any of it
+        if name == "html":
+            return self.html(start, end, token.content)
         return Block(name, start, end, prefix=prefix)
-
-    def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
-        """Record where each of ``comments`` (as the parser gave them, in order) lies in
-        ``source[start:end]``."""
-        found = []
-        pos = start
-        for comment in comments:
-            at = self.source.find(comment, pos, end)
-            if at < 0:
-                continue
-            found.append((at, at + len(comment)))
-            pos = at + len(comment)
-        self.comments.extend(found)
-        return found
 
     def container(self, tokens: Sequence[Token], i: int, close: int, base: str) -> Block | None:
         opening = tokens[i]
@@ -145,9 +126,9 @@ class _BlockBuilder(BlockMaker):
             if inline.type != "inline":
                 return Block(name, start, end, level=int(opening.tag[1:]))
             return self.heading(start, end, int(opening.tag[1:]), inline.content, inline.children)
+        if name == "paragraph":
+            return self.paragraph(start, end, tokens[i + 1].content)
         if kind(name).inline:
-            if name == "paragraph" and "<!--" in tokens[i + 1].content:
-                self.find_comments(start, end, _inline_comments(tokens[i + 1], self.env))
             return Block(name, start, end)
         children = tuple(tile(self.source, self.blocks(tokens, i + 1, close), start, end))
         if name == "table":
@@ -156,20 +137,6 @@ class _BlockBuilder(BlockMaker):
             label = plain_text(opening.meta.get("label", ""))
             return Block(name, start, end, children, title=label, prefix=label)
         return Block(name, start, end, children)
-
-def _html_comments(html: str) -> list[str]:
-    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""
-    from markdown_it.common.html_re import HTML_TAG_RE
-
-    return [m.group() for m in HTML_TAG_RE.finditer(html) if m.group().startswith("<!--")]
-
-
-def _inline_comments(inline: Token, env: dict[str, Any]) -> list[str]:
-    """The HTML comments of a paragraph, as its inline parse finds them (not in code spans)."""
-    md = full_parser()
-    children = md.inline.parse(inline.content, md, env, [])
-    return [t.content for t in children if t.type == "html_inline" and t.content.startswith("<!--")]
-
 
 def _closing_indices(tokens: Sequence[Token]) -> dict[int, int]:
     """Each opening token's index -> its closing token's index, in one pass."""

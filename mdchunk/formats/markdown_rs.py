@@ -6,11 +6,18 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, front matter, MkDocs content tabs on a
-``site="mkdocs"`` page), nor HTML comments, tabs, blockquotes, headings that may use a link
-reference definition, tables of a shape the two parsers may read apart (:func:`tables_agree`)
-or lines that may nest lists eight deep; a node of any kind it does not know sends the document
-back too.
+admonitions, containers, footnotes, definition lists, MkDocs content tabs on a
+``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use a link reference
+definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
+apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node of any kind it does
+not know sends the document back too.
+
+Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
+``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
+as markdown-it-py reads on after it; a document whose front matter it cannot split off goes
+to the reference. HTML comments are found by the reference's code
+(:meth:`~.block_maker.BlockMaker.html`, :meth:`~.block_maker.BlockMaker.paragraph`) in the same
+HTML block and paragraph content, which the Rust tree gives as markdown-it-py's tokens do.
 markdown-it-py reads everything else, and every document when the package is not installed: it
 stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
 the grammar's documents, every fixture and the corpora.
@@ -30,18 +37,19 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown_it_parser import RULE_TRIGGERS, site_rule_may_act
+from .markdown_it_parser import RULE_TRIGGERS, block_parser, site_rule_may_act
 
 if TYPE_CHECKING:
+    from markdown_it.token import Token
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
 
 __all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
 
 #: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
 #: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
-#: parser reads on lazily, so quotes stay with the reference. HTML comments and tabs do too;
-#: link reference definitions are read alike, a heading that may use one is not
-#: (:meth:`_TreeReader.heading`).
+#: parser reads on lazily, so quotes stay with the reference. Tabs do too; link reference
+#: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
+#: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
 _QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
@@ -49,6 +57,13 @@ _QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+
+#: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
+_FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
+
+#: A block's first character on the first line, inside a list item or quote (after a blank
+#: or ``>``), and two dashes after it: where the front matter rule may act inside.
+_NESTED_START = re.compile(r"[ >][^ ]--")
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -90,10 +105,16 @@ def refusals(source: str, site: str = "plain") -> Iterator[str]:
     if _rust_parser() is None:
         yield "markdown-it-pyrs not installed"
         return
-    if source.startswith("---"):
-        yield "front matter"
-    if "<!--" in source:
-        yield "HTML comment"
+    split = _front_matter(source)
+    if split is None:
+        yield "front matter it cannot split off, or a first line the rule may read"
+    yield from _body_refusals(source[split[0]:] if split else source, site)
+
+
+def _body_refusals(source: str, site: str) -> Iterator[str]:
+    """:func:`refusals` of what follows the front matter (all of ``source`` when it has none):
+    the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
+    front matter's closing line as at the start of one."""
     if "\t" in source:
         yield "tab"
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
@@ -179,22 +200,51 @@ def read_fast(source: str, site: str = "plain") -> Document | None:
     """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
     Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
     parser = _rust_parser()
-    if parser is None or not may_read(source, site):
+    split = _front_matter(source) if parser is not None else None
+    if parser is None or split is None:
         return None
-    text = _LINE_BREAK.sub("\n", source).replace("\0", "\ufffd")
+    body_start, front = split
+    body = source[body_start:]
+    if next(_body_refusals(body, site), None) is not None:
+        return None
+    text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
     try:
         byte_starts = _byte_line_starts(text)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    reader = _TreeReader(source, byte_starts)
+    reader = _TreeReader(source, byte_starts, front.map[1] if front and front.map else 0)
     try:
         blocks = reader.blocks(parser.tree(text).children)
     except _Unsupported:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
-    body = tile(source, blocks, 0, len(source))
-    return Document(source, tuple(body), None, reader.make.lines,
-                    id_markup=tuple(reader.make.id_markup))
+    return reader.make.document(blocks, front)
+
+
+def _front_matter(source: str) -> tuple[int, Token | None] | None:
+    """Where what follows ``source``'s front matter starts, and the front matter's token, as
+    markdown-it-py's ``front_matter`` rule makes it; ``(0, None)`` when ``source`` has none
+    (it does not start with a line of three dashes), ``None`` when this cannot tell where it
+    ends (nor where the rule may read a list item's first line). The rule reads from the first
+    line to the first that closes it: markdown-it-py reads
+    ``source`` up to the first line that may (:data:`_FRONT_MATTER_END`), and that line must be
+    where the token it makes ends."""
+    if not source.startswith("---"):
+        # the rule reads the first line in a list item too (it asks the source's first
+        # character, and the two after the item's first for dashes): the reference's
+        # reading of ``- ---`` and the like, a front matter block in the item
+        nested = source.startswith("-") and _NESTED_START.search(source.split("\n", 1)[0])
+        return None if nested else (0, None)
+    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+    end = _FRONT_MATTER_END.search(text)
+    if end is None:
+        return None
+    lines = text.count("\n", 0, end.start()) + 2  # the closing line's number, plus one
+    body_start = LineIndex.of(source).offset(lines)
+    tokens = block_parser().parse(source[:body_start])
+    if len(tokens) != 1 or tokens[0].type != "front_matter" or tokens[0].map != [0, lines]:
+        return None
+    return body_start, tokens[0]
 
 
 def _byte_line_starts(text: str) -> list[int]:
@@ -207,10 +257,13 @@ def _byte_line_starts(text: str) -> list[int]:
 class _TreeReader:
     """Turns the Rust parser's nodes into blocks, one rule per node name."""
 
-    def __init__(self, source: str, byte_starts: Sequence[int]) -> None:
+    def __init__(self, source: str, byte_starts: Sequence[int], first_line: int = 0) -> None:
         self.make = BlockMaker(source, LineIndex.of(source), {})
         self.source = source
+        #: UTF-8 byte offset of each line start of the text parsed, which starts at the
+        #: source's line ``first_line`` (after the front matter).
         self.byte_starts = byte_starts
+        self.first_line = first_line
         #: Character offset of each line start, and the end of the source after the last.
         self.char_starts = (*self.make.lines.starts, len(source))
         #: Whether the source may define link references (``[label]: url``).
@@ -233,8 +286,8 @@ class _TreeReader:
         if srcmap is None:
             raise _Unsupported("a node without a source map")
         first_byte, end_byte = srcmap
-        first = bisect_right(self.byte_starts, first_byte) - 1
-        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1))
+        first = bisect_right(self.byte_starts, first_byte) - 1 + self.first_line
+        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) + self.first_line
         start = self.char_starts[first]
         return start, rstrip_end(self.source, start, self.char_starts[after])
 
@@ -246,7 +299,9 @@ class _TreeReader:
         if start >= end:
             return None
         if name == "paragraph" or (name == "text" and in_item):
-            return Block("paragraph", start, end)
+            return self.paragraph(node, start, end)
+        if name == "html_block":
+            return self.make.html(start, end, node.meta["content"])
         if name in _CONTAINERS:
             if depth == _MAX_DEPTH:
                 raise _Unsupported("nesting deeper than markdown-it-py reads")
@@ -261,6 +316,15 @@ class _TreeReader:
             prefix = self.make.fence_line(start) if name == "fence" else ""
             return Block(_LEAVES[name], start, end, prefix=prefix)
         raise _Unsupported(name)
+
+    def paragraph(self, node: Any, start: int, end: int) -> Block:
+        """A paragraph, its HTML comments as the reference finds them in the same inline
+        content; unless the source may define link references, which that inline parse reads
+        by (see :meth:`heading`)."""
+        content = node.meta["content"] if node.name == "text" else _inline_text(node)
+        if "<!--" in content and self.references:
+            raise _Unsupported("a comment in a paragraph that may use a link reference")
+        return self.make.paragraph(start, end, content)
 
     def heading(self, node: Any, start: int, end: int) -> Block:
         """A heading, unless its title may use a link reference: markdown-it-py's inline parse
@@ -285,7 +349,7 @@ class _TreeReader:
 #: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
 _MAX_DEPTH = 16
 #: Nodes without children to cut between -> their kind.
-_LEAVES = {"fence": "code", "code_block": "code", "html_block": "html", "hr": "hr",
+_LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
            "trow": "row"}
 #: Nodes whose children are blocks -> their kind.
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
