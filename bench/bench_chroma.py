@@ -151,7 +151,7 @@ class CachedEncoder:
         self.model = model or DEFAULT_MODEL
         self.inner: Any = LazyEncoder(model) if backend == "torch" else load_embedder(
             model, backend)  # type: ignore[arg-type]
-        kind = "" if backend == "torch" else vector_kind(self.inner)  # "": cannot be exported
+        kind = vector_kind(self.inner)  # "" on torch, and where the model cannot be exported
         key = f"{self.model}--{kind}" if kind else self.model
         self.path = (cache_dir / (hashlib.sha1(key.encode()).hexdigest()[:12] + ".pkl")
                      if cache_dir else None)

@@ -96,10 +96,11 @@ class IncludeRoot:
         h = hashlib.blake2b(digest_size=16)
         found = False
         for path in referenced_paths(text):
-            for relative in (False, True):
-                target = self.resolve(path, page, relative)
-                if target is None:
-                    continue
+            # from the root, and from the page's folder (a raw-loader ``./`` import): each file
+            # once, though both name the same one whenever the page is not under the root
+            targets = dict.fromkeys(t for relative in (False, True)
+                                    if (t := self.resolve(path, page, relative)) is not None)
+            for target in targets:
                 found = True
                 h.update(str(target).encode("utf-8", "surrogatepass") + b"\x00")
                 try:

@@ -42,7 +42,6 @@ class Export:
         self.max_seq_length: int = int(record["max_seq_length"])
         self.lower: bool = bool(record["do_lower_case"])
         self.files: dict[str, str] = dict(record["files"])
-        self.agreement: float = float(record.get("int8_min_cosine", 0.0))
 
     def model_file(self, quantized: bool) -> Path:
         return self.folder / FILES[quantized]
