@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long test-ray fuzz lint bench bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
+.PHONY: demo test test-long test-ray fuzz lint bench bench-end-to-end bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -52,6 +52,9 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-end-to-end: $(STAMP)  # issue 25: mdchunk index of each runbook corpus, before and after
+	$(PY) bench/bench_end_to_end.py --cold
 
 bench-throughput: $(STAMP)  # issue #17: length-sorted batches vs plain encode (and ONNX if installed)
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_throughput.py
