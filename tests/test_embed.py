@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.errors import ConfigError, DependencyError
-from mdchunk.index.embed import (
+from mdchunk.embedding import (
     DEFAULT_MODEL,
     Embedder,
     SentenceTransformerEmbedder,
     length_batches,
 )
+from mdchunk.errors import ConfigError, DependencyError
 
 from .conftest_milvus import HashEmbedder
 
