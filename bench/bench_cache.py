@@ -37,7 +37,7 @@ class StandIn:
     """The bundled model's identity and tokenizer, with hashed vectors; counts what it embeds."""
 
     def __init__(self) -> None:
-        from mdchunk.index.embed import SentenceTransformerEmbedder
+        from mdchunk.embedding import SentenceTransformerEmbedder
 
         real = SentenceTransformerEmbedder()
         self.name, self.dim = real.name, real.dim

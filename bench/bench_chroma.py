@@ -55,8 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from peers import load_encoding, locate
 
 import mdchunk
-from mdchunk.chunks.models import DEFAULT_MODEL, LazyEncoder
-from mdchunk.index.embed import load_embedder, vector_kind
+from mdchunk.embedding import DEFAULT_MODEL, load_embedder, seam_embedder, vector_kind
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMA = Path(os.environ.get("MDCHUNK_CHROMA") or ROOT.parent / "shared" / "chroma")
@@ -149,7 +148,7 @@ class CachedEncoder:
     def __init__(self, model: str | None, cache_dir: Path | None,
                  backend: str = "torch") -> None:
         self.model = model or DEFAULT_MODEL
-        self.inner: Any = LazyEncoder(model) if backend == "torch" else load_embedder(
+        self.inner: Any = seam_embedder(model) if backend == "torch" else load_embedder(
             model, backend)  # type: ignore[arg-type]
         kind = vector_kind(self.inner)  # "" on torch, and where the model cannot be exported
         key = f"{self.model}--{kind}" if kind else self.model

@@ -86,7 +86,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
 
     from mdchunk import Chunk
-    from mdchunk.index.embed import SentenceTransformerEmbedder
+    from mdchunk.embedding import SentenceTransformerEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # mdchunk is imported from this checkout, inside the functions
@@ -533,7 +533,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench_hierarchy: no corpora under {args.corpus} (set MDCHUNK_CORPORA or "
               f"--corpus); skipped", file=sys.stderr)
         return 0
-    from mdchunk.index.embed import SentenceTransformerEmbedder
+    from mdchunk.embedding import SentenceTransformerEmbedder
 
     started = time.perf_counter()
     model = SentenceTransformerEmbedder(args.model)

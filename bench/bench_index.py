@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:
-    from mdchunk.index.embed import SentenceTransformerEmbedder
+    from mdchunk.embedding import SentenceTransformerEmbedder
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))  # mdchunk is imported from this checkout, inside the functions
@@ -80,8 +80,8 @@ def pick_queries(db: str, n: int) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from mdchunk.embedding import SentenceTransformerEmbedder
     from mdchunk.index import index_paths, search
-    from mdchunk.index.embed import SentenceTransformerEmbedder
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora")

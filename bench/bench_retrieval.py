@@ -264,7 +264,7 @@ class DenseIndex:
     """
 
     def __init__(self, cache: Path) -> None:
-        from mdchunk.index.embed import load_embedder, vector_kind
+        from mdchunk.embedding import load_embedder, vector_kind
 
         backend = os.environ.get("MDCHUNK_BENCH_BACKEND", "torch")  # or onnx-int8 (issue 25)
         self.embedder = load_embedder(None, backend)  # type: ignore[arg-type]

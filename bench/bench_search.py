@@ -48,7 +48,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import bench_retrieval as br  # noqa: E402
 
-from mdchunk.index.embed import vector_kind  # noqa: E402
+from mdchunk.embedding import vector_kind  # noqa: E402
 from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
 from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse  # noqa: E402
 
@@ -416,7 +416,7 @@ def speed_study(embedders: dict[str, CachedEmbedder], texts: Sequence[str]) -> s
 
 def window_study(staged: dict[str, Staged], use: CachedEmbedder, db: Path, table: Table) -> None:
     """Dense and hybrid hit@5 of USE with its leaves at several budgets (cl100k_base tokens):
-    what :data:`mdchunk.index.multilingual.WINDOW` was chosen from."""
+    what :data:`mdchunk.embedding.multilingual.WINDOW` was chosen from."""
     from mdchunk.index import index_paths
     from mdchunk.index.milvus import MilvusStore
 
@@ -469,7 +469,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    from mdchunk.index.embed import load_embedder
+    from mdchunk.embedding import load_embedder
 
     studies = set(args.studies.split(","))
     questions = br.load_questions(br.QUESTIONS, args.corpus)

@@ -43,8 +43,8 @@ SIDES = ("plain", "sorted", "onnx", "onnx-int8")
 def leaf_texts(corpus: Path, limit: int | None) -> list[str]:
     """The distinct embed texts an index of ``corpus`` embeds, in document order."""
     from mdchunk.chunks import Chunker
+    from mdchunk.embedding import SentenceTransformerEmbedder
     from mdchunk.index.build_config import index_config
-    from mdchunk.index.embed import SentenceTransformerEmbedder
     from mdchunk.sources import discover
 
     embedder = SentenceTransformerEmbedder(backend="torch")
@@ -74,7 +74,7 @@ def measure(sides: list[str], texts: list[str], rounds: int) -> dict[str, object
     """Every side on ``texts``, ``rounds`` times in rotating order."""
     import torch
 
-    from mdchunk.index.embed import SentenceTransformerEmbedder, length_batches
+    from mdchunk.embedding import SentenceTransformerEmbedder, length_batches
 
     embedders = {side: SentenceTransformerEmbedder(
         backend="torch" if side in ("plain", "sorted") else side)  # type: ignore[arg-type]

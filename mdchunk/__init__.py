@@ -4,9 +4,10 @@ It never cuts a code block, table or list that fits, never emits a heading witho
 sizes chunks in real tokens, and records exactly where every chunk came from.
 
 The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks)
-→ ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``plan``
-(sections, packing, boundary strategies) → ``chunks`` (the entry points below) → ``index``
-(embeddings, Milvus, search); ``sources`` finds and batches files, ``cli`` sits on top.
+→ ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``embedding``
+(the models, loaded on first use) → ``plan`` (sections, packing, boundary strategies) →
+``chunks`` (the entry points below) → ``index`` (Milvus, search); ``sources`` finds and batches
+files, ``cli`` sits on top.
 """
 
 from __future__ import annotations

@@ -102,7 +102,7 @@ def corpus(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def model():
     """The bundled all-MiniLM-L6-v2, loaded once for the whole session."""
-    from mdchunk.index.embed import SentenceTransformerEmbedder
+    from mdchunk.embedding import SentenceTransformerEmbedder
 
     return SentenceTransformerEmbedder()
 

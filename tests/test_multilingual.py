@@ -9,13 +9,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mdchunk.embedding import DEFAULT_MODEL, Embedder, load_embedder
+from mdchunk.embedding.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
 from mdchunk.errors import ConfigError
 from mdchunk.index import index_paths, search
-from mdchunk.index.embed import DEFAULT_MODEL, Embedder, load_embedder
 from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse, rrf, score_fusion
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
 from mdchunk.index.store import IndexMeta
 from mdchunk.sources import discover
 

@@ -14,30 +14,31 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from mdchunk.chunks.models import resolve_model
-from mdchunk.errors import StoreError
-from mdchunk.index import embed as embed_module
-from mdchunk.index import index_paths, onnx_export, search
-from mdchunk.index.embed import (
+from mdchunk.embedding import (
     DEFAULT_MODEL,
-    GPU_BATCH_SCALE,
     SentenceTransformerEmbedder,
     backend_of,
     default_backend,
     export_of,
     load_embedder,
+    onnx_export,
+    resolve_model,
     vector_kind,
 )
-from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.onnx_export import (
+from mdchunk.embedding.onnx_export import (
     EXPORTER_VERSION,
     QUANTIZED_OPS,
     Unexportable,
     cache_key,
     cache_root,
+    export_of_model,
     exported,
 )
-from mdchunk.index.onnx_model import FILES, onnx_encoder
+from mdchunk.embedding.onnx_runtime import FILES, onnx_session
+from mdchunk.embedding.sentence_transformer import GPU_BATCH_SCALE
+from mdchunk.errors import StoreError
+from mdchunk.index import index_paths, search
+from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.store import IndexMeta
 
 from .conftest_milvus import CORPUS, write_corpus
@@ -54,9 +55,9 @@ ENGLISH = {k: v for k, v in CORPUS.items() if not k.startswith("zh/")}
 
 def _forget() -> None:
     """Drop the per-process memory of exports and sessions (a test's cache is its own)."""
-    embed_module._onnx_export.cache_clear()
-    embed_module._say_fallback.cache_clear()
-    onnx_encoder.cache_clear()
+    export_of_model.cache_clear()
+    onnx_export._say_fallback.cache_clear()
+    onnx_session.cache_clear()
 
 
 def _bundled() -> Path:
@@ -385,7 +386,7 @@ def test_the_command_line_says_once_that_it_exports() -> None:
 
     from mdchunk.cli.app import configure_logging
 
-    loggers = [logging.getLogger(n) for n in ("mdchunk", "mdchunk.index.onnx_export")]
+    loggers = [logging.getLogger(n) for n in ("mdchunk", "mdchunk.embedding.onnx_export")]
     saved = [(lg.level, lg.propagate, list(lg.handlers)) for lg in loggers]
     try:
         handler = configure_logging()
@@ -393,7 +394,7 @@ def test_the_command_line_says_once_that_it_exports() -> None:
         stream = io.StringIO()
         handler.setStream(stream)
         onnx_export.log.info("exporting %s to ONNX int8 (once) into %s", "m", "/c")
-        logging.getLogger("mdchunk.index.embed").info("a detail")
+        logging.getLogger("mdchunk.embedding.sentence_transformer").info("a detail")
         assert stream.getvalue() == "mdchunk: exporting m to ONNX int8 (once) into /c\n"
     finally:
         for lg, (level, propagate, handlers) in zip(loggers, saved, strict=True):

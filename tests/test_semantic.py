@@ -468,14 +468,14 @@ def test_the_bundled_model_scores_seams_offline(counter) -> None:
     """The default embedding scorer: all-MiniLM-L6-v2, loaded lazily, no network. Every pair of
     sentences on two topics scores below every pair on one; the plan cuts exactly where the
     topics change, and keeps every guarantee."""
-    from mdchunk.chunks.models import LazyEncoder
+    from mdchunk.embedding import seam_embedder
 
     units, topics = [], []
     for topic, text in TOPICS.items():
         for sentence in text.strip().split(". "):
             units.append(sentence.rstrip(".") + ".")
             topics.append(topic)
-    band = EmbeddingScorer(LazyEncoder()).band(units, len(units))
+    band = EmbeddingScorer(seam_embedder(None)).band(units, len(units))
     pairs = [(topics[u] == topics[u + d], s) for u, row in enumerate(band)
              for d, s in enumerate(row, start=1)]
     across = [s for same, s in pairs if not same]

@@ -1,24 +1,24 @@
 """Which boundary strategy a config asks for, built with the objects it needs.
 
 Greedy unless the config sets ``semantic`` or the caller hands in an ``llm``. The embedding
-scorer's model is an explicit :class:`~mdchunk.plan.strategies.scorers.Encoder`: the caller's
-(an indexer's embedder, a test's fake), else a :class:`~mdchunk.chunks.models.LazyEncoder` for
-``semantic_model`` that loads nothing until a seam is first scored.
+scorer's model is an explicit :class:`~mdchunk.embedding.Embedder`: the caller's (an indexer's
+embedder, a test's fake), else :func:`mdchunk.embedding.seam_embedder` for ``semantic_model``,
+which loads nothing until a seam is first scored.
 """
 
 from __future__ import annotations
 
 from ..config import ChunkerConfig
+from ..embedding import Embedder, seam_embedder
 from ..plan import BoundaryStrategy, GreedyStrategy
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm, LlmStrategy
-from ..plan.strategies.scorers import EmbeddingScorer, Encoder, LexicalScorer, SeamScorer
+from ..plan.strategies.scorers import EmbeddingScorer, LexicalScorer, SeamScorer
 from ..plan.strategies.semantic import SemanticStrategy
-from .models import LazyEncoder
 
 __all__ = ["boundary_strategy"]
 
 
-def boundary_strategy(config: ChunkerConfig, encoder: Encoder | None = None,
+def boundary_strategy(config: ChunkerConfig, embedder: Embedder | None = None,
                       llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT
                       ) -> BoundaryStrategy:
     """The strategy for ``config``: greedy, semantic (``config.semantic``), or the LLM's
@@ -27,7 +27,7 @@ def boundary_strategy(config: ChunkerConfig, encoder: Encoder | None = None,
         return GreedyStrategy()
     scorer: SeamScorer
     if config.semantic == "embedding":
-        scorer = EmbeddingScorer(encoder or LazyEncoder(config.semantic_model))
+        scorer = EmbeddingScorer(embedder or seam_embedder(config.semantic_model))
     else:
         scorer = LexicalScorer()
     semantic = SemanticStrategy(scorer, config.semantic_threshold)

@@ -16,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_LEVELS, ChunkerConfig
+from ..embedding import Embedder
 from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
-from ..plan.strategies.scorers import Encoder
 from ..text import ENCODING_KEY, decode_document
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
@@ -42,7 +42,7 @@ class Chunker:
     """
 
     def __init__(self, config: ChunkerConfig | None = None,
-                 strategy: BoundaryStrategy | None = None, *, encoder: Encoder | None = None,
+                 strategy: BoundaryStrategy | None = None, *, encoder: Embedder | None = None,
                  llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT) -> None:
         """``strategy`` overrides the one the config asks for (:func:`boundary_strategy`);
         ``encoder`` is the embedding scorer's model (default: ``config.semantic_model``,

@@ -36,7 +36,7 @@ def configure_logging() -> logging.Handler:
     logging.getLogger("mdchunk").addHandler(handler)
     logging.getLogger("mdchunk").setLevel(logging.WARNING)
     logging.getLogger("mdchunk").propagate = False
-    logging.getLogger("mdchunk.index.onnx_export").setLevel(logging.INFO)
+    logging.getLogger("mdchunk.embedding.onnx_export").setLevel(logging.INFO)
     for noisy in ("sentence_transformers", "transformers", "huggingface_hub"):
         logging.getLogger(noisy).setLevel(logging.ERROR)
     # Milvus clients log a failure with its traceback before raising it; the error they raise

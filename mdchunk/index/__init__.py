@@ -1,13 +1,14 @@
 """Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
 
-``embed`` (models, offline), ``store`` (the storage protocols and the values that cross them),
+The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here); ``store``
+(the storage protocols and the values that cross them),
 ``milvus`` (their implementation, with ``milvus_collections`` and ``milvus_manifest``),
 ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it crash-safely),
 ``search``, and ``expand`` (widening leaf hits to their parents). Importing this package
 loads neither torch nor pymilvus: they load on first use.
 """
 
-from .embed import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from ..embedding import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .indexer import (
     IndexPlan,
     IndexReport,

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ..chunks import Chunk
+from ..embedding import Embedder
 from ..errors import InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source
 from .cache import VectorCache
-from .embed import Embedder
 from .engine import Engine, PreparedDoc, Preparer
 from .planning import IndexPlan
 from .store import PARENT_FIELDS, SCALAR_FIELDS, ChunkStore, ManifestEntry, chunk_row, parent_row

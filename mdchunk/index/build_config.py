@@ -12,9 +12,9 @@ import logging
 from collections.abc import Sequence
 
 from ..config import ChunkerConfig, TokenizerSpec, checked_levels
+from ..embedding import Embedder
 from ..errors import ConfigError
 from ..sources import Source
-from .embed import Embedder
 from .language import AUTO, Language, survey
 from .store import IndexMeta
 

@@ -15,7 +15,7 @@ write onto the cluster:
 - *embedding*: ``workers`` actors each load the model once. A group of texts is sorted by
   length and cut into contiguous shards (similar lengths together, so little padding), two per
   actor for balance; each actor embeds its shard in token-budgeted batches
-  (:func:`~mdchunk.index.embed.length_batches`). When the cluster has GPUs, each actor takes
+  (:func:`~mdchunk.embedding.length_batches`). When the cluster has GPUs, each actor takes
   one and the model runs on it.
 
 The cluster's workers need mdchunk and the model installed as on the driver (the same image):
@@ -32,9 +32,9 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..embedding import Embedder, backend_of, export_of
 from ..errors import ConfigError, DependencyError
 from ..sources import Source
-from .embed import Embedder, backend_of, export_of
 from .engine import Prepared, Preparer
 
 if TYPE_CHECKING:

@@ -3,7 +3,7 @@
 The indexer plans a run, then writes every document in the crash-safe order of
 :mod:`mdchunk.index.indexer`, in its own process; what an *engine* decides is only where the
 work before a write happens: chunking a file (:class:`Preparer`, a picklable value, so that
-another process can run it) and embedding texts (the :class:`~mdchunk.index.embed.Embedder`
+another process can run it) and embedding texts (the :class:`~mdchunk.embedding.Embedder`
 the run is given). :class:`LocalEngine` does both here, one document after another;
 :class:`mdchunk.index.distributed.RayEngine` does them on a Ray cluster. Manifest, incremental
 and crash-safe semantics are therefore one code whichever engine runs.
@@ -20,10 +20,9 @@ from typing import Protocol
 
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
+from ..embedding import Embedder
 from ..errors import ConfigError, InputError
-from ..plan.strategies.scorers import Encoder
 from ..sources import Source
-from .embed import Embedder
 from .store import embed_hash
 
 __all__ = ["Engine", "LocalEngine", "Prepared", "PreparedDoc", "Preparer", "Window",
@@ -62,7 +61,7 @@ def window_of(embedder: Embedder) -> Window:
 
 
 @functools.lru_cache(maxsize=8)
-def _chunker(config: ChunkerConfig, encoder: Encoder | None = None) -> Chunker:
+def _chunker(config: ChunkerConfig, encoder: Embedder | None = None) -> Chunker:
     """One chunker per config (and seam-scoring model) and process: a worker prepares many
     documents."""
     return Chunker(config, encoder=encoder)
@@ -79,7 +78,7 @@ class Preparer:
     config: ChunkerConfig
     window: Window | None = None
     #: The model that scores seams when ``config.semantic == "embedding"`` (the index's own).
-    encoder: Encoder | None = None
+    encoder: Embedder | None = None
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
         chunks = _chunker(self.config, self.encoder).chunk_file(source.file, doc_id=source.doc_id)

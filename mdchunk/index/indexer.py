@@ -53,6 +53,7 @@ from typing import Any, Literal
 
 from ..chunks.includes import IncludeRoot
 from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
+from ..embedding import Backend, Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError
 from ..sources import Selection, discover
 from .applying import ErrorCallback, IndexReport, ProgressCallback, Run, apply_plan
@@ -65,7 +66,6 @@ from .build_config import (
     detect_analyzer,
     index_config,
 )
-from .embed import Backend, Embedder, backend_of, export_of, load_embedder
 from .engine import Engine, LocalEngine, Preparer, window_of
 from .language import AUTO, survey
 from .lock import index_lock, server_lock
@@ -113,12 +113,12 @@ def index_paths(
     the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
     ``"use-multilingual"``, for a corpus with Chinese in it; see
     :mod:`mdchunk.index.language`), a model name or path (``None``: the bundled
-    all-MiniLM-L6-v2) or any :class:`~mdchunk.index.embed.Embedder`. ``backend`` runs a
+    all-MiniLM-L6-v2) or any :class:`~mdchunk.embedding.Embedder`. ``backend`` runs a
     sentence-transformers model on ``torch``, ``onnx`` or ``onnx-int8`` (``None`` or ``auto``:
     int8 ONNX where onnxruntime is installed, torch on a GPU or without it; see
-    :mod:`mdchunk.index.embed`); the collection records it, so a collection built on another
+    :mod:`mdchunk.embedding`); the collection records it, so a collection built on another
     backend (one built before backends were recorded counts as torch) is rebuilt rather than
-    holding vectors of two. USE and an :class:`~mdchunk.index.embed.Embedder` passed in ignore
+    holding vectors of two. USE and an :class:`~mdchunk.embedding.Embedder` passed in ignore
     it. ``analyzer`` is
     ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the corpus when the
     collection is created, kept afterwards). With ``prune``,

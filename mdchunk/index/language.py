@@ -27,9 +27,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ..embedding import DEFAULT_MODEL, USE_MODEL
 from ..sources import Source
-from .embed import DEFAULT_MODEL
-from .multilingual import USE_MODEL
 
 __all__ = ["AUTO", "CJK_SHARE", "SAMPLE_BYTES", "Language", "cjk_share", "survey"]
 

@@ -8,8 +8,8 @@ import logging
 from collections.abc import Sequence
 from typing import Literal
 
+from ..embedding import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError, StoreError
-from .embed import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO

