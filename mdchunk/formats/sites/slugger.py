@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -115,7 +116,7 @@ _HUGO_KEPT = frozenset({"Lu", "Ll", "Lt", "Lm", "Lo", "Nd"})
 # -- duplicate numbering ----------------------------------------------------------------------
 
 
-class Numbering:
+class Numbering(ABC):
     """One page's duplicate numbering: the ids taken so far, and how a generator makes a
     taken slug unique (:meth:`free`)."""
 
@@ -132,8 +133,9 @@ class Numbering:
         """Take an explicit id, so that no slug after it gets it."""
         self.taken.add(explicit)
 
+    @abstractmethod
     def free(self, slug: str) -> str:
-        raise NotImplementedError
+        """``slug`` as this generator numbers it when it is taken (not taking it)."""
 
 
 class GithubNumbering(Numbering):
