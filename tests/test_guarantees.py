@@ -223,10 +223,10 @@ def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
 def _assert_same_tokens_without_unused_rules(source: str) -> None:
     """For each site, the parser without the rules ``source`` cannot use gives the tokens of
     the parser with every rule that site turns on."""
-    from mdchunk.formats.markdown_it_parser import SITE_RULES, block_parser, unused_rules
+    from mdchunk.formats.markdown_it_parser import block_parser, other_sites_rules, unused_rules
 
     for site in ("plain", "mkdocs"):
-        off = frozenset(rule for rule, (owner, _) in SITE_RULES.items() if owner != site)
+        off = other_sites_rules(site)
         assert _block_tokens(block_parser(unused_rules(source, site)), source) == _block_tokens(
             block_parser(off), source), site
 

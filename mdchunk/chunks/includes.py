@@ -28,7 +28,7 @@ from ..config import ChunkerConfig
 from ..errors import InputError
 from ..formats import Document
 from ..formats.blocks import Rewrite
-from ..formats.includes import Include, expand, find_includes, referenced_paths
+from ..formats.includes import Include, find_includes, referenced_paths, splice_includes
 from ..text import clean_text, decode_document
 from .reading import Reading, read_markdown
 
@@ -145,7 +145,7 @@ def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
         text = root.text(include, doc_id, page)
         if text is not None:
             texts[include.start] = text
-    expanded = expand(doc.source, found, texts)
+    expanded = splice_includes(doc.source, found, texts)
     if expanded is None:
         return _with_rewrites(reading, doc, extra)
     source, expansion = expanded

@@ -14,6 +14,7 @@ import typer
 
 from ..config import checked_levels
 from ..errors import ConfigError
+from ..formats.sites import site_help
 from .settings import KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -67,8 +68,7 @@ Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
 SiteOption = Annotated[Optional[str], typer.Option(
-    "--site", help="Whose URLs and heading anchors: plain, docusaurus, mkdocs or hugo."
-                   + _default("site"))]
+    "--site", help=site_help() + _default("site"))]
 IncludesOption = Annotated[Optional[str], typer.Option(
     "--includes", metavar="DIR",
     help="Include root: code_sample, include, --8<-- and MDX raw-loader references show the "

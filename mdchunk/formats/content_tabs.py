@@ -21,7 +21,7 @@ that follow one another, blank lines between them, are one group, unless a tab's
 each tab; :mod:`.markdown` reads them as a ``tabs`` block of ``tab`` children.
 
 Plain Markdown reads the same lines as a paragraph and an indented code block, so the rule is
-on only for ``site="mkdocs"`` (:data:`~.markdown_it_parser.SITE_RULES`).
+on only for ``site="mkdocs"`` (its record in :mod:`.sites.generators` names it).
 """
 
 from __future__ import annotations
@@ -31,10 +31,20 @@ import re
 from markdown_it import MarkdownIt
 from markdown_it.rules_block import StateBlock
 
-__all__ = ["CONTENT_TAB_LINE", "content_tabs_plugin"]
+__all__ = ["CONTENT_TAB_LINE", "content_tabs_plugin", "may_hold_content_tabs"]
 
 #: A tab's marker line, after its indentation: ``=== "Label"``, ``===! "Label"``, ``===+ …``.
 CONTENT_TAB_LINE = re.compile(r'={3}(?P<flags>!\+|\+!|!|\+)?[ ]+"(?P<label>.*)"[ ]*')
+
+#: A marker anywhere in a document: ``===``, flags, a space and the label's quote.
+_ANY_MARKER = re.compile(r'={3}[!+]{0,2}[ ]+"')
+
+
+def may_hold_content_tabs(source: str) -> bool:
+    """Whether the rule may act on ``source``: every document it acts on passes, and the
+    parser may leave the rule out for the others (:func:`~.markdown_it_parser.unused_rules`)."""
+    return bool(_ANY_MARKER.search(source))
+
 
 #: How much deeper than its marker a tab's body is indented.
 _BODY_INDENT = 4

@@ -13,12 +13,12 @@ The parser finds them: :mod:`.site_inline` records a shortcode as a rewrite with
 and a short visible line (``code sample: pods/pod.yaml``), :mod:`.site_markup` a snippet line;
 this module reads those rewrites, the block form's paragraph and the MDX ``CodeBlock`` element
 off the parsed :class:`~.blocks.Document` (:func:`find_includes`). Nothing here reads a file:
-:func:`expand` takes each reference's text (read by :mod:`mdchunk.chunks.includes`) and gives
-the page with every reference that has its lines to itself replaced by a fenced code block of
-the file's language (a snippet line inside a code block by the file's lines alone), and the
-:class:`Expansion` that maps positions of that text back to the page's. The planner reads the
-expanded text, so an included file is cut like code (between lines, fence reopened) and counted
-exactly; ``text`` stays the reference, a slice of the page.
+:func:`splice_includes` takes each reference's text (read by :mod:`mdchunk.chunks.includes`)
+and gives the page with every reference that has its lines to itself replaced by a fenced code
+block of the file's language (a snippet line inside a code block by the file's lines alone),
+and the :class:`Expansion` that maps positions of that text back to the page's. The planner
+reads the expanded text, so an included file is cut like code (between lines, fence reopened)
+and counted exactly; ``text`` stays the reference, a slice of the page.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from pathlib import PurePosixPath
 
 from .blocks import NEWLINE, Block, Document, Rewrite
 
-__all__ = ["Expansion", "Include", "expand", "find_includes", "language_of",
-           "referenced_paths"]
+__all__ = ["Expansion", "Include", "find_includes", "language_of", "referenced_paths",
+           "splice_includes"]
 
 #: The visible lines :mod:`.site_inline` and :mod:`.site_markup` give a reference.
 _SHOWN = re.compile(r"(?P<label>code sample|include|snippet): (?P<path>.+)")
@@ -301,8 +301,8 @@ class Expansion:
         return any(a < end and start < b for a, b in self.spans)
 
 
-def expand(source: str, includes: Sequence[Include], texts: Mapping[int, str]
-           ) -> tuple[str, Expansion] | None:
+def splice_includes(source: str, includes: Sequence[Include], texts: Mapping[int, str]
+                    ) -> tuple[str, Expansion] | None:
     """``source`` with each standalone reference whose text is known (``texts``, by the
     reference's start) replaced by a fenced code block of that text, and the way back;
     ``None`` when no reference is replaced."""

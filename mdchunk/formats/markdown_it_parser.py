@@ -22,9 +22,10 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .content_tabs import content_tabs_plugin
+from .sites.generators import read_as, site_rules
 
-__all__ = ["RULE_TRIGGERS", "SITE_RULES", "block_parser", "configured", "full_parser",
-           "site_rule_may_act", "unused_rules"]
+__all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "other_sites_rules",
+           "unused_rules"]
 
 
 def configured() -> MarkdownIt:
@@ -52,8 +53,8 @@ def _container_name(params: str, markup: str) -> bool:
 @functools.lru_cache(maxsize=4)
 def full_parser(site: str = "plain") -> MarkdownIt:
     """The full parser (block and inline rules), without the rules of other sites' syntax
-    (:data:`SITE_RULES`)."""
-    return configured().disable(sorted(_other_sites_rules(site)))
+    (:func:`other_sites_rules`)."""
+    return configured().disable(sorted(other_sites_rules(site)))
 
 
 @functools.lru_cache(maxsize=32)
@@ -90,28 +91,16 @@ RULE_TRIGGERS: dict[str, Callable[[str], bool]] = {
 }
 
 
-#: Rules for syntax that means something else in plain Markdown, each with the one site whose
-#: pages it reads and a test that any document the rule acts on passes: MkDocs content tabs
-#: (``=== "Label"``) are a paragraph and an indented code block elsewhere.
-_CONTENT_TAB = re.compile(r'={3}[!+]{0,2}[ ]+"')
-
-SITE_RULES: dict[str, tuple[str, Callable[[str], bool]]] = {
-    "content_tabs": ("mkdocs", lambda source: bool(_CONTENT_TAB.search(source))),
-}
-
-
-def _other_sites_rules(site: str) -> frozenset[str]:
-    return frozenset(rule for rule, (owner, _) in SITE_RULES.items() if owner != site)
-
-
-def site_rule_may_act(source: str, site: str) -> bool:
-    """Whether a rule of :data:`SITE_RULES` that ``site`` turns on may act on ``source``."""
-    return any(owner == site and may_use(source) for owner, may_use in SITE_RULES.values())
+def other_sites_rules(site: str) -> frozenset[str]:
+    """The site rules (:func:`~.sites.generators.site_rules`) that ``site``'s record does not
+    turn on: the parser reads their syntax as plain Markdown does."""
+    own = read_as(site).parser_rules
+    return frozenset(rule.name for rule in site_rules() if rule not in own)
 
 
 def unused_rules(source: str, site: str = "plain") -> frozenset[str]:
-    """The rules of :data:`RULE_TRIGGERS` that ``source`` cannot use, and those of
-    :data:`SITE_RULES` that ``site`` does not turn on or ``source`` cannot use."""
+    """The rules of :data:`RULE_TRIGGERS` that ``source`` cannot use, and the site rules that
+    ``site`` does not turn on or ``source`` cannot use."""
+    acting = read_as(site).rules_that_may_act(source)
     return frozenset([*(rule for rule, may_use in RULE_TRIGGERS.items() if not may_use(source)),
-                      *(rule for rule, (owner, may_use) in SITE_RULES.items()
-                        if owner != site or not may_use(source))])
+                      *(rule.name for rule in site_rules() if rule not in acting)])

@@ -6,11 +6,11 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, MkDocs content tabs on a
-``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use a link reference
-definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
-apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node of any kind it does
-not know sends the document back too.
+admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
+MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use
+a link reference definition, HTML comments in a paragraph beside one, tables of a shape the two
+parsers may read apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node
+of any kind it does not know sends the document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
@@ -37,7 +37,8 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
-from .markdown_it_parser import RULE_TRIGGERS, block_parser, site_rule_may_act
+from .markdown_it_parser import RULE_TRIGGERS, block_parser
+from .sites.generators import read_as
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -127,8 +128,9 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
-    if site_rule_may_act(source, site):
-        yield f"a {site} rule (content tabs)"
+    acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
+    if acting:
+        yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule != "normalize" and may_use(source))
 

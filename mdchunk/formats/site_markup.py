@@ -19,8 +19,8 @@ which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
   comments and expressions, MyST roles.
 
 Markup that means nothing else in Markdown is read whatever ``site`` says; what could be plain
-text elsewhere (a ``{…}`` expression, a capitalised tag not imported) only on a Docusaurus page
-or a document with MDX imports.
+text elsewhere (a ``{…}`` expression, a capitalised tag not imported) only on the page of a site
+whose record says its pages are MDX (Docusaurus) or a document with MDX imports.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
 from .callouts import group_callouts
 from .content_tabs import CONTENT_TAB_LINE
 from .site_inline import MarkupEnv, admonition_label, inline_rewrites
+from .sites.generators import read_as
 from .tabs import group_tabs
 
 __all__ = ["render_markup"]
@@ -77,7 +78,7 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     source = doc.source
     if not _may_hold_markup(source):
         return doc
-    env: MarkupEnv = {"mdx": site == "docusaurus", "components": set(), "tab_labels": {}}
+    env: MarkupEnv = {"mdx": read_as(site).mdx, "components": set(), "tab_labels": {}}
     found: list[Rewrite] = []
     for block in doc.blocks:
         if block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
