@@ -23,16 +23,10 @@ from typing import Any, Literal
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site, TokenizerSpec
 from ..errors import ConfigError, DependencyError
+from ..formats.registry import ReaderChoice
 from ..sources import discover
 from ..text import read_document
-from .common import (
-    CONTRACT_KEYS,
-    ReaderChoice,
-    chunk_metadata,
-    chunk_source,
-    doc_id_of,
-    reader_keyword,
-)
+from .common import CONTRACT_KEYS, chunk_metadata, chunk_source, doc_id_of, reader_keyword
 
 try:
     from langchain_core.document_loaders import BaseLoader

@@ -30,14 +30,8 @@ from typing import Any
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site
 from ..errors import DependencyError
-from .common import (
-    CONTRACT_KEYS,
-    ReaderChoice,
-    chunk_metadata,
-    chunk_source,
-    doc_id_of,
-    reader_keyword,
-)
+from ..formats.registry import ReaderChoice
+from .common import CONTRACT_KEYS, chunk_metadata, chunk_source, doc_id_of, reader_keyword
 
 try:
     from llama_index.core.bridge.pydantic import Field, PrivateAttr
