@@ -19,7 +19,7 @@ from typing import Any
 from ..config import ChunkerConfig
 from ..errors import InputError
 from ..formats import format_for
-from ..formats.registry import reader_for
+from ..formats.registry import ReaderChoice, reader_for
 from ..text import ENCODING_KEY, clean_text, decode_document
 from .includes import IncludeRoot, with_includes
 from .reading import READERS, Origin, Reading
@@ -28,7 +28,7 @@ __all__ = ["read", "read_file"]
 
 
 def read(text: str, doc_id: str, metadata: Mapping[str, Any] | None, config: ChunkerConfig,
-         *, reader: str = "markdown", includes: IncludeRoot | None = None,
+         *, reader: ReaderChoice = "markdown", includes: IncludeRoot | None = None,
          page: Path | None = None) -> Reading | None:
     """``text`` read as the chunker reads it; ``None`` when it is blank.
 
