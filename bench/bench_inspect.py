@@ -36,9 +36,10 @@ def main() -> None:
         chunker = Chunker(ChunkerConfig())
         chunker.chunk_file(path)  # warm: tokenizer loaded
         t0 = time.process_time()
-        chunks = chunker.chunk_file(path)
+        reading, chunks = chunker.read_and_chunk_file(path)
         t1 = time.process_time()
-        view = inspect_chunks(path, source, chunks, 512)
+        assert reading is not None
+        view = inspect_chunks(path, source, reading.source_blocks(), chunks, 512)
         t2 = time.process_time()
         page = render_html(view)
         t3 = time.process_time()

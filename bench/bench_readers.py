@@ -16,7 +16,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from mdchunk.formats.markdown_rs import read_fast, refusals  # noqa: E402
+from mdchunk.formats.markdown_rs import parse_fast, refusals  # noqa: E402
 from mdchunk.text import clean_text, read_document  # noqa: E402
 
 
@@ -28,7 +28,7 @@ def shares(folder: Path) -> tuple[int, int, int, int, Counter[str]]:
     for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".md", ".markdown")):
         text = clean_text(read_document(path)).text
         docs, chars = docs + 1, chars + len(text)
-        if read_fast(text) is not None:
+        if parse_fast(text) is not None:
             fast, fast_chars = fast + 1, fast_chars + len(text)
         else:
             reasons.update(list(refusals(text)) or ["a heading that may use a link reference, or a node it has no rule for"])

@@ -71,12 +71,12 @@ def without_fast_reader(run: Callable[[str], object]) -> Callable[[str], object]
     assert markdown_rs is not None
 
     def reference_only(text: str) -> object:
-        fast = markdown_rs.read_fast
-        markdown_rs.read_fast = lambda source: None
+        fast = markdown_rs.parse_fast
+        markdown_rs.parse_fast = lambda source: None
         try:
             return run(text)
         finally:
-            markdown_rs.read_fast = fast
+            markdown_rs.parse_fast = fast
     return reference_only
 
 
@@ -102,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     rust = markdown_rs._rust_parser() if markdown_rs is not None else None
     if rust is not None:  # what any chunker reading through this parser pays before its work
         rows.append(("Rust parser's node tree alone", rust.tree))
-    fast = ([markdown_rs.read_fast(text) is not None for text in (tiny, real)]
+    fast = ([markdown_rs.parse_fast(text) is not None for text in (tiny, real)]
             if markdown_rs is not None else [False, False])
     print(f"tiny sections {len(tiny):,} chars, runbooks {len(real):,} chars; "
           f"read by the Rust parser: tiny {fast[0]}, runbooks {fast[1]}; "

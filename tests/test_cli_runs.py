@@ -269,10 +269,52 @@ def test_index_and_search_take_the_config_file(tmp_path: Path,
     assert (tmp_path / "kb.db").exists() and not (tmp_path / "mdchunk.db").exists()
     found = runner.invoke(app, ["search", "maxmemory", "--mode", "bm25", "--json"])
     assert found.exit_code == 0, found.output
-    hits = [json.loads(block) for block in re.split(r"(?m)^(?=\{)", found.stdout) if block.strip()]
+    hits = [json.loads(line) for line in found.stdout.splitlines()]
     assert [h["path"] for h in hits] == ["docs/redis.md"]  # archive/ excluded by the file
     other = runner.invoke(app, ["search", "maxmemory", "--collection", "nothing-here"])
     assert other.exit_code == 1  # the flag wins: a collection that does not exist
+
+
+@pytest.mark.slow
+def test_search_json_is_one_compact_hit_a_line_whatever_the_terminal(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search --json`` writes JSON Lines as its help says: one object a line, every field of
+    a hit, no colour or indentation even where colours are forced, as ``chunk`` writes."""
+    import dataclasses
+
+    from mdchunk.index import SearchHit
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    pages = {
+        "redis.md": "# Redis\n\n## Memory\n\nEvictions start when maxmemory is reached.\n\n"
+                    "## Persistence\n\nAOF rewrites run in the background.\n",
+        "postgres.md": "# Postgres\n\n## Vacuum\n\nAutovacuum reclaims dead tuples; "
+                       "maxmemory is a Redis setting, not a Postgres one.\n",
+    }
+    for name, text in pages.items():
+        (docs / name).write_text(text, encoding="utf-8")
+    indexed = run_mdchunk("index", "docs", "--db", "kb.db", cwd=tmp_path)
+    assert indexed.returncode == 0, indexed.stderr
+    monkeypatch.setenv("FORCE_COLOR", "1")  # what a terminal would get: Rich colours it
+    monkeypatch.setenv("TERM", "xterm-256color")
+    found = run_mdchunk("search", "maxmemory", "--db", "kb.db", "--mode", "bm25", "-k", "3",
+                        "--json", cwd=tmp_path)
+    assert found.returncode == 0, found.stderr
+    assert "\x1b" not in found.stdout and found.stdout.endswith("\n")
+    lines = found.stdout.splitlines()
+    assert len(lines) == 2  # two leaves say maxmemory
+    hits = [json.loads(line) for line in lines]
+    fields = {f.name for f in dataclasses.fields(SearchHit)}
+    for line, hit in zip(lines, hits):
+        assert set(hit) == fields and line == line.strip()
+        assert pages[hit["path"].removeprefix("docs/")][hit["start"]:hit["end"]] == hit["text"]
+        assert "maxmemory" in hit["text"] and hit["marks"] == [[0, len(hit["text"])]]
+    assert sorted(h["path"] for h in hits) == ["docs/postgres.md", "docs/redis.md"]
+    assert hits[0]["score"] >= hits[1]["score"]  # best first, as the listing ranks them
+    none = run_mdchunk("search", "zzzqqq", "--db", "kb.db", "--mode", "bm25", "--json",
+                       cwd=tmp_path)
+    assert none.returncode == 0 and none.stdout == ""  # no hits, no lines (and no prose)
 
 
 @pytest.mark.slow

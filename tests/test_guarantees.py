@@ -22,7 +22,7 @@ from mdchunk.audit import (
     shared_top_sections,
     uncovered,
 )
-from mdchunk.formats import parse_markdown, read_plain_text
+from mdchunk.formats import parse_markdown, parse_plain_text
 from mdchunk.text import read_document
 
 from .conftest import (
@@ -147,7 +147,7 @@ def test_text_guarantees_on_the_chroma_corpora(path: Path, max_tokens: int, over
     assert [c.index for c in chunks] == list(range(len(chunks)))
     read, spans = as_read(source, [(c.start, c.end) for c in chunks])
     assert spans == sorted(spans)
-    blocks = read_plain_text(read).blocks
+    blocks = parse_plain_text(read).blocks
     assert uncovered(read, spans) == [], "guarantee 4"
     assert headings_only(blocks, spans) == [], "guarantee 3"
     assert shared_top_sections(blocks, spans) == [], "guarantee 3: top-level sections apart"

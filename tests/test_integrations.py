@@ -149,6 +149,45 @@ def test_langchain_bad_arguments() -> None:
         MdchunkTextSplitter().create_documents(["a"], [{}, {}])
 
 
+def test_reader_picks_the_reader_and_format_is_its_deprecated_name() -> None:
+    from mdchunk import ConfigError, chunk_markdown, chunk_qa
+
+    text = read_document(FIXTURES / "faq.qa.txt")
+    pairs = [c.text for c in chunk_qa(text, max_tokens=128, overlap_tokens=0)]
+    assert pairs != [c.text for c in chunk_markdown(text, max_tokens=128, overlap_tokens=0)]
+    splitter = MdchunkTextSplitter(max_tokens=128, overlap_tokens=0, reader="qa")
+    assert splitter.reader == "qa" and splitter.split_text(text) == pairs
+    assert MdchunkTextSplitter(max_tokens=128, overlap_tokens=0).create_documents(
+        [text], [{"source": "faq.txt"}])[0].page_content == pairs[0]  # auto: by the extension
+    with pytest.warns(DeprecationWarning, match=r"MdchunkTextSplitter\(format=\.\.\.\).*reader='qa'"):
+        old = MdchunkTextSplitter(max_tokens=128, overlap_tokens=0, format="qa")
+    assert old.reader == "qa" and old.split_text(text) == pairs
+    with pytest.raises(ConfigError, match="reader='xml' must be one of"):
+        MdchunkTextSplitter(reader="xml").split_text(text)  # type: ignore[arg-type]
+
+    parser = MdchunkNodeParser(max_tokens=128, overlap_tokens=0, reader="qa")
+    assert [n.get_content() for n in parser.get_nodes_from_documents(
+        [LIDocument(text=text)])] == pairs
+    with pytest.warns(DeprecationWarning, match=r"MdchunkNodeParser\(format=\.\.\.\)"):
+        old_parser = MdchunkNodeParser(max_tokens=128, overlap_tokens=0, format="qa")
+    assert old_parser.reader == "qa"
+
+
+def test_adapters_read_as_the_chunker_reads_site_and_includes() -> None:
+    """The adapters take the one reading path: the site's markup and the include root's files
+    reach their chunks exactly as they reach the chunker's."""
+    path = FIXTURES / "hugo-code-samples.md"
+    text = read_document(path)
+    config = ChunkerConfig(max_tokens=128, overlap_tokens=0, site="hugo",
+                           includes=str(FIXTURES / "includes" / "examples"))
+    chunks = Chunker(config).chunk(text, path.name)
+    assert any("includes" in c.metadata for c in chunks)  # an included file's text is in
+    docs = MdchunkTextSplitter(config=config, page_content="embed_text").create_documents(
+        [text], [{"source": path.name}])
+    assert [d.page_content for d in docs] == [c.embed_text for c in chunks]
+    assert [d.id for d in docs] == [c.id for c in chunks]
+
+
 # -- LlamaIndex --------------------------------------------------------------------------------
 
 

@@ -21,7 +21,7 @@ from mdchunk.formats.markdown_rs import (
     _body_refusals,
     _rust_parser,
     may_read,
-    read_fast,
+    parse_fast,
     tables_agree,
 )
 from mdchunk.text import read_document
@@ -54,7 +54,7 @@ def _readable(source: str) -> str:
 
 def assert_same_reading(source: str) -> bool:
     """Both readers give the same Document when the fast one reads ``source``; whether it did."""
-    fast = read_fast(source)
+    fast = parse_fast(source)
     if fast is None:
         return False
     reference = parse_markdown_it(source)
@@ -192,7 +192,7 @@ def test_tables_the_fast_reader_reads(source: str) -> None:
     "| a | b |\n|---|\n", "| a |\n|---|\n  | x |\n",  # cells and indentation that differ
 ])
 def test_tables_left_to_the_reference(source: str) -> None:
-    assert read_fast(source) is None
+    assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
@@ -285,7 +285,7 @@ def test_a_first_list_item_the_front_matter_rule_may_read_is_left_to_the_referen
         source: str) -> None:
     """mdit-py-plugins' front_matter rule asks the source's first character and the item's
     next two: in a first list item it may make a front matter block of the reference's own."""
-    assert read_fast(source) is None
+    assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
@@ -294,7 +294,7 @@ def test_a_first_list_item_the_front_matter_rule_may_read_is_left_to_the_referen
                                    "---\na: 1\n    ---\n---\n"])
 def test_front_matter_it_cannot_split_off_is_left_to_the_reference(front: str) -> None:
     source = front + "\ntext\n"
-    assert read_fast(source) is None
+    assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
@@ -363,7 +363,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
     "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
-    assert read_fast(source) is None
+    assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
@@ -391,7 +391,7 @@ def test_without_the_rust_parser_the_reference_reads_everything(monkeypatch) -> 
 
     monkeypatch.setattr(markdown_rs, "_rust_parser", lambda: None)
     source = document("tiny sections", 300)
-    assert read_fast(source) is None
+    assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
@@ -401,7 +401,7 @@ def test_chunks_are_the_same_whichever_reader_reads(monkeypatch) -> None:
 
     source = document("tiny sections", 3000) + "```bash\nrun it\n```\n\n1. one\n2. two\n"
     fast = [c.to_dict() for c in mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=4)]
-    monkeypatch.setattr(markdown_rs, "read_fast", lambda source, site="plain": None)
+    monkeypatch.setattr(markdown_rs, "parse_fast", lambda source, site="plain": None)
     reference = mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=4)
     assert fast == [c.to_dict() for c in reference]
     assert len(fast) > 50

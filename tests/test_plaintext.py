@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 import mdchunk
-from mdchunk.formats import read_plain_text
+from mdchunk.formats import parse_plain_text
 from mdchunk.formats.plaintext import heading_style
 
 
 def outline(source: str) -> list[tuple[int, str]]:
     """(level, title) of every heading the reader finds."""
-    return [(b.level, b.title) for b in read_plain_text(source).blocks if b.kind == "heading"]
+    return [(b.level, b.title) for b in parse_plain_text(source).blocks if b.kind == "heading"]
 
 
 # -- the classifier, in its order --------------------------------------------------------------

@@ -1,11 +1,12 @@
 """The :class:`Chunker`: text (or a file) in, :class:`~mdchunk.chunks.chunk.Chunk` s out.
 
-Data flows one way: a reader of :mod:`mdchunk.formats` finds blocks (:mod:`.reading` cleans the
-text, picks the reader and keeps the way back to the caller's string), :mod:`mdchunk.plan`
-nests them under headings and plans drafts under the budget, and :meth:`Chunker._chunk` turns
+Data flows one way: :mod:`.read` reads a document (decodes and cleans the text, picks the
+reader, whose parser of :mod:`mdchunk.formats` finds blocks, and puts includes in; the
+:class:`~.reading.Reading` keeps the way back to the caller's string), :mod:`mdchunk.plan` nests
+the blocks under headings and plans drafts under the budget, and :meth:`Chunker._chunk` turns
 drafts into chunks with ids, line numbers and metadata. Nothing here does I/O except
-:meth:`Chunker.chunk_file`. The one-call functions (``chunk_markdown`` …) are
-:mod:`.functions`.
+:meth:`Chunker.chunk_file` (through :func:`~.read.read_file`). The one-call functions
+(``chunk_markdown`` …) are :mod:`.functions`.
 """
 
 from __future__ import annotations
@@ -18,17 +19,16 @@ from typing import Any
 from ..config import DEFAULT_LEVELS, ChunkerConfig
 from ..embedding import Embedder
 from ..errors import InputError
-from ..formats import format_for
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
-from ..text import ENCODING_KEY, decode_document
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
-from .includes import IncludeRoot, with_includes
-from .reading import Reading, read
+from .includes import IncludeRoot
+from .read import read, read_file
+from .reading import Reading
 
 __all__ = ["Chunker"]
 
@@ -97,31 +97,38 @@ class Chunker:
 
         The encoding the file was read in (``utf-8``, ``gb18030``, ``utf-16-le``…; see
         :mod:`mdchunk.text.decode`) is in every chunk's ``metadata["source_encoding"]``."""
+        return self.read_and_chunk_file(path, doc_id, metadata, levels)[1]
+
+    def read_and_chunk_file(self, path: str | Path, doc_id: str | None = None,
+                            metadata: Mapping[str, Any] | None = None,
+                            levels: Sequence[int] | None = None
+                            ) -> tuple[Reading | None, list[Chunk]]:
+        """:meth:`chunk_file`'s chunks, and the document as it read them from (``None`` when
+        blank): ``mdchunk inspect`` flags the blocks of that very reading."""
         path = Path(path)
-        decoded = decode_document(path)
-        text = decoded.text
-        metadata = {ENCODING_KEY: decoded.encoding, **(metadata or {})}
         doc_id = path.as_posix() if doc_id is None else doc_id
-        fmt = format_for(path.suffix, text)
         try:
-            if levels is None and self.config.levels is None:
-                return self._flat(self._read(fmt, text, doc_id, metadata, path), doc_id)
-            config = self._hierarchy_config(levels)
-            return self._hierarchy(self._read(fmt, text, doc_id, metadata, path), doc_id,
-                                   config)
+            reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
+            wanted = levels if levels is not None else self.config.levels
+            return reading, self.chunk_reading(reading, doc_id, wanted)
         except InputError:
             raise
         except RecursionError as exc:
             raise InputError(f"{path}: nesting too deep to chunk") from exc
 
+    def chunk_reading(self, reading: Reading | None, doc_id: str,
+                      levels: Sequence[int] | None = None) -> list[Chunk]:
+        """Chunks of a document already read (:func:`~.read.read`, :func:`~.read.read_file`):
+        leaves at ``max_tokens``, or with ``levels`` every level of a hierarchy."""
+        if levels is None:
+            return self._flat(reading, doc_id)
+        return self._hierarchy(reading, doc_id, self._hierarchy_config(levels))
+
     def _read(self, fmt: FormatName, text: str, doc_id: str,
-              metadata: Mapping[str, Any] | None, page: Path | None = None) -> Reading | None:
-        """The document read by format ``fmt`` (:func:`~mdchunk.chunks.reading.read`), a
-        Markdown page with its includes' text put in (:func:`~.includes.with_includes`)."""
-        reading = read(fmt, text, doc_id, metadata, self.config)
-        if reading is None or fmt != "markdown":
-            return reading
-        return with_includes(reading, self.includes, doc_id, metadata, self.config, page)
+              metadata: Mapping[str, Any] | None) -> Reading | None:
+        """The document read by format ``fmt`` (:func:`~.read.read`), with this chunker's
+        include root."""
+        return read(text, doc_id, metadata, self.config, reader=fmt, includes=self.includes)
 
     # -- assembly -----------------------------------------------------------------------------
 

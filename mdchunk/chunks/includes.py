@@ -30,7 +30,7 @@ from ..formats import Document
 from ..formats.blocks import Rewrite
 from ..formats.includes import Include, find_includes, referenced_paths, splice_includes
 from ..text import clean_text, decode_document
-from .reading import Reading, read_markdown
+from .reading import Reading, markdown_reading
 
 __all__ = ["IncludeRoot", "with_includes"]
 
@@ -149,7 +149,7 @@ def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
     if expanded is None:
         return _with_rewrites(reading, doc, extra)
     source, expansion = expanded
-    again = read_markdown(source, doc_id, metadata, config)
+    again = markdown_reading(source, doc_id, metadata, config)
     _, left = find_includes(again.doc)
     again = _with_rewrites(again, again.doc, left)
     return replace(again, origin=reading.origin, expansion=expansion, page_source=doc.source,

@@ -1,9 +1,11 @@
-"""Reading a document for the chunker: the text cleaned (or not), read by its format's reader
-into section trees, with its metadata (front matter), its page (title, anchors, URL) and the way
-back from the cleaned text to the string the caller passed.
+"""What reading a document gives the chunker, and each format's share of it: its blocks'
+section trees, its metadata (front matter), its page (title, anchors, URL) and the way back from
+the text the blocks index to the string the caller passed.
 
-A :class:`Reading` is what :class:`~mdchunk.chunks.chunker.Chunker` packs; nothing here plans
-or packs a chunk.
+A :class:`Reading` is what :class:`~mdchunk.chunks.chunker.Chunker` packs and what ``mdchunk
+inspect`` and ``--stats`` show the blocks of; :mod:`.read` is the one path that makes it
+(decode, clean, pick the reader, parse, includes). The readers here take the cleaned text and
+parse it with :mod:`mdchunk.formats`; nothing here plans or packs a chunk.
 """
 
 from __future__ import annotations
@@ -15,19 +17,18 @@ from typing import Any
 import yaml
 
 from ..config import ChunkerConfig
-from ..errors import ConfigError, InputError
-from ..formats import Block, Document, LineIndex, parse_markdown, read_plain_text
-from ..formats import read_qa as parse_qa
+from ..errors import InputError
+from ..formats import Block, Document, LineIndex, parse_markdown, parse_plain_text, parse_qa
 from ..formats.includes import Expansion
 from ..formats.qa import PREAMBLE_KEY
 from ..formats.registry import FormatName
 from ..formats.site_markup import render_markup
 from ..formats.sites import anchors, join_url, page_path, page_title
 from ..plan import Section, build_sections
-from ..text import Cleaned, clean_text
+from ..text import Cleaned
 
-__all__ = ["READERS", "Origin", "Page", "Reader", "Reading", "read", "read_markdown", "read_qa",
-           "read_text"]
+__all__ = ["READERS", "Origin", "Page", "Reader", "Reading", "markdown_reading", "qa_reading",
+           "text_reading"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,18 +91,46 @@ class Reading:
     def span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
         """A draft's span of the cleaned text as the caller's: its verbatim text, offsets and
         the line index to number them with."""
-        if self.expansion is not None:
-            return self._page_span(self.expansion.start(start), self.expansion.end(end))
-        return self._page_span(start, end)
+        start, end = self.to_source(start, end)
+        return self.source[start:end], start, end, self.lines
 
-    def _page_span(self, start: int, end: int) -> tuple[str, int, int, LineIndex]:
-        if self.origin is None and self.page_lines is not None:
-            return self.page_source[start:end], start, end, self.page_lines
+    def to_source(self, start: int, end: int) -> tuple[int, int]:
+        """A span of ``doc.source`` as a span of :attr:`source`: an included file's text
+        maps to its reference, the cleaned text to the caller's."""
+        if self.expansion is not None:
+            start, end = self.expansion.start(start), self.expansion.end(end)
         if self.origin is None:
-            return self.doc.source[start:end], start, end, self.doc.lines
-        cleaned = self.origin.cleaned
-        start, end = cleaned.to_source(start), cleaned.to_source(end)
-        return cleaned.source[start:end], start, end, self.origin.lines
+            return start, end
+        return self.origin.cleaned.to_source(start), self.origin.cleaned.to_source(end)
+
+    @property
+    def source(self) -> str:
+        """The string the caller passed: chunks' offsets and lines are those of this one."""
+        if self.origin is not None:
+            return self.origin.cleaned.source
+        return self.page_source if self.page_lines is not None else self.doc.source
+
+    @property
+    def lines(self) -> LineIndex:
+        """The line index of :attr:`source`."""
+        if self.origin is not None:
+            return self.origin.lines
+        return self.page_lines if self.page_lines is not None else self.doc.lines
+
+    def source_blocks(self) -> tuple[Block, ...]:
+        """The top-level blocks the chunker packs, children and all, as spans of
+        :attr:`source`: what ``mdchunk inspect`` and ``--stats`` compare chunks with. A Q&A
+        file's are its preamble, then each pair's question and answer blocks."""
+        found = list(self.doc.blocks or self.preamble)
+        if not self.doc.blocks:  # a Q&A file: its document holds no blocks, its pairs do
+            for top in self.tops:
+                found += [top.heading, *top.blocks] if top.heading is not None else top.blocks
+        return tuple(self._in_source(block) for block in found)
+
+    def _in_source(self, block: Block) -> Block:
+        start, end = self.to_source(block.start, block.end)
+        return replace(block, start=start, end=end,
+                       children=tuple(self._in_source(child) for child in block.children))
 
     @property
     def lead(self) -> tuple[Block, ...]:
@@ -111,26 +140,8 @@ class Reading:
         return (block,) if block is not None else self.preamble
 
 
-def read(fmt: FormatName, text: str, doc_id: str, metadata: Mapping[str, Any] | None,
-         config: ChunkerConfig) -> Reading | None:
-    """The document read by format ``fmt``; ``None`` when it is blank.
-
-    With ``config.clean`` (the default) the reader reads the text after hygiene
-    (:mod:`mdchunk.text.clean`), and the reading keeps the way back to ``text``."""
-    _check_text(text, doc_id)
-    if fmt not in READERS:
-        raise ConfigError(f"format={fmt!r} must be one of {sorted(READERS)}")
-    cleaned = clean_text(text) if config.clean else None
-    body = text if cleaned is None else cleaned.text
-    if not body.strip():
-        return None
-    reading = READERS[fmt](body, doc_id, metadata, config)
-    origin = None if cleaned is None else Origin.of(cleaned)
-    return reading if origin is None else replace(reading, origin=origin)
-
-
-def read_markdown(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
-                  config: ChunkerConfig) -> Reading:
+def markdown_reading(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
+                     config: ChunkerConfig) -> Reading:
     """Markdown: one tree, under the front matter's page title when it gives one; the front
     matter goes to the metadata; generator markup is read as its site renders it."""
     doc = render_markup(parse_markdown(text, config.site), config.site)
@@ -141,10 +152,10 @@ def read_markdown(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
     return Reading(doc, [build_sections(doc.blocks, page.root_path)], meta, page)
 
 
-def read_text(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
-              config: ChunkerConfig) -> Reading:
+def text_reading(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
+                 config: ChunkerConfig) -> Reading:
     """Plain text: one tree, headings found by the line classifier."""
-    doc = read_plain_text(text)
+    doc = parse_plain_text(text)
     return Reading(doc, [build_sections(doc.blocks)], dict(metadata or {}), _page(config, doc_id))
 
 
@@ -157,8 +168,8 @@ def _page(config: ChunkerConfig, doc_id: str, front: Mapping[str, Any] | None = 
     return Page(title, found or {}, config.base_url, page_path(doc_id, config.site, front))
 
 
-def read_qa(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
-            config: ChunkerConfig) -> Reading:
+def qa_reading(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
+               config: ChunkerConfig) -> Reading:
     """One tree per pair; the text before the first question (an export banner, a date)
     is no chunk's: it goes to ``metadata["qa_preamble"]``, as front matter does."""
     loose, pairs = parse_qa(text)
@@ -172,15 +183,11 @@ def read_qa(text: str, doc_id: str, metadata: Mapping[str, Any] | None,
                    preamble=tuple(loose))
 
 
-#: Signature of the per-format readers: ``(text, doc_id, metadata, config) -> Reading``.
+#: Signature of the per-format readers: ``(cleaned text, doc_id, metadata, config) -> Reading``.
 Reader = Callable[[str, str, Mapping[str, Any] | None, ChunkerConfig], Reading]
-#: The reader of each format.
-READERS: dict[FormatName, Reader] = {"markdown": read_markdown, "qa": read_qa, "text": read_text}
-
-
-def _check_text(text: object, doc_id: str) -> None:
-    if not isinstance(text, str):
-        raise InputError(f"{doc_id or '<text>'}: expected str, got {type(text).__name__}")
+#: The reader of each format (:func:`mdchunk.formats.registry.reader_for` picks the format).
+READERS: dict[FormatName, Reader] = {"markdown": markdown_reading, "qa": qa_reading,
+                                     "text": text_reading}
 
 
 def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:

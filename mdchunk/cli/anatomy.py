@@ -1,9 +1,11 @@
 """Where a document's chunks cut its blocks, and at which seam: what ``chunk --stats`` counts
 and ``inspect`` flags.
 
-Chunks do not record which blocks they cut, so this re-reads the document with the reader the
-chunker used and compares spans: a block is *split* when no single chunk holds all of it (a
-paragraph that one chunk holds and the next repeats as overlap is not split). Split blocks are
+Chunks do not record which blocks they cut, so this compares their spans with the blocks of
+the document as the chunker read it (:meth:`~mdchunk.chunks.reading.Reading.source_blocks`,
+from the one reading path :mod:`mdchunk.chunks.read`): a block is *split* when no single chunk
+holds all of it (a paragraph that one chunk holds and the next repeats as overlap is not
+split). Split blocks are
 named by what they were cut between (``table rows``, ``code lines``, ``list items``, ``prose
 sentences``), taken from the block and the seams table of :mod:`mdchunk.formats.kinds`.
 """
@@ -14,13 +16,12 @@ import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import accumulate
-from pathlib import Path
 
 from ..chunks import Chunk
-from ..formats import Block, format_for, parse_markdown, read_plain_text, read_qa
+from ..formats import Block
 from ..formats.kinds import HEADING_KINDS, kind
 
-__all__ = ["Split", "blocks_of", "chunk_flags", "split_blocks"]
+__all__ = ["Split", "chunk_flags", "split_blocks"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,17 +33,6 @@ class Split:
     seam: str
     start: int
     end: int
-
-
-def blocks_of(path: Path, text: str) -> tuple[Block, ...]:
-    """The top-level blocks of ``text`` as the chunker's reader for ``path`` finds them."""
-    fmt = format_for(path.suffix, text)
-    if fmt == "markdown":
-        return parse_markdown(text).blocks
-    if fmt == "qa":
-        loose, pairs = read_qa(text)
-        return (*loose, *(b for p in pairs for b in (p.question, *p.answer)))
-    return read_plain_text(text).blocks
 
 
 def split_blocks(source: str, blocks: Sequence[Block], chunks: Sequence[Chunk]) -> list[Split]:

@@ -6,8 +6,10 @@ registers them on the Typer app.
 
 from __future__ import annotations
 
+import logging
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -129,13 +131,32 @@ def _sources(paths: list[Path], selection: Selection) -> list[Source]:
 
 
 def _tally(stats: RunStats, path: Path, chunks: list[Chunk]) -> None:
-    """Count one file's chunks; its text is read again (workers do not send it back), and a
-    file gone since it was chunked is counted without its split blocks."""
+    """Count one file's chunks; the file is read again the one way the chunker read it
+    (workers do not send their readings back), and a file gone since it was chunked is counted
+    without its split blocks."""
+    from ..chunks.read import read_file
+
     try:
-        source: str | None = read_document(path) if chunks else ""
+        with _includes_said():
+            reading = read_file(path, stats.config) if chunks else None
     except InputError:
-        source = None
-    stats.add(path, source, chunks)
+        reading = None
+    stats.add(chunks, reading)
+
+
+@contextmanager
+def _includes_said() -> Iterator[None]:
+    """Quiet, while a file is read again: the run said once each include it could not read."""
+    from ..chunks.includes import log
+
+    def silent(record: logging.LogRecord) -> bool:
+        return False
+
+    log.addFilter(silent)
+    try:
+        yield
+    finally:
+        log.removeFilter(silent)
 
 
 def _chunk_all(sources: list[Source], config: ChunkerConfig, workers: int,
@@ -186,8 +207,7 @@ def inspect(
         if level is not None and (depth is None or not 1 <= level <= depth):
             among = f"1 to {depth}" if depth else "none without --levels"
             raise typer.BadParameter(f"{level} is not a level ({among})", param_hint="--level")
-        source = read_document(file)
-        chunks = Chunker(config).chunk_file(file, doc_id=file.name)
+        reading, chunks = Chunker(config).read_and_chunk_file(file, doc_id=file.name)
         note_preamble(chunks)
         if depth is not None:
             shown = level or depth
@@ -195,7 +215,10 @@ def inspect(
             budget = config.at_level(shown).max_tokens
         else:
             budget = config.max_tokens
-        view = inspect_chunks(file, source, chunks, budget)
+        if reading is None:  # blank: no chunk, no block
+            view = inspect_chunks(file, read_document(file), (), chunks, budget)
+        else:
+            view = inspect_chunks(file, reading.source, reading.source_blocks(), chunks, budget)
         if chunk_no is not None:
             if not 0 <= chunk_no < len(chunks):
                 raise typer.BadParameter(f"{chunk_no} is not a chunk of {file} (0 to "

@@ -7,8 +7,6 @@ registers them on the Typer app. The index package is imported when a command ru
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional, cast
 
@@ -45,7 +43,7 @@ from .options import (
     selection_of,
     settings_of,
 )
-from .output import Failures, one_line_errors, out, preview, progress_bar
+from .output import Failures, one_line_errors, out, preview, progress_bar, write_hits
 from .settings import DEFAULT
 
 if TYPE_CHECKING:
@@ -180,10 +178,10 @@ def search(
                           backend=(None if settings.origin("backend") == DEFAULT
                                    else settings.value("backend")),
                           weights=_weights(weights))
+        if as_json:
+            write_hits(hits)
+            return
         for rank, hit in enumerate(hits, 1):
-            if as_json:
-                out.print_json(json.dumps(dataclasses.asdict(hit), ensure_ascii=False))
-                continue
             out.print(f"[bold]{rank}. {escape(hit.path)}:{hit.line_start}-{hit.line_end}[/]  "
                       f"level {hit.level}  [dim]{hit.score:.4f}[/]  {escape(hit.section_path)}",
                       highlight=False, soft_wrap=True)

@@ -7,8 +7,10 @@ failed dependency — always with one line that names the file or service, never
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from collections.abc import Iterator
+import sys
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
@@ -80,6 +82,14 @@ def json_line(row: dict[str, object]) -> str:
     for raw, escaped in _LINE_BREAKS.items():
         line = line.replace(raw, escaped)
     return line + "\n"
+
+
+def write_hits(hits: Iterable[SearchHit]) -> None:
+    """``search --json``: each hit one JSON Lines record on stdout, every field of
+    :class:`~mdchunk.index.SearchHit`, written as ``chunk`` writes chunks — never through the
+    console, so no colour, wrapping or indentation whatever the terminal; no hits, no lines."""
+    for hit in hits:
+        sys.stdout.write(json_line(dataclasses.asdict(hit)))
 
 
 def note_preamble(chunks: list[Chunk]) -> None:

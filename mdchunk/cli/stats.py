@@ -7,11 +7,14 @@ import statistics
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..chunks import Chunk
 from ..config import ChunkerConfig
-from .anatomy import blocks_of, split_blocks
+from .anatomy import split_blocks
+
+if TYPE_CHECKING:
+    from ..chunks.reading import Reading
 
 __all__ = ["RunStats", "percentile"]
 
@@ -39,17 +42,17 @@ class RunStats:
         levels = self.config.levels
         return levels[level - 1] if levels else self.config.max_tokens
 
-    def add(self, path: Path, source: str | None, chunks: Sequence[Chunk]) -> None:
-        """One file's chunks, every level; ``source`` is the text they were cut from (``None``
-        when it can no longer be read: its splits are not counted)."""
+    def add(self, chunks: Sequence[Chunk], reading: Reading | None) -> None:
+        """One file's chunks, every level; ``reading`` is the document as the chunker read it
+        (``None`` when it can no longer be read: its splits are not counted)."""
         self.files += 1
-        blocks = blocks_of(path, source) if chunks and source is not None else None
+        blocks = reading.source_blocks() if chunks and reading is not None else None
         for level in sorted({c.level for c in chunks}):
             mine = [c for c in chunks if c.level == level]
             self.tokens.setdefault(level, []).extend(c.token_count for c in mine)
             tally = self.splits.setdefault(level, Counter())
-            if source is not None and blocks is not None:
-                tally.update(s.seam for s in split_blocks(source, blocks, mine))
+            if reading is not None and blocks is not None:
+                tally.update(s.seam for s in split_blocks(reading.source, blocks, mine))
 
     def lines(self) -> list[str]:
         """The summary, one fact a line."""

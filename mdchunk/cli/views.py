@@ -10,7 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..chunks import Chunk
-from .anatomy import blocks_of, chunk_flags, split_blocks
+from ..formats import Block
+from .anatomy import chunk_flags, split_blocks
 
 __all__ = ["Bar", "Inspection", "Run", "histogram", "inspect_chunks", "runs"]
 
@@ -46,6 +47,9 @@ class Inspection:
     chunks: list[Chunk]
     budget: int
     flags: list[list[str]]
+    #: The document's top-level blocks as the chunker read them, spans of ``source``: the
+    #: flags say which of them no chunk holds whole.
+    blocks: tuple[Block, ...] = ()
 
     @property
     def title(self) -> str:
@@ -59,10 +63,12 @@ class Inspection:
         return (start, end) if start < end else None
 
 
-def inspect_chunks(path: Path, source: str, chunks: list[Chunk], budget: int) -> Inspection:
-    """``chunks`` (one level, in order) of ``source`` read from ``path``, with their flags."""
-    splits = split_blocks(source, blocks_of(path, source), chunks)
-    return Inspection(path, source, chunks, budget, chunk_flags(chunks, splits))
+def inspect_chunks(path: Path, source: str, blocks: tuple[Block, ...], chunks: list[Chunk],
+                   budget: int) -> Inspection:
+    """``chunks`` (one level, in order) of ``source`` read from ``path``, with their flags
+    against ``blocks``, the document's blocks as the chunker read them."""
+    splits = split_blocks(source, blocks, chunks)
+    return Inspection(path, source, chunks, budget, chunk_flags(chunks, splits), blocks)
 
 
 def runs(source: str, chunks: Sequence[Chunk]) -> Iterator[Run]:

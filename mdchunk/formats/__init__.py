@@ -8,8 +8,8 @@ kinds and the seams each may be cut at.
 from .blocks import Block, Document, LineIndex
 from .kinds import KINDS, SEAMS, Kind, Seam
 from .markdown import parse_markdown
-from .plaintext import read_plain_text
-from .qa import QAPair, looks_like_qa, read_qa
+from .plaintext import parse_plain_text
+from .qa import QAPair, looks_like_qa, parse_qa
 from .registry import FORMATS, SUFFIXES, format_for
 
 __all__ = [
@@ -26,6 +26,6 @@ __all__ = [
            "format_for",
            "looks_like_qa",
            "parse_markdown",
-           "read_plain_text",
-           "read_qa",
+           "parse_plain_text",
+           "parse_qa",
 ]

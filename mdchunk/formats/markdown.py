@@ -36,7 +36,7 @@ def parse_markdown(source: str, site: str = "plain") -> Document:
     >>> [(b.kind, doc.source[b.start:b.end]) for b in doc.blocks]
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
-    return markdown_rs.read_fast(source, site) or parse_markdown_it(source, site)
+    return markdown_rs.parse_fast(source, site) or parse_markdown_it(source, site)
 
 
 def parse_markdown_it(source: str, site: str = "plain") -> Document:

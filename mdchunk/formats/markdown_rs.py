@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from markdown_it.token import Token
     from markdown_it_pyrs import MarkdownIt as RustMarkdownIt
 
-__all__ = ["may_read", "read_fast", "refusals", "tables_agree"]
+__all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
 #: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
 #: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
@@ -198,7 +198,7 @@ class _Unsupported(Exception):
     """A node the fast reader has no rule for: the reference reads the document."""
 
 
-def read_fast(source: str, site: str = "plain") -> Document | None:
+def parse_fast(source: str, site: str = "plain") -> Document | None:
     """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
     Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
     parser = _rust_parser()

@@ -33,7 +33,7 @@ import re
 
 from .blocks import Block, Document, Line, LineIndex, lines_of, tile
 
-__all__ = ["heading_style", "read_plain_text"]
+__all__ = ["heading_style", "parse_plain_text"]
 
 _CN_NUM = "一二三四五六七八九十百千零〇两"
 _HEADING_STYLES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -112,10 +112,10 @@ class _Outline:
         return self.current
 
 
-def read_plain_text(source: str) -> Document:
+def parse_plain_text(source: str) -> Document:
     """Headings by the line classifier; paragraphs and lists between blank lines.
 
-    >>> doc = read_plain_text("第一章 概述\\n本章介绍系统。\\n\\n"
+    >>> doc = parse_plain_text("第一章 概述\\n本章介绍系统。\\n\\n"
     ...                       "1.1 要求\\n1. 登录服务器\\n2. 重启\\n\\n附录 A 术语\\n")
     >>> [(b.kind, b.level, b.title or doc.source[b.start:b.end])
     ...  for b in doc.blocks]  # doctest: +NORMALIZE_WHITESPACE

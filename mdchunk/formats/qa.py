@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from .blocks import Block, Line, lines_of
 
-__all__ = ["PREAMBLE_KEY", "QAPair", "looks_like_qa", "read_qa"]
+__all__ = ["PREAMBLE_KEY", "QAPair", "looks_like_qa", "parse_qa"]
 
 #: The metadata key that holds the text before the first question.
 PREAMBLE_KEY = "qa_preamble"
@@ -50,11 +50,11 @@ def looks_like_qa(source: str) -> bool:
     return False
 
 
-def read_qa(source: str) -> tuple[list[Block], list[QAPair]]:
+def parse_qa(source: str) -> tuple[list[Block], list[QAPair]]:
     """Split a ``question:/answer:`` file into pairs; text before the first question is returned
     as loose blocks. Answers may span lines and blank-line-separated paragraphs.
 
-    >>> loose, pairs = read_qa("question: Why?\\nanswer: Because.\\n\\n"
+    >>> loose, pairs = parse_qa("question: Why?\\nanswer: Because.\\n\\n"
     ...                        "问：为什么？\\n答：因为。\\n")
     >>> [(p.question.title, len(p.answer)) for p in pairs]
     [('Why?', 1), ('为什么？', 1)]

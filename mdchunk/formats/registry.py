@@ -1,15 +1,19 @@
-"""Which reader reads a file: by its extension, else by its content, else as plain text.
+"""Which reader reads a document: the one dispatch by format.
 
-One table, read in order: the first format that claims a file reads it. ``mdchunk chunk`` and
-``mdchunk index`` walk folders for the extensions named here.
+One table, read in order: the first format that claims a file (by its extension, else by its
+content, else as plain text) reads it. ``mdchunk chunk`` and ``mdchunk index`` walk folders for
+the extensions named here; every entry point that takes a ``reader=`` (``"auto"`` or a format's
+name) resolves it with :func:`reader_for`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from pathlib import PurePath
+from typing import Literal, get_args
 
+from ..errors import ConfigError
 from .qa import looks_like_qa
 
 __all__ = [
@@ -19,10 +23,14 @@ __all__ = [
     "TEXT_SUFFIXES",
     "Format",
     "FormatName",
+    "ReaderChoice",
     "format_for",
+    "reader_for",
 ]
 
 FormatName = Literal["markdown", "qa", "text"]
+#: What a ``reader=`` keyword takes: a format's name, or ``auto`` (:func:`reader_for`).
+ReaderChoice = Literal["auto", "markdown", "qa", "text"]
 
 MARKDOWN_SUFFIXES = frozenset({".md", ".markdown", ".mdx", ".mkd", ".mdown"})
 TEXT_SUFFIXES = frozenset({".txt", ".text"})
@@ -48,6 +56,8 @@ FORMATS: tuple[Format, ...] = (
     Format("text", TEXT_SUFFIXES, sniff=lambda text: True),
 )
 
+_BY_NAME: dict[str, FormatName] = {f.name: f.name for f in FORMATS}
+
 #: File endings mdchunk reads when it walks a folder.
 SUFFIXES = frozenset().union(*(f.suffixes for f in FORMATS))
 
@@ -61,3 +71,22 @@ def format_for(suffix: str, text: str) -> FormatName:
     """
     suffix = suffix.lower()
     return next(f.name for f in FORMATS if f.claims(suffix, text))
+
+
+def reader_for(choice: str, doc_id: str, text: str) -> FormatName:
+    """The format that reads ``text`` when ``choice`` names a reader: that one, or for
+    ``auto`` the format of a file named ``doc_id`` (:func:`format_for`); a document id without
+    an extension is Markdown, as the frameworks' documents mostly are.
+
+    >>> (reader_for("auto", "faq.txt", "Q: why?\\nA: because"), reader_for("auto", "", "x"),
+    ...  reader_for("text", "a.md", "x"))
+    ('qa', 'markdown', 'text')
+    """
+    if choice == "auto":
+        suffix = PurePath(doc_id).suffix
+        return format_for(suffix, text) if suffix else "markdown"
+    named = _BY_NAME.get(choice)
+    if named is None:
+        raise ConfigError(f"reader={choice!r} must be one of "
+                          + ", ".join(repr(c) for c in get_args(ReaderChoice)))
+    return named

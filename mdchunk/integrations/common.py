@@ -1,5 +1,6 @@
-"""What the framework adapters share: one text in a named or detected format to chunks, and the
-metadata a chunk carries into a framework's document or node.
+"""What the framework adapters share: one text, read by a named or detected reader the one way
+mdchunk reads (:mod:`mdchunk.chunks.read`), to chunks; the metadata a chunk carries into a
+framework's document or node; and the old ``format=`` keyword of the reader, still taken.
 
 The metadata names follow the contract's fields, except the start offset, which each framework
 names its own way (LangChain ``start_index``, LlamaIndex ``start_char_idx`` on the node itself).
@@ -7,21 +8,17 @@ names its own way (LangChain ``start_index``, LlamaIndex ``start_char_idx`` on t
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
-from pathlib import PurePath
-from typing import Any, Literal
+from typing import Any
 
 from ..chunks import Chunk, Chunker
 from ..chunks.chunk import json_ready
-from ..errors import ConfigError
-from ..formats import format_for
-from ..formats.registry import FormatName
+from ..chunks.read import read
+from ..formats.registry import ReaderChoice
 
-__all__ = ["CONTRACT_KEYS", "FormatChoice", "chunk_metadata", "chunk_source", "doc_id_of"]
-
-#: ``auto`` picks the reader from the document id's extension and the text, as ``chunk_file``
-#: does (Markdown for an id without one); otherwise one of the readers by name.
-FormatChoice = Literal["auto", "markdown", "text", "qa"]
+__all__ = ["CONTRACT_KEYS", "ReaderChoice", "chunk_metadata", "chunk_source", "doc_id_of",
+           "reader_keyword"]
 
 #: Metadata keys every adapter sets from a chunk (``anchor`` and ``url`` only where known).
 CONTRACT_KEYS = ("chunk_id", "doc_id", "parent_id", "level", "index", "line_start", "line_end",
@@ -41,26 +38,30 @@ def doc_id_of(metadata: Mapping[str, Any], fallback: str = "") -> str:
     return fallback
 
 
-def chunk_source(chunker: Chunker, text: str, *, doc_id: str, format: FormatChoice,
+def chunk_source(chunker: Chunker, text: str, *, doc_id: str, reader: ReaderChoice,
                  levels: Sequence[int] | None, metadata: Mapping[str, Any] | None = None
                  ) -> list[Chunk]:
-    """Chunks of ``text``: every level of a hierarchy with ``levels``, else flat ones.
+    """Chunks of ``text`` read by ``reader`` (``auto``: from the document id's extension,
+    Markdown without one): every level of a hierarchy with ``levels``, else flat ones.
 
     ``metadata`` is not copied onto the chunks: a framework keeps its document's metadata
     itself, so only front matter reaches ``chunk.metadata``.
     """
-    fmt: FormatName
-    if format == "auto":
-        suffix = PurePath(doc_id).suffix
-        fmt = format_for(suffix, text) if suffix else "markdown"
-    elif format in ("markdown", "text", "qa"):
-        fmt = format
-    else:
-        raise ConfigError(f"format={format!r} must be 'auto', 'markdown', 'text' or 'qa'")
-    if levels is not None:
-        return chunker.chunk_hierarchy(text, doc_id, metadata, levels, fmt)
-    flat = {"markdown": chunker.chunk, "text": chunker.chunk_text, "qa": chunker.chunk_qa}[fmt]
-    return flat(text, doc_id, metadata)
+    reading = read(text, doc_id, metadata, chunker.config, reader=reader,
+                   includes=chunker.includes)
+    return chunker.chunk_reading(reading, doc_id, levels)
+
+
+def reader_keyword(reader: ReaderChoice, format: ReaderChoice | None, owner: str
+                   ) -> ReaderChoice:
+    """The reader an adapter was given: ``format=``, its old name, still wins when given, with
+    a :class:`DeprecationWarning` (it meant the reader, a word ``chunk --format`` uses for the
+    output)."""
+    if format is None:
+        return reader
+    warnings.warn(f"{owner}(format=...) is deprecated: use reader={format!r}",
+                  DeprecationWarning, stacklevel=3)
+    return format
 
 
 def chunk_metadata(chunk: Chunk) -> dict[str, Any]:

@@ -23,9 +23,10 @@ from typing import Any, Literal
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site, TokenizerSpec
 from ..errors import ConfigError, DependencyError
+from ..formats.registry import ReaderChoice
 from ..sources import discover
 from ..text import read_document
-from .common import CONTRACT_KEYS, FormatChoice, chunk_metadata, chunk_source, doc_id_of
+from .common import CONTRACT_KEYS, chunk_metadata, chunk_source, doc_id_of, reader_keyword
 
 try:
     from langchain_core.document_loaders import BaseLoader
@@ -45,8 +46,9 @@ class MdchunkTextSplitter(TextSplitter):
     """mdchunk's structure-aware chunking as a LangChain ``TextSplitter``.
 
     ``max_tokens`` and ``overlap_tokens`` are token budgets under ``tokenizer`` (LangChain's
-    ``chunk_size``/``chunk_overlap`` report them). ``format`` picks the reader (``auto``: from
-    the document's ``source`` extension, Markdown without one). With ``levels`` (coarsest first)
+    ``chunk_size``/``chunk_overlap`` report them). ``reader`` picks the reader (``auto``: from
+    the document's ``source`` extension, Markdown without one; ``format``, its old name, is
+    still taken, with a ``DeprecationWarning``). With ``levels`` (coarsest first)
     documents are chunked as a hierarchy: the leaves are returned, and with
     ``include_parents`` every level, coarsest first, linked by ``parent_id``. The document id
     chunk ids are made from is the input metadata's ``source`` (or ``file_path``). A whole
@@ -55,11 +57,12 @@ class MdchunkTextSplitter(TextSplitter):
     """
 
     def __init__(self, *, max_tokens: int = 512, overlap_tokens: int = 64,
-                 tokenizer: TokenizerSpec = "cl100k_base", format: FormatChoice = "auto",
+                 tokenizer: TokenizerSpec = "cl100k_base", reader: ReaderChoice = "auto",
                  levels: Sequence[int] | None = None, include_parents: bool = False,
                  base_url: str | None = None, site: Site = "plain",
                  page_content: Literal["text", "embed_text"] = "text",
-                 config: ChunkerConfig | None = None) -> None:
+                 config: ChunkerConfig | None = None, format: ReaderChoice | None = None
+                 ) -> None:
         if page_content not in ("text", "embed_text"):
             raise ConfigError(f"page_content={page_content!r} must be 'text' or 'embed_text'")
         self.config = config or ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens,
@@ -68,14 +71,14 @@ class MdchunkTextSplitter(TextSplitter):
                          chunk_overlap=self.config.overlap_tokens, add_start_index=True,
                          strip_whitespace=False)
         self.chunker = Chunker(self.config)
-        self.format: FormatChoice = format
+        self.reader: ReaderChoice = reader_keyword(reader, format, "MdchunkTextSplitter")
         self.levels = tuple(levels) if levels is not None else None
         self.include_parents = include_parents
         self.page_content = page_content
 
     def chunks(self, text: str, doc_id: str = "") -> list[Chunk]:
         """The mdchunk chunks behind :meth:`split_text` and :meth:`create_documents`."""
-        chunks = chunk_source(self.chunker, text, doc_id=doc_id, format=self.format,
+        chunks = chunk_source(self.chunker, text, doc_id=doc_id, reader=self.reader,
                               levels=self.levels)
         if self.levels is not None and not self.include_parents:
             leaf = len(self.levels)

@@ -30,7 +30,8 @@ from typing import Any
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig, Site
 from ..errors import DependencyError
-from .common import CONTRACT_KEYS, FormatChoice, chunk_metadata, chunk_source, doc_id_of
+from ..formats.registry import ReaderChoice
+from .common import CONTRACT_KEYS, chunk_metadata, chunk_source, doc_id_of, reader_keyword
 
 try:
     from llama_index.core.bridge.pydantic import Field, PrivateAttr
@@ -53,15 +54,16 @@ class MdchunkNodeParser(NodeParser):
     """mdchunk's structure-aware chunking as a LlamaIndex ``NodeParser``.
 
     ``max_tokens``/``overlap_tokens`` are token budgets under ``tokenizer`` (a tiktoken
-    encoding or Hugging Face tokenizer name); ``format`` picks the reader (``auto``: from the
-    document's ``source`` or ``file_path`` extension, Markdown without one), and that metadata
-    value (else the document's ``id_``) is the document id chunk ids are made from.
+    encoding or Hugging Face tokenizer name); ``reader`` picks the reader (``auto``: from the
+    document's ``source`` or ``file_path`` extension, Markdown without one; ``format``, its old
+    name, is still taken, with a ``DeprecationWarning``), and that metadata value (else the
+    document's ``id_``) is the document id chunk ids are made from.
     """
 
     max_tokens: int = Field(default=512, description="Token budget of a flat chunk.")
     overlap_tokens: int = Field(default=64, description="Tokens of sentence overlap.")
     tokenizer: str = Field(default="cl100k_base", description="Tokenizer budgets count in.")
-    format: FormatChoice = Field(default="auto", description="Reader: auto, markdown, text, qa.")
+    reader: ReaderChoice = Field(default="auto", description="Reader: auto, markdown, text, qa.")
     levels: tuple[int, ...] | None = Field(
         default=None, description="Hierarchy budgets, coarsest first; None for flat chunks.")
     base_url: str | None = Field(default=None, description="Where the pages are published.")
@@ -69,6 +71,9 @@ class MdchunkNodeParser(NodeParser):
     _chunker: Chunker = PrivateAttr()
 
     def __init__(self, **data: Any) -> None:
+        if "format" in data:
+            data["reader"] = reader_keyword(data.get("reader", "auto"), data.pop("format"),
+                                            "MdchunkNodeParser")
         super().__init__(**data)
         self._chunker = Chunker(ChunkerConfig(
             max_tokens=self.max_tokens, overlap_tokens=self.overlap_tokens,
@@ -92,7 +97,7 @@ class MdchunkNodeParser(NodeParser):
             text = document.get_content()
             chunks = chunk_source(self._chunker, text,
                                   doc_id=doc_id_of(document.metadata, document.id_),
-                                  format=self.format, levels=self.levels)
+                                  reader=self.reader, levels=self.levels)
             out.extend(self._nodes(chunks, document))
         return out
 
