@@ -63,6 +63,8 @@ CHUNKERS = ("mdchunk", "langchain", "llamaindex", "semantic", "chonkie")
 PEERS = CHUNKERS[1:]
 KINDS = ("table", "code", "procedure", "list", "callout", "prose")
 QUESTIONS = HERE / "retrieval" / "questions.jsonl"
+#: Questions in the asker's own words (issue 31), over the shared corpora.
+PARAPHRASE = HERE / "retrieval" / "paraphrase.jsonl"
 #: Margins issue #12 asks mdchunk to beat the best peer by, in points.
 TARGETS = {"dense": 5.0, "bm25": 3.0}
 VERSIONED = ("mdchunk", "sentence-transformers", "jieba", "langchain-text-splitters",
@@ -114,6 +116,16 @@ CORPORA: dict[str, CorpusSpec] = {
                            sites=tuple((f"{SITES_ROOT}/{g}", g)
                                        for g in ("docusaurus", "hugo", "mkdocs")),
                            includes=f"{SITES_ROOT}/includes"),
+    # Apache RocketMQ's documentation (issue 31): operations, deployment, FAQ, best practice,
+    # design; Chinese and English, each indexed on its own.
+    "rocketmq-zh": CorpusSpec("zh", "{shared}/rocketmq-docs/docs/cn", ("**/*.md",)),
+    "rocketmq-en": CorpusSpec("en", "{shared}/rocketmq-docs/docs/en", ("**/*.md",)),
+    # Samples of two documentation sites (issue 31): Hugo's own docs (a Hugo site, with includes
+    # from content/en/_common) and Ory's (a Docusaurus site of MDX pages).
+    "hugo-docs": CorpusSpec("en", "{shared}/hugo-docs", ("content/**/*.md",),
+                            sites=(("content", "hugo"),)),
+    "ory-docs": CorpusSpec("en", "{shared}/ory-docs", ("docs/**/*.md", "docs/**/*.mdx"),
+                           sites=(("docs", "docusaurus"),)),
 }
 
 
@@ -148,6 +160,12 @@ class Question:
     evidence: list[tuple[int, int]]
     kind: str
     lang: str
+    #: ``lexical`` (written from the page, reusing its words) or ``paraphrase`` (in the
+    #: asker's own words, issue 31); a line without one is lexical
+    style: str = "lexical"
+
+
+STYLES = ("lexical", "paraphrase")
 
 
 def load_questions(path: Path, shared: Path) -> list[Question]:
@@ -172,6 +190,8 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
             errors.append(f"{where}: kind {row['kind']!r} is not one of {KINDS}")
         if row["lang"] not in ("en", "zh"):
             errors.append(f"{where}: lang {row['lang']!r}")
+        if row.get("style", "lexical") not in STYLES:
+            errors.append(f"{where}: style {row['style']!r} is not one of {STYLES}")
         key = (row["corpus"], row["doc"])
         if key not in sources:
             file = corpus_root(spec, shared) / row["doc"]
@@ -192,7 +212,7 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
         if not spans:
             errors.append(f"{where}: no evidence")
         questions.append(Question(row["id"], row["corpus"], row["doc"], row["question"], spans,
-                                  row["kind"], row["lang"]))
+                                  row["kind"], row["lang"], row.get("style", "lexical")))
     if errors:
         raise SystemExit("questions.jsonl is inconsistent with the corpora:\n  "
                          + "\n  ".join(errors))
