@@ -123,7 +123,7 @@ CORPORA: dict[str, CorpusSpec] = {
     # Samples of two documentation sites (issue 31): Hugo's own docs (a Hugo site, with includes
     # from content/en/_common) and Ory's (a Docusaurus site of MDX pages).
     "hugo-docs": CorpusSpec("en", "{shared}/hugo-docs", ("content/**/*.md",),
-                            sites=(("content", "hugo"),)),
+                            sites=(("content", "hugo"),), includes="content/en"),
     "ory-docs": CorpusSpec("en", "{shared}/ory-docs", ("docs/**/*.md", "docs/**/*.mdx"),
                            sites=(("docs", "docusaurus"),)),
 }
@@ -168,8 +168,18 @@ class Question:
 STYLES = ("lexical", "paraphrase")
 
 
-def load_questions(path: Path, shared: Path) -> list[Question]:
-    """The questions of ``path``; every evidence span is checked against its document."""
+def default_corpus_dir() -> Path:
+    """Where the shared corpora are: ``$MDCHUNK_CORPORA``, else ``../shared/corpora`` beside
+    the checkout (or beside the folder of worktrees it is in)."""
+    if os.environ.get("MDCHUNK_CORPORA"):
+        return Path(os.environ["MDCHUNK_CORPORA"])
+    near = [up / "shared" / "corpora" for up in (REPO.parent, REPO.parent.parent)]
+    return next((p for p in near if p.is_dir()), near[0])
+
+
+def load_questions(path: Path, shared: Path, only: set[str] | None = None) -> list[Question]:
+    """The questions of ``path`` (those over the corpora of ``only``, when given); every
+    evidence span is checked against its document."""
     questions: list[Question] = []
     sources: dict[tuple[str, str], str] = {}
     seen: set[str] = set()
@@ -178,6 +188,8 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
         if not line.strip():
             continue
         row = json.loads(line)
+        if only is not None and row.get("corpus") not in only:
+            continue
         where = f"{path.name}:{number} ({row.get('id')})"
         if row["id"] in seen:
             errors.append(f"{where}: duplicate id")
@@ -214,7 +226,7 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
         questions.append(Question(row["id"], row["corpus"], row["doc"], row["question"], spans,
                                   row["kind"], row["lang"], row.get("style", "lexical")))
     if errors:
-        raise SystemExit("questions.jsonl is inconsistent with the corpora:\n  "
+        raise SystemExit(f"{path.name} is inconsistent with the corpora:\n  "
                          + "\n  ".join(errors))
     return questions
 
@@ -674,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="every third question, documents with evidence plus 8 distractors")
-    ap.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora",
+    ap.add_argument("--corpus", type=Path, default=default_corpus_dir(),
                     help="folder holding gitlab-com-runbooks and openshift-runbooks")
     ap.add_argument("--questions", type=Path, default=QUESTIONS)
     ap.add_argument("--chunkers", default=",".join(CHUNKERS))

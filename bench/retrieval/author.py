@@ -87,7 +87,7 @@ def fill(rows: list[dict], shared: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus-dir", type=Path, default=br.REPO.parent / "shared" / "corpora")
+    ap.add_argument("--corpus-dir", type=Path, default=br.default_corpus_dir())
     sub = ap.add_subparsers(dest="command", required=True)
     find = sub.add_parser("find")
     find.add_argument("corpus", choices=sorted(br.CORPORA))
