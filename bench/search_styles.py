@@ -279,7 +279,8 @@ def as_json(questions: Sequence[br.Question], answers: dict[str, dict[str, Answe
         "corpora": {name: asdict(ix) for name, ix in indexed.items()},
         "questions": {q.id: {"corpus": q.corpus, "style": q.style, "lang": q.lang,
                              "kind": q.kind,
-                             **{m: {"complete": a.complete, "tokens": a.tokens}
+                             **{m: {"complete": a.complete, "tokens": a.tokens,
+                                    "hits": [f"{d}:{b}-{e}" for d, b, e in a.hits]}
                                 for m, a in answers[q.id].items()}} for q in questions},
     }
 
