@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-long test-ray fuzz lint bench bench-end-to-end bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-chroma clean
+.PHONY: demo test test-long test-ray fuzz lint bench bench-end-to-end bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-styles bench-chroma clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -72,6 +72,9 @@ bench-retrieval: $(STAMP)  # hit@5 of hand-written questions: mdchunk and its pe
 		--json bench/results/retrieval.json
 	# issue 24: the same questions through mdchunk index/search, per language, model and fusion
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_search.py --out bench/results/search.md
+
+bench-styles: $(STAMP)  # issue 31: complete@5 by question style and language, through index/search
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_search.py --studies styles --out bench/results/styles.md
 
 bench-instructions: $(STAMP)  # needs valgrind: mdchunk ÷ floor in CPU instructions
 	$(PY) bench/bench_instructions.py

@@ -63,6 +63,8 @@ CHUNKERS = ("mdchunk", "langchain", "llamaindex", "semantic", "chonkie")
 PEERS = CHUNKERS[1:]
 KINDS = ("table", "code", "procedure", "list", "callout", "prose")
 QUESTIONS = HERE / "retrieval" / "questions.jsonl"
+#: Questions in the asker's own words (issue 31), over the shared corpora.
+PARAPHRASE = HERE / "retrieval" / "paraphrase.jsonl"
 #: Margins issue #12 asks mdchunk to beat the best peer by, in points.
 TARGETS = {"dense": 5.0, "bm25": 3.0}
 VERSIONED = ("mdchunk", "sentence-transformers", "jieba", "langchain-text-splitters",
@@ -114,6 +116,16 @@ CORPORA: dict[str, CorpusSpec] = {
                            sites=tuple((f"{SITES_ROOT}/{g}", g)
                                        for g in ("docusaurus", "hugo", "mkdocs")),
                            includes=f"{SITES_ROOT}/includes"),
+    # Apache RocketMQ's documentation (issue 31): operations, deployment, FAQ, best practice,
+    # design; Chinese and English, each indexed on its own.
+    "rocketmq-zh": CorpusSpec("zh", "{shared}/rocketmq-docs/docs/cn", ("**/*.md",)),
+    "rocketmq-en": CorpusSpec("en", "{shared}/rocketmq-docs/docs/en", ("**/*.md",)),
+    # Samples of two documentation sites (issue 31): Hugo's own docs (a Hugo site, with includes
+    # from content/en/_common) and Ory's (a Docusaurus site of MDX pages).
+    "hugo-docs": CorpusSpec("en", "{shared}/hugo-docs", ("content/**/*.md",),
+                            sites=(("content", "hugo"),), includes="content/en"),
+    "ory-docs": CorpusSpec("en", "{shared}/ory-docs", ("docs/**/*.md", "docs/**/*.mdx"),
+                           sites=(("docs", "docusaurus"),)),
 }
 
 
@@ -148,10 +160,26 @@ class Question:
     evidence: list[tuple[int, int]]
     kind: str
     lang: str
+    #: ``lexical`` (written from the page, reusing its words) or ``paraphrase`` (in the
+    #: asker's own words, issue 31); a line without one is lexical
+    style: str = "lexical"
 
 
-def load_questions(path: Path, shared: Path) -> list[Question]:
-    """The questions of ``path``; every evidence span is checked against its document."""
+STYLES = ("lexical", "paraphrase")
+
+
+def default_corpus_dir() -> Path:
+    """Where the shared corpora are: ``$MDCHUNK_CORPORA``, else ``../shared/corpora`` beside
+    the checkout (or beside the folder of worktrees it is in)."""
+    if os.environ.get("MDCHUNK_CORPORA"):
+        return Path(os.environ["MDCHUNK_CORPORA"])
+    near = [up / "shared" / "corpora" for up in (REPO.parent, REPO.parent.parent)]
+    return next((p for p in near if p.is_dir()), near[0])
+
+
+def load_questions(path: Path, shared: Path, only: set[str] | None = None) -> list[Question]:
+    """The questions of ``path`` (those over the corpora of ``only``, when given); every
+    evidence span is checked against its document."""
     questions: list[Question] = []
     sources: dict[tuple[str, str], str] = {}
     seen: set[str] = set()
@@ -160,6 +188,8 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
         if not line.strip():
             continue
         row = json.loads(line)
+        if only is not None and row.get("corpus") not in only:
+            continue
         where = f"{path.name}:{number} ({row.get('id')})"
         if row["id"] in seen:
             errors.append(f"{where}: duplicate id")
@@ -172,6 +202,8 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
             errors.append(f"{where}: kind {row['kind']!r} is not one of {KINDS}")
         if row["lang"] not in ("en", "zh"):
             errors.append(f"{where}: lang {row['lang']!r}")
+        if row.get("style", "lexical") not in STYLES:
+            errors.append(f"{where}: style {row['style']!r} is not one of {STYLES}")
         key = (row["corpus"], row["doc"])
         if key not in sources:
             file = corpus_root(spec, shared) / row["doc"]
@@ -192,9 +224,9 @@ def load_questions(path: Path, shared: Path) -> list[Question]:
         if not spans:
             errors.append(f"{where}: no evidence")
         questions.append(Question(row["id"], row["corpus"], row["doc"], row["question"], spans,
-                                  row["kind"], row["lang"]))
+                                  row["kind"], row["lang"], row.get("style", "lexical")))
     if errors:
-        raise SystemExit("questions.jsonl is inconsistent with the corpora:\n  "
+        raise SystemExit(f"{path.name} is inconsistent with the corpora:\n  "
                          + "\n  ".join(errors))
     return questions
 
@@ -654,7 +686,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true",
                     help="every third question, documents with evidence plus 8 distractors")
-    ap.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpora",
+    ap.add_argument("--corpus", type=Path, default=default_corpus_dir(),
                     help="folder holding gitlab-com-runbooks and openshift-runbooks")
     ap.add_argument("--questions", type=Path, default=QUESTIONS)
     ap.add_argument("--chunkers", default=",".join(CHUNKERS))

@@ -2,6 +2,8 @@
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_search.py                # the full study
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_search.py --out bench/results/search.md
+    HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_search.py --studies styles \\
+        --out bench/results/styles.md [--corpus rocketmq-zh] [--questions paraphrase]
 
 ``bench_retrieval.py`` compares chunkers under one model and a numpy BM25; this one measures
 what a user of ``mdchunk index`` / ``mdchunk search`` gets: the corpora of the retrieval bench
@@ -21,6 +23,12 @@ Three studies, each in one run on the same texts:
   ``stemmer``, ``cnalphanumonly``/``alphanumonly``, ``length``), on the chunk's ``text`` or
   its ``embed_text``, each variant a collection of its own.
 
+A fourth, not in the default, is issue 31's (``--studies styles``, :mod:`search_styles`): each
+corpus indexed alone by ``mdchunk index`` with the defaults and every question (both styles,
+``lexical`` and ``paraphrase``) asked through ``search`` in each mode; complete@5, tokens of the
+five hits, indexing time and index size, per style and language. ``--corpus`` and
+``--questions`` run a subset; corpora absent here are skipped.
+
 Embeddings are cached on disk by model and text hash, so only the first run pays for them;
 chunks per CPU second of each model are measured on texts not in the cache (``--speed``).
 """
@@ -29,6 +37,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import json
 import os
 import shutil
 import sys
@@ -458,54 +467,97 @@ def size_study(staged: dict[str, Staged], embedders: dict[str, CachedEmbedder], 
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus", type=Path, default=HERE.parent.parent / "shared" / "corpora")
-    ap.add_argument("--sets", nargs="*", default=list(CORPUS_SETS))
-    ap.add_argument("--cache", type=Path,
-                    default=Path(tempfile.gettempdir()) / "mdchunk-bench-search")
-    ap.add_argument("--studies", default="models,analyzers,window,size,speed")
-    ap.add_argument("--out", type=Path)
-    args = ap.parse_args(argv)
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+def index_studies(args: argparse.Namespace, studies: set[str], tmp: Path) -> list[str]:
+    """The studies of issue 24 (models, analyzers, window, size, speed) on the lexical
+    questions, through ``index_paths``."""
     from mdchunk.embedding import load_embedder
 
-    studies = set(args.studies.split(","))
-    questions = br.load_questions(br.QUESTIONS, args.corpus)
+    questions = br.load_questions(br.QUESTIONS, args.corpus_dir)
     # MDCHUNK_BENCH_BACKEND=onnx-int8 measures the int8 embedder (issue 25); torch by default
     backend = os.environ.get("MDCHUNK_BENCH_BACKEND", "torch")
     embedders = {label: CachedEmbedder(load_embedder(spec, backend), args.cache)  # type: ignore[arg-type]
                  for label, spec in MODELS.items()}
     parts = [f"Questions: {len(questions)}; sets: {', '.join(args.sets)}."]
-    with tempfile.TemporaryDirectory() as tmp:
-        staged = {name: stage(name, CORPUS_SETS[name], questions, args.corpus, Path(tmp))
-                  for name in args.sets}
-        db = Path(tmp) / "bench.db"
-        if "models" in studies:
-            models, fusions = Table(), Table()
-            model_study(staged, embedders, db, models, fusions)
-            parts += [models.markdown("hit@5 by model and mode"),
-                      fusions.markdown("hit@5 by fusion (dense, BM25 weights)")]
-        if "analyzers" in studies:
-            analyzers = Table()
-            analyzer_study(staged, embedders["use"], Path(tmp) / "bm25.db", analyzers)
-            parts.append(analyzers.markdown("BM25 hit@5 by analyzer and indexed field"))
-            probe = filters_applied(Path(tmp) / "probe.db")
-            parts.append("Filters this Milvus applies (a probe each): " + ", ".join(
-                f"{name} {'yes' if done else 'no'}" for name, done in probe.items()) + ".")
-        if "window" in studies:
-            windows = Table()
-            window_study(staged, embedders["use"], Path(tmp) / "window.db", windows)
-            parts.append(windows.markdown("USE: hit@5 by leaf budget (cl100k_base tokens)"))
-        if "size" in studies:
-            parts.append(size_study(staged, embedders, Path(tmp)))
-        if "speed" in studies:
-            largest = max(staged.values(), key=lambda c: sum(map(len, c.sources.values())))
-            texts = [c.embed_text for c in leaves_of(largest, embedders["use"])]
-            parts.append(speed_study(embedders, texts))
+    staged = {name: stage(name, CORPUS_SETS[name], questions, args.corpus_dir, tmp)
+              for name in args.sets}
+    db = tmp / "bench.db"
+    if "models" in studies:
+        models, fusions = Table(), Table()
+        model_study(staged, embedders, db, models, fusions)
+        parts += [models.markdown("hit@5 by model and mode"),
+                  fusions.markdown("hit@5 by fusion (dense, BM25 weights)")]
+    if "analyzers" in studies:
+        analyzers = Table()
+        analyzer_study(staged, embedders["use"], tmp / "bm25.db", analyzers)
+        parts.append(analyzers.markdown("BM25 hit@5 by analyzer and indexed field"))
+        probe = filters_applied(tmp / "probe.db")
+        parts.append("Filters this Milvus applies (a probe each): " + ", ".join(
+            f"{name} {'yes' if done else 'no'}" for name, done in probe.items()) + ".")
+    if "window" in studies:
+        windows = Table()
+        window_study(staged, embedders["use"], tmp / "window.db", windows)
+        parts.append(windows.markdown("USE: hit@5 by leaf budget (cl100k_base tokens)"))
+    if "size" in studies:
+        parts.append(size_study(staged, embedders, tmp))
+    if "speed" in studies:
+        largest = max(staged.values(), key=lambda c: sum(map(len, c.sources.values())))
+        texts = [c.embed_text for c in leaves_of(largest, embedders["use"])]
+        parts.append(speed_study(embedders, texts))
     for embedder in embedders.values():
         embedder.save()
+    return parts
+
+
+def styles_part(args: argparse.Namespace, tmp: Path) -> str:
+    """Issue 31's study (:mod:`search_styles`): every corpus alone, through the CLI's index
+    and ``search``; its JSON is written beside ``--out``."""
+    import search_styles
+
+    corpora = args.corpus.split(",") if args.corpus else None
+    questions, skipped = search_styles.select_questions(args.corpus_dir, corpora, args.questions)
+    for name in skipped:
+        print(f"  skipped {name}: its documents are not under {args.corpus_dir}", flush=True)
+    if not questions:
+        return "No question to ask (corpora absent, or nothing matches --questions/--corpus)."
+    names = list(dict.fromkeys(q.corpus for q in questions))
+    staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
+              for name in names}
+    text, record = search_styles.styles_study(questions, staged, tmp, args.label, skipped)
+    if args.out:
+        record_file = args.out.with_suffix(".json")
+        record_file.parent.mkdir(parents=True, exist_ok=True)
+        record_file.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n",
+                               encoding="utf-8")
+    return text
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--corpus-dir", type=Path, default=br.default_corpus_dir(),
+                    help="the shared corpora (default: $MDCHUNK_CORPORA or ../shared/corpora)")
+    ap.add_argument("--sets", nargs="*", default=list(CORPUS_SETS))
+    ap.add_argument("--cache", type=Path,
+                    default=Path(tempfile.gettempdir()) / "mdchunk-bench-search")
+    ap.add_argument("--studies", default="models,analyzers,window,size,speed",
+                    help="comma-separated; 'styles' (issue 31) is not in the default")
+    ap.add_argument("--corpus", help="styles: only these corpora, comma-separated")
+    ap.add_argument("--questions", default="all",
+                    help="styles: all, a style (lexical, paraphrase), a language (en, zh), or "
+                         "question ids and id prefixes, comma-separated (rz-,hu-01)")
+    ap.add_argument("--label", default="this run",
+                    help="styles: what the figures are, e.g. 'before, measured under load'")
+    ap.add_argument("--out", type=Path,
+                    help="the markdown; the styles study writes its JSON beside it (.json)")
+    args = ap.parse_args(argv)
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    studies = set(args.studies.split(","))
+    parts: list[str] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        if studies - {"styles"}:
+            parts += index_studies(args, studies, Path(tmp))
+        if "styles" in studies:
+            parts.append(styles_part(args, Path(tmp)))
     text = "\n\n".join(parts)
     print(text)
     if args.out:

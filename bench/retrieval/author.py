@@ -2,7 +2,7 @@
 
     python bench/retrieval/author.py find CORPUS DOC "exact text"      # offsets of each match
     python bench/retrieval/author.py fill DRAFT.jsonl [--into questions.jsonl]
-    python bench/retrieval/author.py check                            # verify questions.jsonl
+    python bench/retrieval/author.py check          # verify questions.jsonl and paraphrase.jsonl
 
 A draft line is a question whose evidence items give, instead of ``start``/``end``/``text``:
 
@@ -79,7 +79,7 @@ def fill(rows: list[dict], shared: Path) -> list[dict]:
         done = {**row, "evidence": sorted(evidence, key=lambda e: e["start"])}
         done.setdefault("lang", spec.lang)
         out.append({k: done[k] for k in ("id", "corpus", "doc", "question", "evidence", "kind",
-                                          "lang")})
+                                          "lang", "style") if k in done})
     if errors:
         raise SystemExit("could not place:\n  " + "\n  ".join(errors))
     return out
@@ -87,7 +87,7 @@ def fill(rows: list[dict], shared: Path) -> list[dict]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--corpus-dir", type=Path, default=br.REPO.parent / "shared" / "corpora")
+    ap.add_argument("--corpus-dir", type=Path, default=br.default_corpus_dir())
     sub = ap.add_subparsers(dest="command", required=True)
     find = sub.add_parser("find")
     find.add_argument("corpus", choices=sorted(br.CORPORA))
@@ -109,8 +109,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"   context: {source[max(0, at - 40):end + 40]!r}")
         return 0
     if args.command == "check":
-        questions = br.load_questions(br.QUESTIONS, shared)
-        print(f"{len(questions)} questions, all evidence matches its document")
+        for path in (br.QUESTIONS, br.PARAPHRASE):
+            questions = br.load_questions(path, shared)
+            print(f"{path.name}: {len(questions)} questions, all evidence matches its document")
         return 0
     rows = [json.loads(x) for x in args.draft.read_text(encoding="utf-8").splitlines()
             if x.strip()]
