@@ -335,16 +335,3 @@ def test_index_cli_names_each_bad_file_and_exits_1(tmp_path: Path) -> None:
 
 def test_empty_and_blank_input_give_no_chunks() -> None:
     assert chunk_markdown("") == [] and chunk_markdown(" \n\t\n") == []
-
-
-def test_chunk_file_errors_name_the_file(tmp_path: Path) -> None:
-    binary = tmp_path / "x.md"
-    binary.write_bytes(b"\x00\x01\x02")
-    with pytest.raises(InputError, match="x.md: looks binary"):
-        mdchunk.chunk_file(binary)
-    latin = tmp_path / "y.md"
-    latin.write_bytes("caf\xe9".encode("latin-1"))
-    with pytest.raises(InputError, match="y.md: not valid UTF-8"):
-        mdchunk.chunk_file(latin)
-    with pytest.raises(InputError, match="missing.md: cannot read"):
-        mdchunk.chunk_file(tmp_path / "missing.md")

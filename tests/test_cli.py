@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 import mdchunk
 from mdchunk.cli import app
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 runner = CliRunner()
 
@@ -59,9 +59,19 @@ def test_inspect_shows_boundaries_and_writes_html(tmp_path: Path) -> None:
 
 
 def test_console_script_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "mdchunk.cli", "--help"], capture_output=True,
-                          text=True, check=False)
-    assert done.returncode == 0 and "chunk" in done.stdout
+    """What the ``mdchunk`` script pyproject.toml installs runs: its entry point, called as the
+    script's wrapper calls it, prints the usage of every command."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    module, function = project["scripts"]["mdchunk"].split(":")
+    done = subprocess.run([sys.executable, "-c", f"import sys; from {module} import {function}; "
+                           f"sys.argv = ['mdchunk', '--help']; sys.exit({function}())"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.lstrip().startswith("Usage: mdchunk [OPTIONS] COMMAND [ARGS]...")
+    listed = re.findall(r"^  (\w+)  ", done.stdout.split("Commands:")[1], re.MULTILINE)
+    assert {"chunk", "inspect", "index", "search", "config"} <= set(listed), done.stdout
 
 
 def test_workers_give_the_same_chunks_and_ids() -> None:

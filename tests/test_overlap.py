@@ -24,10 +24,11 @@ def test_overlap_never_crosses_a_heading_or_comes_from_code() -> None:
     source = ("# A\n\n" + "Prose sentence here. " * 20 + "\n\n## B\n\n```\n" + "code\n" * 60 + "```\n\n"
               + "More prose follows. " * 10)
     chunks = chunk_markdown(source, max_tokens=60, overlap_tokens=30)
-    for prev, nxt in zip(chunks, chunks[1:]):
-        if nxt.start < prev.end:
-            shared = source[nxt.start:prev.end]
-            assert "#" not in shared and "code" not in shared
+    shared = [source[nxt.start:prev.end] for prev, nxt in zip(chunks, chunks[1:])
+              if nxt.start < prev.end]
+    assert shared, "the prose chunks overlap"
+    for text in shared:
+        assert "#" not in text and "code" not in text
 
 
 def test_overlap_in_hard_wrapped_prose_starts_and_ends_at_whole_sentences() -> None:

@@ -32,9 +32,14 @@ def test_code_split_between_lines_reopens_the_fence() -> None:
 def test_list_split_between_items() -> None:
     items = "\n".join(f"{i}. Restart the service number {i} and check its logs." for i in range(1, 40))
     chunks = chunk_markdown(f"# Steps\n\n{items}\n", max_tokens=80, overlap_tokens=0)
+    assert len(chunks) > 2, "the list is over the budget"
+    numbers = []
     for chunk in chunks:
         body = chunk.text.split("\n\n", 1)[-1]
-        assert all(line.split(". ", 1)[0].isdigit() for line in body.splitlines())
+        assert all(line.split(". ", 1)[0].isdigit() and line.endswith("logs.")
+                   for line in body.splitlines()), "whole items only"
+        numbers += [int(line.split(". ", 1)[0]) for line in body.splitlines()]
+    assert numbers == list(range(1, 40)), "every item once, in order"
 
 
 def test_oversized_keep_leaves_the_block_whole_and_marks_it() -> None:
