@@ -30,10 +30,11 @@ demo: $(STAMP)
 test: $(STAMP)
 	HF_HUB_OFFLINE=1 $(PY) -m pytest -q
 
-# issue 30: everything but the tests marked slow, on both cores; a test that loads a model or
-# opens Milvus fails here (MDCHUNK_REFUSE_HEAVY: tests/refuse_heavy/sitecustomize.py)
+# issue 30: everything but the tests marked slow (model, Milvus) or corpus (the real corpora), on
+# every core; a test that loads a model or opens Milvus fails here (MDCHUNK_REFUSE_HEAVY:
+# tests/refuse_heavy/sitecustomize.py)
 test-fast: $(STAMP)
-	HF_HUB_OFFLINE=1 MDCHUNK_REFUSE_HEAVY=1 $(PY) -m pytest -q -m "not slow" -n auto
+	HF_HUB_OFFLINE=1 MDCHUNK_REFUSE_HEAVY=1 $(PY) -m pytest -q -m "not slow and not corpus" -n auto
 
 test-ray: $(STAMP)  # issue #17: Ray is large and kept out of `all`; this installs it and runs its tests
 	$(PY) -m pip install --quiet -e ".[ray]" "$(TORCH)"

@@ -48,10 +48,10 @@ def corpus_files() -> list[Path]:
 
 
 def with_corpus(files: list[Path], corpus_dir: Path) -> list[object]:
-    """Parameters for a test over ``files``; one skipped placeholder when ``corpus_dir`` is
-    absent."""
+    """Parameters for a test over ``files``, marked ``corpus`` (``make test-fast`` leaves them
+    out); one skipped placeholder when ``corpus_dir`` is absent."""
     if corpus_dir.is_dir():
-        return list(files)
+        return [pytest.param(path, marks=pytest.mark.corpus, id=path.name) for path in files]
     return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CORPUS_ABSENT}: {corpus_dir}"))]
 
 

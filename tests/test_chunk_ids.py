@@ -49,10 +49,12 @@ def _recorded() -> dict[str, dict[str, str]]:
 #: Read once: each of the several hundred cases below looks up its document and its record.
 RECORDED = _recorded()
 DOCUMENTS = documents()
-CASES = [(name, budget) for name in sorted(RECORDED) for budget in BUDGETS]
+CASES = [pytest.param(name, budget, id=f"{name}@{budget[0]}",
+                      marks=() if name.startswith("fixtures/") else pytest.mark.corpus)
+         for name in sorted(RECORDED) for budget in BUDGETS]
 
 
-@pytest.mark.parametrize("name,budget", CASES, ids=[f"{n}@{b[0]}" for n, b in CASES])
+@pytest.mark.parametrize("name,budget", CASES)
 def test_chunk_ids_unchanged(name: str, budget: tuple[int, int]) -> None:
     path = DOCUMENTS.get(name)
     if path is None:
