@@ -43,4 +43,5 @@ __all__ = [
     "docsearch_record",
 ]
 
+#: The release, written here only: pyproject.toml reads it (``dynamic = ["version"]``).
 __version__ = "0.1.0"

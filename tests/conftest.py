@@ -12,6 +12,8 @@ from __future__ import annotations
 import functools
 import importlib.util
 import os
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -46,16 +48,52 @@ def corpus_files() -> list[Path]:
 
 
 def with_corpus(files: list[Path], corpus_dir: Path) -> list[object]:
-    """Parameters for a test over ``files``; one skipped placeholder when ``corpus_dir`` is
-    absent."""
+    """Parameters for a test over ``files``, marked ``corpus`` (``make test-fast`` leaves them
+    out); one skipped placeholder when ``corpus_dir`` is absent."""
     if corpus_dir.is_dir():
-        return list(files)
+        return [pytest.param(path, marks=pytest.mark.corpus, id=path.name) for path in files]
     return [pytest.param(None, marks=pytest.mark.skip(reason=f"{CORPUS_ABSENT}: {corpus_dir}"))]
 
 
 @pytest.fixture(scope="session")
 def counter():
     return get_counter("cl100k_base")
+
+
+#: Not a test module: the refusal of heavy imports, loaded below or by ``site``.
+collect_ignore = ["refuse_heavy"]
+
+#: ``make test-fast`` sets it: a test that imports a model runtime or Milvus fails (see
+#: tests/refuse_heavy/sitecustomize.py), here and in the subprocesses the tests start.
+REFUSE_HEAVY = bool(os.environ.get("MDCHUNK_REFUSE_HEAVY"))
+
+
+def _refuse_heavy_imports() -> ModuleType:
+    folder = Path(__file__).resolve().parent / "refuse_heavy"
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(folder), os.environ.get("PYTHONPATH")]))  # for subprocesses
+    module = sys.modules.get("sitecustomize")
+    if not hasattr(module, "REFUSED"):  # not started with the folder on PYTHONPATH
+        spec = importlib.util.spec_from_file_location("refuse_heavy", folder / "sitecustomize.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    module.install()
+    return module
+
+
+_REFUSAL = _refuse_heavy_imports() if REFUSE_HEAVY else None
+
+
+@pytest.fixture(autouse=True)
+def _no_heavy_import_in_the_fast_set() -> Iterator[None]:
+    """Under ``MDCHUNK_REFUSE_HEAVY``, fail a test that tried to load a model runtime or Milvus,
+    even when the code under test caught the error."""
+    before = len(_REFUSAL.REFUSED) if _REFUSAL else 0
+    yield
+    if _REFUSAL and _REFUSAL.REFUSED[before:]:
+        pytest.fail(f"imported {sorted(set(_REFUSAL.REFUSED[before:]))}: a test that loads a "
+                    "model or opens Milvus is marked @pytest.mark.slow")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:

@@ -21,7 +21,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mdchunk
-from mdchunk import InputError
+from mdchunk import InputError, chunk_markdown
 from mdchunk.cli import app
 from mdchunk.errors import MissingFileError
 
@@ -331,3 +331,7 @@ def test_index_cli_names_each_bad_file_and_exits_1(tmp_path: Path) -> None:
     assert lines[-1] == ("mdchunk: error: 3 of 7 files failed (each named above); "
                          "the other 4 were indexed")
     assert "Traceback" not in result.output
+
+
+def test_empty_and_blank_input_give_no_chunks() -> None:
+    assert chunk_markdown("") == [] and chunk_markdown(" \n\t\n") == []

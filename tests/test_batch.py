@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import multiprocessing
 from pathlib import Path
 
 import pytest
@@ -93,7 +94,12 @@ def test_workers_must_be_positive() -> None:
 
 
 def test_stopping_early_shuts_the_pool_down(corpus: list[Path]) -> None:
+    before = set(multiprocessing.active_children())
     results = chunk_paths(corpus, CONFIG, workers=2)
     first = next(results)
+    assert set(multiprocessing.active_children()) - before, "the pool's workers are running"
     results.close()  # cancels pending tasks and joins the workers without hanging
     assert first[0] == corpus[0]
+    assert set(multiprocessing.active_children()) - before == set(), "its workers are joined"
+    with pytest.raises(StopIteration):
+        next(results)

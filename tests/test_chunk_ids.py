@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 import mdchunk
+from mdchunk import chunk_markdown
 
 from .conftest import CHROMA, CORPORA, CORPUS_ABSENT, FIXTURES, corpus_files
 
@@ -48,10 +49,12 @@ def _recorded() -> dict[str, dict[str, str]]:
 #: Read once: each of the several hundred cases below looks up its document and its record.
 RECORDED = _recorded()
 DOCUMENTS = documents()
-CASES = [(name, budget) for name in sorted(RECORDED) for budget in BUDGETS]
+CASES = [pytest.param(name, budget, id=f"{name}@{budget[0]}",
+                      marks=() if name.startswith("fixtures/") else pytest.mark.corpus)
+         for name in sorted(RECORDED) for budget in BUDGETS]
 
 
-@pytest.mark.parametrize("name,budget", CASES, ids=[f"{n}@{b[0]}" for n, b in CASES])
+@pytest.mark.parametrize("name,budget", CASES)
 def test_chunk_ids_unchanged(name: str, budget: tuple[int, int]) -> None:
     path = DOCUMENTS.get(name)
     if path is None:
@@ -77,3 +80,16 @@ def record() -> None:
 
 if __name__ == "__main__" and "--record" in sys.argv:
     record()
+
+
+def test_ids_are_stable_and_change_with_text_or_config() -> None:
+    source = ("# A\n\nOne sentence of text here, long enough to fill a chunk.\n\n"
+              "# B\n\nTwo sentences of text here, long enough to fill a chunk.\n")
+    first = chunk_markdown(source, max_tokens=20, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    again = chunk_markdown(source, max_tokens=20, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    assert [c.id for c in first] == [c.id for c in again]
+    edited = chunk_markdown(source.replace("Two", "Three"), max_tokens=20, overlap_tokens=0,
+                            doc_id="a.md", min_tokens=0)
+    assert first[0].id == edited[0].id and first[1].id != edited[1].id
+    other = chunk_markdown(source, max_tokens=21, overlap_tokens=0, doc_id="a.md", min_tokens=0)
+    assert {c.id for c in first}.isdisjoint(c.id for c in other)

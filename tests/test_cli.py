@@ -8,12 +8,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 import mdchunk
 from mdchunk.cli import app
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, ROOT
 
 runner = CliRunner()
 
@@ -59,9 +60,19 @@ def test_inspect_shows_boundaries_and_writes_html(tmp_path: Path) -> None:
 
 
 def test_console_script_runs() -> None:
-    done = subprocess.run([sys.executable, "-m", "mdchunk.cli", "--help"], capture_output=True,
-                          text=True, check=False)
-    assert done.returncode == 0 and "chunk" in done.stdout
+    """What the ``mdchunk`` script pyproject.toml installs runs: its entry point, called as the
+    script's wrapper calls it, prints the usage of every command."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    module, function = project["scripts"]["mdchunk"].split(":")
+    done = subprocess.run([sys.executable, "-c", f"import sys; from {module} import {function}; "
+                           f"sys.argv = ['mdchunk', '--help']; sys.exit({function}())"],
+                          capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.lstrip().startswith("Usage: mdchunk [OPTIONS] COMMAND [ARGS]...")
+    listed = re.findall(r"^  (\w+)  ", done.stdout.split("Commands:")[1], re.MULTILINE)
+    assert {"chunk", "inspect", "index", "search", "config"} <= set(listed), done.stdout
 
 
 def test_workers_give_the_same_chunks_and_ids() -> None:
@@ -71,6 +82,7 @@ def test_workers_give_the_same_chunks_and_ids() -> None:
     assert one.stdout == two.stdout
 
 
+@pytest.mark.slow  # the model and Milvus
 def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -88,6 +100,7 @@ def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
     assert bm25.exit_code == 0 and "redis.md:" in bm25.stdout
 
 
+@pytest.mark.slow  # the Milvus client
 def test_unreachable_server_is_one_line_and_exit_1() -> None:
     result = runner.invoke(app, ["search", "anything", "--db", "http://127.0.0.1:9"])
     assert result.exit_code == 1
@@ -145,6 +158,7 @@ def test_bad_levels_are_usage_errors(tmp_path: Path) -> None:
     assert not (tmp_path / "x.db").exists()  # refused before anything was opened
 
 
+@pytest.mark.slow  # the Milvus client
 def test_index_levels_over_the_window_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = runner.invoke(app, ["index", str(FIXTURES / "long-code.md"), "--db",
                                  str(tmp_path / "x.db"), "--levels", "2048,512"])
@@ -154,6 +168,7 @@ def test_index_levels_over_the_window_is_one_line_and_exit_1(tmp_path: Path) -> 
     assert "512" in lines[0] and "254-token window" in lines[0]
 
 
+@pytest.mark.slow  # the model and Milvus
 def test_search_expand_through_the_cli(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()

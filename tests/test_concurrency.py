@@ -81,9 +81,17 @@ def test_a_refusal_names_the_run_that_holds_the_lock_not_the_one_before(tmp_path
         os.close(fd)
 
 
-def test_a_server_is_not_locked_by_a_file(tmp_path: Path) -> None:
-    with index_lock("http://127.0.0.1:9", "kb"), index_lock("http://127.0.0.1:9", "kb"):
-        pass
+def test_a_server_is_not_locked_by_a_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server URI takes no file lock: a second hold is not refused, and no ``<uri>.lock`` (nor
+    any other file) is written where a Lite file's lock would go. (Port 9 has no server: the
+    server's own lock is taken by the index run, not here.)"""
+    monkeypatch.chdir(tmp_path)
+    server = "http://127.0.0.1:9"
+    held = []
+    with index_lock(server, "kb"), index_lock(server, "kb"):
+        held.append(server)
+    assert held == [server]
+    assert not lock_path(server).exists() and list(tmp_path.iterdir()) == []
 
 
 def _index_cli(kb: Path, db: str, *extra: str) -> subprocess.Popen[str]:

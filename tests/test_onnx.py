@@ -5,6 +5,7 @@ where there is a GPU."""
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import shutil
 from collections.abc import Iterator
@@ -43,9 +44,10 @@ from mdchunk.index.store import IndexMeta
 
 from .conftest_milvus import CORPUS, write_corpus
 
-pytest.importorskip("onnxruntime")
-pytest.importorskip("onnx")
-pytestmark = pytest.mark.slow
+# asked without importing them, so that collecting this module costs nothing in the fast set
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(
+    not (importlib.util.find_spec("onnxruntime") and importlib.util.find_spec("onnx")),
+    reason="onnxruntime and onnx are not installed (mdchunk[onnx])")]
 
 TEXTS = ["disk full on the primary", "Promote the standby with pg_ctl promote when the primary "
          "is lost, then repoint the connection pooler.", "bake the bread for forty minutes",
@@ -365,8 +367,9 @@ def _cuda() -> bool:
     return bool(torch.cuda.is_available())
 
 
-@pytest.mark.skipif(not _cuda(), reason="needs a CUDA GPU that torch sees (none on this machine)")
 def test_on_a_gpu_torch_runs_in_half_precision_with_larger_batches() -> None:
+    if not _cuda():  # asked here, not when the module is collected: torch loads in seconds
+        pytest.skip("needs a CUDA GPU that torch sees (none on this machine)")
     import torch
 
     assert default_backend() == "torch"

@@ -113,3 +113,13 @@ def test_an_appendix_chunk_never_shares_with_the_last_numbered_section() -> None
     source = "1. Introduction\n\nShort.\n\n1.1 Scope\n\nShort.\n\nAppendix A. Codes\n\nE1 bad.\n"
     chunks = mdchunk.chunk_text(source, max_tokens=256, overlap_tokens=0)
     assert [c.headings for c in chunks] == [["1. Introduction"], ["Appendix A. Codes"]]
+
+
+def test_plain_text_headings_by_line_classifier() -> None:
+    source = ("第一章 概述\n本系统用于日志采集。\n\n一、系统要求\n内存至少8GB。\n\n1.1 硬件要求\n"
+              "1. 登录服务器\n2. 检查磁盘\n\n第二章 安装\n解压安装包。\n")
+    chunks = mdchunk.chunk_text(source, max_tokens=40, overlap_tokens=0, min_tokens=0)
+    paths = [c.section_path for c in chunks]
+    assert "第一章 概述 > 一、系统要求 > 1.1 硬件要求" in paths
+    assert paths[-1] == "第二章 安装"
+    assert any(c.kinds == ["heading", "list"] for c in chunks)

@@ -10,6 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 import mdchunk
+from mdchunk import InputError
 from mdchunk.cli.app import app
 from mdchunk.formats.registry import format_for
 
@@ -103,3 +104,17 @@ def test_a_long_question_is_repeated_whole_in_every_piece_of_its_answer() -> Non
     assert len(chunks) > 2
     assert all(c.embed_text.startswith(question + "\n\n") for c in chunks[1:])
     assert all(c.token_count <= 128 for c in chunks)
+
+
+def test_qa_one_chunk_per_pair_and_long_answers_carry_the_question() -> None:
+    long_answer = "This is a long answer sentence. " * 60
+    source = f"question: What is mdchunk?\nanswer: A chunker.\n\nquestion: Why?\nanswer: {long_answer}\n"
+    chunks = mdchunk.chunk_qa(source, max_tokens=100, overlap_tokens=0)
+    assert chunks[0].text == "question: What is mdchunk?\nanswer: A chunker."
+    assert chunks[0].kinds == ["question", "answer"]
+    assert len(chunks) > 2 and all(c.embed_text.startswith("Why?\n\n") for c in chunks[2:])
+
+
+def test_qa_file_without_pairs_is_an_input_error() -> None:
+    with pytest.raises(InputError, match="faq.txt: no 'question:'"):
+        mdchunk.chunk_qa("just text", doc_id="faq.txt")

@@ -5,6 +5,7 @@ from the same tree, through edits, deletions and a crash. Skipped when Ray is no
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -13,22 +14,23 @@ from pathlib import Path
 import pytest
 
 from mdchunk.index import index_paths
+from mdchunk.index.distributed import RayEngine, index_paths_ray
 from mdchunk.index.milvus import MilvusStore
 
 from .conftest import FIXTURES, ROOT
 from .conftest_milvus import CountingEmbedder, HashEmbedder, write_corpus
 from .test_index import snapshot
 
-ray = pytest.importorskip("ray")
-
-from mdchunk.index.distributed import RayEngine, index_paths_ray  # noqa: E402
-
-pytestmark = pytest.mark.slow
+# asked without importing Ray, so that collecting this module costs nothing in the fast set
+pytestmark = [pytest.mark.slow, pytest.mark.skipif(importlib.util.find_spec("ray") is None,
+                                                   reason="Ray is not installed (make test-ray)")]
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[None]:
     """A local Ray cluster of 2 CPUs; its workers import this checkout (and tests/)."""
+    import ray
+
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False,
              runtime_env={"env_vars": {"PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}})
     yield

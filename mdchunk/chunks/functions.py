@@ -40,7 +40,7 @@ def chunk_markdown(text: str, *, max_tokens: int = 512, overlap_tokens: int = 64
                    clean: bool = True, semantic: Semantic | None = None,
                    semantic_model: str | None = None, llm: Llm | None = None,
                    includes: str | os.PathLike[str] | None = None) -> list[Chunk]:
-    """Chunk a Markdown string (see ``CONTRACT.md``). With ``base_url``, each chunk's ``url``
+    """Chunk a Markdown string (see ``docs/contract.md``). With ``base_url``, each chunk's ``url``
     is its page's URL as ``site`` builds it (``plain``, ``docusaurus``, ``mkdocs``, ``hugo``)
     from ``doc_id``, plus ``#anchor``; ``title_keys`` name the front matter page title.
     ``includes`` is the include root: a ``code_sample``, ``include``, ``--8<--`` or MDX

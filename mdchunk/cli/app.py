@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import logging
 import os
+from typing import Annotated
 
 import typer
 
+from .. import __version__
 from .chunk_commands import chunk, inspect, show_config
 from .help import PlainHelp
 from .index_commands import index, search
@@ -21,6 +23,21 @@ __all__ = ["app", "main"]
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, rich_markup_mode=None,
                   help="Chunk Markdown and text knowledge bases, embed them, search them.")
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"mdchunk {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _options(version: Annotated[bool, typer.Option(
+        "--version", callback=_print_version, is_eager=True,
+        help="Print the version and exit.")] = False) -> None:
+    """Options of ``mdchunk`` itself, before the command."""
+
+
 # every command shows plain metavars (INTEGER, PATH) in its help
 for _command, _name in ((chunk, None), (inspect, None), (show_config, "config"), (index, None),
                         (search, None)):

@@ -1,7 +1,7 @@
 """What the command line prints besides its results' own lines: mdchunk's errors as one line
 each, the failed files of a run that goes on, JSON Lines records, notes and a progress bar.
 
-Exit status (CONTRACT.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
+Exit status (docs/contract.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
 failed dependency — always with one line that names the file or service, never a traceback.
 """
 

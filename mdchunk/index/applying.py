@@ -26,7 +26,7 @@ from .store import PARENT_FIELDS, SCALAR_FIELDS, ChunkStore, ManifestEntry, chun
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["ErrorCallback", "IndexReport", "ProgressCallback", "Run", "apply_plan"]
+__all__ = ["ErrorCallback", "IndexReport", "IndexingRun", "ProgressCallback", "apply_plan"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
 
@@ -99,7 +99,7 @@ def _title(chunks: Sequence[Chunk], source: Source) -> str:
     return source.file.stem
 
 
-class Run:
+class IndexingRun:
     """One indexing run: the state shared by its steps (kept off the public signature)."""
 
     def __init__(self, store: ChunkStore, embedder: Embedder, preparer: Preparer,
@@ -230,7 +230,7 @@ def _stale(old: Mapping[str, Any], rows: Sequence[Mapping[str, Any]]) -> list[st
     return [i for i in old if i not in new_ids]
 
 
-def apply_plan(plan: IndexPlan, store: ChunkStore, run: Run, batch_chunks: int,
+def apply_plan(plan: IndexPlan, store: ChunkStore, run: IndexingRun, batch_chunks: int,
                entries: Mapping[str, ManifestEntry], engine: Engine) -> None:
     """Carry ``plan`` out in the crash-safe order of :mod:`.indexer`'s docstring; ``entries``
     is the manifest the plan was made from. ``engine`` chunks the documents (in plan order, however

@@ -56,7 +56,7 @@ from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_level
 from ..embedding import Backend, Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError
 from ..sources import Selection, discover
-from .applying import ErrorCallback, IndexReport, ProgressCallback, Run, apply_plan
+from .applying import ErrorCallback, IndexingRun, IndexReport, ProgressCallback, apply_plan
 from .build_config import (
     LEVEL_FACTOR,
     SHAPING_KEYS,
@@ -209,7 +209,7 @@ def index_paths(
                             embedder if config.semantic == "embedding" else None)
         engine = engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
-            run = Run(store, run_embedder, preparer, fingerprint, report, progress,
+            run = IndexingRun(store, run_embedder, preparer, fingerprint, report, progress,
                       on_error=on_error, prune=prune)
             run.total = report.total = len(sources)
             run.guard = lock.check

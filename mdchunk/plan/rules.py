@@ -2,7 +2,7 @@
 
 Like markdown-it's rule chains: each rule looks at the packer's state and the piece, and either
 takes the piece (returns ``True``) or leaves it to the next rule. Each names the guarantee of
-``CONTRACT.md`` it serves, so that the place where a guarantee is enforced is one step away:
+``docs/contract.md`` it serves, so that the place where a guarantee is enforced is one step away:
 
 ======================  ======================================================================
 rule                    guarantee

@@ -1,0 +1,42 @@
+"""The breadcrumb of headings in embed_text: at most a sixteenth of the budget, shortened from
+the middle, and yielding to a block that fits only without it."""
+
+from __future__ import annotations
+
+from mdchunk import chunk_markdown
+from mdchunk.tokens import get_counter
+
+
+def test_a_block_that_fits_only_without_its_breadcrumb_shortens_it_and_stays_whole() -> None:
+    heads = "\n\n".join("#" * (i + 1) + f" Heading number {i} of a deep manual" for i in range(4))
+    code = "```bash\n" + "\n".join(f"kubectl rollout restart deploy/app-{i}" for i in range(5)) + "\n```"
+    source = f"{heads}\n\nIntro text.\n\n{code}\n"
+    counter = get_counter("cl100k_base")
+    budget = counter.count(code) + 3  # room for the code, not for a quarter-budget breadcrumb
+    chunks = chunk_markdown(source, max_tokens=budget, overlap_tokens=0)
+    holder = [c for c in chunks if "kubectl" in c.text]
+    assert len(holder) == 1 and code in holder[0].text, "the block is not cut"
+    assert holder[0].token_count <= budget
+    assert "Heading number 3" not in holder[0].embed_text, "its breadcrumb gave way"
+
+
+def test_breadcrumb_never_takes_more_than_a_sixteenth_of_the_budget() -> None:
+    heads = "\n\n".join("#" * (i + 1) + f" A rather long heading number {i} with words" for i in range(6))
+    source = heads + "\n\n" + "Body text sentence. " * 40
+    counter = get_counter("cl100k_base")
+    crumbs = []
+    for chunk in chunk_markdown(source, max_tokens=192, overlap_tokens=0):
+        crumb = chunk.embed_text[: len(chunk.embed_text) - len(chunk.text)]
+        assert counter.count(crumb) <= 192 // 16
+        crumbs.append(crumb)
+    assert any(c.startswith("…") or " > … > " in c for c in crumbs if c), "it was shortened"
+
+
+def test_breadcrumb_keeps_the_outermost_heading_and_drops_the_middle_first() -> None:
+    from mdchunk.plan.breadcrumbs import breadcrumb
+
+    counter = get_counter("cl100k_base")
+    titles = ["Rate limiting", "Configuration", "Advanced options", "Attributes"]
+    assert breadcrumb(titles, counter, 10) == "Rate limiting > Configuration > Advanced options > Attributes\n\n"
+    assert breadcrumb(titles, counter, 8) == "Rate limiting > … > Attributes\n\n"
+    assert breadcrumb(titles, counter, 5) == "… > Attributes\n\n"

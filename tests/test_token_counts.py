@@ -1,0 +1,103 @@
+"""The additivity the packer's exact counts rely on: cl100k counts add up at line and word
+joints, and SpanCounts counts any span near them exactly."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mdchunk.tokens import get_counter
+
+_pieces = st.lists(st.sampled_from(
+    ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", ",", "。", "，", "服务", "重启",
+     "3.14", "42", "/", "-", "|", "`", "```", "#", "'s", "“", "”", "(", ")", "é", "🙂", "x" * 30,
+     "\u3000", "\xa0", "\f", "\u200b", "\x1c", "e\u0301", ".\n", " .", "-->", "    "]),
+    min_size=1, max_size=60).map("".join)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(text=_pieces)
+def test_line_index_finds_every_line_start(text: str) -> None:
+    from mdchunk.formats import LineIndex
+
+    expected = [0, *[m.end() for m in re.finditer(r"\r\n?|\n", text)]]
+    assert list(LineIndex.of(text).starts) == expected
+    assert list(LineIndex.of(text.replace("\r", "")).starts) == [
+        0, *[m.end() for m in re.finditer(r"\n", text.replace("\r", ""))]]
+
+
+def _line_has_text(text: str, p: int) -> bool:
+    line = re.split(r"\r|\n", text[p:], maxsplit=1)[0]
+    return bool(line.strip())
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(text=_pieces, data=st.data())
+def test_cl100k_counts_add_up_at_the_joints_the_packer_uses(text: str, data) -> None:
+    counter = get_counter("cl100k_base")
+    assert counter.line_additive
+    joints = [p for p in range(1, len(text))
+              if (text[p - 1] in "\r\n" and _line_has_text(text, p))
+              or (text[p] in " \t" and not text[p - 1].isspace())]
+    if joints:
+        p = data.draw(st.sampled_from(joints))
+        assert counter.count(text) == counter.count(text[:p]) + counter.count(text[p:])
+    head = data.draw(st.sampled_from(["A > B\n\n", "… > 服务\n\n| a | b |\n|---|---|\n", "```bash\n"]))
+    if _line_has_text(text, 0):
+        assert counter.count(head + text) == counter.count(head) + counter.count(text)
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(text=_pieces, lead=st.sampled_from([" ", "  ", "\t "]))
+def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(text: str,
+                                                                                lead: str) -> None:
+    """A paragraph that starts with a blank (a page opening with a space) is cut into parts that
+    start after it: their counts come from the ends the block's encoding kept, not from a second
+    encoding of the whole paragraph, and they are exact."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = lead + text.strip() + "\n"
+    counts = SpanCounts(text, counter, long_text=16)
+    counts.use_blocks([Block("paragraph", 0, len(text) - 1)])
+    counts.estimate(0, len(text) - 1)  # the block's stretch, encoded once, keeps its ends
+    joints = [j for p in range(len(lead) + 1, len(text) - 1) if text[p - 1] == " "
+              and (j := counts.joint_before(p)) is not None]
+    kept = dict(counts._token_ends)
+    counts.prime(sorted(set(joints)), len(lead), len(text) - 1)
+    if kept and joints:
+        assert not counts._token_ends, "the kept ends were used"
+    for a, b in zip(sorted({len(lead), *joints}), [*sorted(set(joints)), len(text) - 1]):
+        assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(text=_pieces, data=st.data())
+def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
+    """Spans that start a word after a joint or end before the blank that leads to one are
+    counted from the joints plus a correction (SpanCounts.count_span): always the exact count."""
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    counts = SpanCounts(text, counter, long_text=16)  # long stretches keep their token ends
+    lines = [p for p in range(1, len(text)) if counts.is_joint(p)]
+    words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
+    for joint in [*lines, *(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else [])]:
+        counts.add_joint(joint)
+    ends = [y for y in range(1, len(text) + 1) if not text[y - 1].isspace()] or [len(text)]
+    before = [y for y in ends for c in counts._joints if c > y and not text[y:c].strip()]
+    for _ in range(6):
+        y = data.draw(st.sampled_from(before) if before and data.draw(st.booleans())
+                      else st.sampled_from(ends))
+        near = [c + d for c in counts._joints for d in (1, 2, 3) if c + d < y]
+        x = data.draw(st.sampled_from(near) if near and data.draw(st.booleans())
+                      else st.integers(0, y - 1))
+        assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
+    counts.prime(counts._joints, 0, len(text))  # counts taken from one encoding agree too
+    for _ in range(4):
+        y = data.draw(st.sampled_from(ends))
+        x = data.draw(st.sampled_from([0, *[c for c in counts._joints if c < y]]))
+        assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
