@@ -24,7 +24,7 @@ from ..errors import ConfigError, InputError
 from ..plan.strategies.scorers import Encoder
 from ..sources import Source
 from .embed import Embedder
-from .store import embed_hash
+from .rows import embed_hash
 
 __all__ = ["Engine", "LocalEngine", "Prepared", "PreparedDoc", "Preparer", "Window",
            "window_of"]
