@@ -11,8 +11,8 @@ in Milvus too, so two machines indexing into one server agree on what is already
 the parents of a hierarchical index (``<collection>_parents``): the chunks above the leaves,
 with their text and provenance but no embedding, fetched by id when a search widens a hit to its
 context. The collections' schemas and indexes are :mod:`.collections`, filter expressions
-:mod:`.filters`; this module connects, writes, reads and searches one side at a time (fusing
-the two is :mod:`mdchunk.index.search`'s, for any store).
+:mod:`.filters`, the connection :mod:`.client`; this module writes, reads and searches one
+side at a time (fusing the two is :mod:`mdchunk.index.search`'s, for any store).
 """
 
 from __future__ import annotations
