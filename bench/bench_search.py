@@ -222,14 +222,15 @@ def search_lists(store: Any, embedder: Any, questions: Sequence[br.Question], de
                  ) -> tuple[dict[str, list[tuple[str, float]]], dict[str, list[tuple[str, float]]],
                             dict[str, Leaf]]:
     """Each question's dense and BM25 lists (``depth`` leaves each), and the leaves met."""
-    from mdchunk.index.store import search_text
+    from mdchunk.index.rows import search_text
+    from mdchunk.index.store import DenseQuery, TextQuery
 
     vectors = embedder.embed([q.question for q in questions])
     dense, bm25, leaves = {}, {}, {}
     for q, vector in zip(questions, vectors, strict=True):
-        for mode, out in (("dense", dense), ("bm25", bm25)):
-            hits = store.search(mode=mode, k=depth, text=search_text(q.question),
-                                vector=vector)
+        sides = ((DenseQuery(vector), dense), (TextQuery(search_text(q.question)), bm25))
+        for query, out in sides:
+            hits = store.search(query, limit=depth)
             out[q.id] = [(h.id, h.score) for h in hits]
             leaves.update((h.id, (h.doc_id, h.start, h.end, h.text)) for h in hits)
     return dense, bm25, leaves
@@ -364,7 +365,7 @@ def analyzer_study(staged: dict[str, Staged], embedder: Any, db: Path, table: Ta
     """BM25 alone, per analyzer variant and indexed field, each a fresh collection."""
     from pymilvus import DataType, Function, FunctionType, MilvusClient
 
-    from mdchunk.index.store import search_text
+    from mdchunk.index.rows import search_text
 
     client = MilvusClient(str(db))
     depth = TOP_K * CANDIDATES_PER_HIT

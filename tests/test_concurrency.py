@@ -174,14 +174,15 @@ def test_server_lock_refuses_waits_and_takes_over_a_stale_one(milvus_server: str
                                                               ) -> None:
     import uuid
 
-    from mdchunk.index.lock import LOCKS_COLLECTION, ServerLock
+    from mdchunk.index.lock import ServerLock
     from mdchunk.index.milvus import MilvusStore
+    from mdchunk.index.milvus.locks import LOCKS_COLLECTION
 
     name = f"kb_{uuid.uuid4().hex[:10]}"
     with MilvusStore(milvus_server, name) as one, MilvusStore(milvus_server, name) as two:
-        first = ServerLock(one, settle=0.2, heartbeat=0.2, stale_after=30)
+        first = ServerLock(one.lock_table(), name, settle=0.2, heartbeat=0.2, stale_after=30)
         first.acquire()
-        second = ServerLock(two, settle=0.2, heartbeat=0.2, stale_after=30)
+        second = ServerLock(two.lock_table(), name, settle=0.2, heartbeat=0.2, stale_after=30)
         with pytest.raises(LockedError) as info:
             second.acquire()
         assert str(info.value).startswith(
@@ -195,7 +196,7 @@ def test_server_lock_refuses_waits_and_takes_over_a_stale_one(milvus_server: str
         second._stop.set()  # as if its process was killed: no more heartbeats
         assert second._thread is not None
         second._thread.join()
-        third = ServerLock(one, settle=0.2, heartbeat=0.2, stale_after=0.5)
+        third = ServerLock(one.lock_table(), name, settle=0.2, heartbeat=0.2, stale_after=0.5)
         with pytest.raises(LockedError):
             third.acquire()
         time.sleep(0.8)
@@ -203,7 +204,7 @@ def test_server_lock_refuses_waits_and_takes_over_a_stale_one(milvus_server: str
             third.acquire()
         assert "taking over the lock of collection" in caplog.text
         # a holder that was taken over finds out, and stops before its next write
-        fourth = ServerLock(two, settle=0.2, heartbeat=0.2, stale_after=0.0)
+        fourth = ServerLock(two.lock_table(), name, settle=0.2, heartbeat=0.2, stale_after=0.0)
         fourth.acquire()
         time.sleep(0.6)
         with pytest.raises(LockedError, match="this run's lock was taken over by pid "):

@@ -24,8 +24,9 @@ from mdchunk.index import (
     search,
 )
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.milvus_manifest import MilvusManifest
-from mdchunk.index.store import SCHEMA_VERSION, IndexMeta, ManifestEntry, embed_hash
+from mdchunk.index.milvus.manifest import MilvusManifest
+from mdchunk.index.rows import embed_hash
+from mdchunk.index.store import SCHEMA_VERSION, IndexMeta, ManifestEntry
 from mdchunk.sources import discover
 
 from .conftest_milvus import (

@@ -17,7 +17,8 @@ from mdchunk.index import index_paths, search
 from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse, rrf, score_fusion
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.store import IndexMeta
+from mdchunk.index.search import leaf_hits
+from mdchunk.index.store import DenseQuery, IndexMeta, TextQuery
 from mdchunk.sources import discover
 
 from .conftest_milvus import CORPUS, write_corpus
@@ -184,9 +185,9 @@ def test_hybrid_search_fuses_with_the_default_fusion(corpus: Path,
     with MilvusStore(milvus["db"], milvus["collection"]) as store:
         store.check()
         vector = use.embed([query])[0]
-        dense = store.search(mode="dense", k=FUSION_DEPTH, text=query, vector=vector)
-        bm25 = store.search(mode="bm25", k=FUSION_DEPTH, text=query, vector=vector)
-        hybrid = store.search(mode="hybrid", k=4, text=query, vector=vector)
+        dense = store.search(DenseQuery(vector), limit=FUSION_DEPTH)
+        bm25 = store.search(TextQuery(query), limit=FUSION_DEPTH)
+        hybrid = leaf_hits(store, "hybrid", query, vector, where=None, limit=4)
     expected = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25],
                     DEFAULT_FUSION)[:4]
     assert [(h.id, pytest.approx(s)) for h, (_, s) in zip(hybrid, expected, strict=True)] == \

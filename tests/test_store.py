@@ -16,16 +16,16 @@ import pytest
 from mdchunk import Chunk
 from mdchunk.errors import DependencyError, StoreError
 from mdchunk.index.milvus import MilvusStore
+from mdchunk.index.milvus.filters import expression, path_prefix
+from mdchunk.index.rows import PARENT_FIELDS, chunk_row, embed_hash, parent_row
+from mdchunk.index.search import leaf_hits
 from mdchunk.index.store import (
     ANALYZERS,
-    PARENT_FIELDS,
     SCHEMA_VERSION,
     IndexMeta,
     ManifestEntry,
-    chunk_row,
-    embed_hash,
-    parent_row,
-    path_prefix_filter,
+    PathPrefix,
+    TextQuery,
 )
 
 from .conftest_milvus import HashEmbedder, free_port
@@ -92,7 +92,7 @@ def test_interrupted_creation_is_finished_by_next_open(store: MilvusStore,
     assert store.meta() == meta()  # the collection exists, without its indexes
     assert store.open(meta()) is False
     store.upsert_chunks(rows_for(DOCS))
-    assert store.search(mode="bm25", k=1, text="replica lag", vector=None)[0].id == "docs/pg.md#0"
+    assert store.search(TextQuery("replica lag"), limit=1)[0].id == "docs/pg.md#0"
 
 
 def test_upsert_is_idempotent_and_delete_by_doc(store: MilvusStore) -> None:
@@ -136,7 +136,7 @@ def test_parents_round_trip_and_delete_doc(store: MilvusStore) -> None:
     store.upsert_chunks(rows_for(leaves))
     assert {r["id"]: r["parent_id"] for r in store.doc_chunks("docs/pg.md", vectors=False)} == \
         {leaves[0].id: mid.id}
-    hit = store.search(mode="bm25", k=1, text="replica lag", vector=None)[0]
+    hit = store.search(TextQuery("replica lag"), limit=1)[0]
     assert (hit.id, hit.parent_id, hit.level, hit.marks, hit.leaf_ids) == \
         (leaves[0].id, mid.id, 3, ((0, len(leaves[0].text)),), (leaves[0].id,))
     store.delete_doc("docs/pg.md")
@@ -150,7 +150,7 @@ def test_a_leaf_without_parent_is_stored_with_an_empty_one(store: MilvusStore) -
     store.open(meta())
     store.upsert_chunks(rows_for(DOCS[:1]))
     assert store.doc_chunks("docs/pg.md", vectors=False)[0]["parent_id"] == ""
-    assert store.search(mode="bm25", k=1, text="replica", vector=None)[0].parent_id is None
+    assert store.search(TextQuery("replica"), limit=1)[0].parent_id is None
 
 
 def test_older_schema_is_rebuilt_and_refused_by_search(store: MilvusStore,
@@ -191,7 +191,7 @@ def test_search_modes(store: MilvusStore, mode: str) -> None:
     store.upsert_chunks(rows_for(DOCS))
     query = "replica lag standby"
     vector = EMB.embed([DOCS[0].embed_text])[0]  # the dense side points at the same chunk
-    hits = store.search(mode=mode, k=3, text=query, vector=vector)
+    hits = leaf_hits(store, mode, query, vector, where=None, limit=3)
     assert hits[0].id == "docs/pg.md#0"
     assert hits[0].section_path == "S" and hits[0].line_start == 1 and hits[0].text == DOCS[0].text
     assert all(a.score >= b.score for a, b in itertools.pairwise(hits))
@@ -202,8 +202,8 @@ def test_path_prefix_is_literal(store: MilvusStore) -> None:
     store.upsert_chunks(rows_for(DOCS, path=None))
 
     def docs(prefix: str) -> set[str]:
-        hits = store.search(mode="bm25", k=10, text="redis keys certificate replica",
-                            vector=None, filter=path_prefix_filter(prefix))
+        hits = store.search(TextQuery("redis keys certificate replica"), limit=10,
+                            where=PathPrefix(prefix))
         return {h.doc_id for h in hits}
 
     assert docs("docs/a_") == {"docs/a_b.md"}  # "_" is not a wildcard
@@ -220,7 +220,7 @@ def test_jieba_analyzer_bm25(store: MilvusStore) -> None:
     store.upsert_chunks(rows_for(chunks))
     for query, expected in [("CPU负载过高", "zh/cpu.md"), ("日志文件", "zh/disk.md"),
                             ("replica lag", "en/pg.md")]:
-        hits = store.search(mode="bm25", k=3, text=query, vector=None)
+        hits = store.search(TextQuery(query), limit=3)
         assert hits and hits[0].doc_id == expected, query
 
 
@@ -267,9 +267,10 @@ def test_text_over_varchar_limit_is_refused() -> None:
 
 
 def test_path_prefix_filter_text() -> None:
-    assert path_prefix_filter("") == ""
-    assert path_prefix_filter('a"b') == ('(doc_id >= "a\\"b" and doc_id < "a\\"c") or '
-                                         '(path >= "a\\"b" and path < "a\\"c")')
+    assert path_prefix("") == "" == expression(PathPrefix("")) == expression(None)
+    assert path_prefix('a"b') == ('(doc_id >= "a\\"b" and doc_id < "a\\"c") or '
+                                  '(path >= "a\\"b" and path < "a\\"c")')
+    assert expression(PathPrefix('a"b')) == path_prefix('a"b')
 
 
 def test_unreachable_server_is_a_fast_one_line_error() -> None:

@@ -1,10 +1,11 @@
 """Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
 
-The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here); ``store``
-(the storage protocols and the values that cross them),
-``milvus`` (their implementation, with ``milvus_collections`` and ``milvus_manifest``),
-``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it crash-safely),
-``search``, and ``expand`` (widening leaf hits to their parents). Importing this package
+The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here);
+``store`` (the storage protocols and the values that cross them; ``rows``, the layout of a
+stored chunk), ``milvus`` (their implementation, a package holding everything
+Milvus-specific), ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it
+crash-safely, under a ``lock``), ``search`` (a store's dense and BM25 sides, fused by
+``fusion``), and ``expand`` (widening leaf hits to their parents). Importing this package
 loads neither torch nor pymilvus: they load on first use.
 """
 

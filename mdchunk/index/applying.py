@@ -21,7 +21,8 @@ from ..sources import Source
 from .cache import VectorCache
 from .engine import Engine, PreparedDoc, Preparer
 from .planning import IndexPlan
-from .store import PARENT_FIELDS, SCALAR_FIELDS, ChunkStore, ManifestEntry, chunk_row, parent_row
+from .rows import PARENT_FIELDS, SCALAR_FIELDS, chunk_row, parent_row
+from .store import ChunkStore, ManifestEntry
 
 if TYPE_CHECKING:
     import numpy as np

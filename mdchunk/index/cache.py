@@ -2,7 +2,7 @@
 
 A chunk collection holds the vectors of one model (its :class:`~mdchunk.index.store.IndexMeta`
 records which; another model rebuilds it), and every leaf row carries ``content_hash``, the hash
-of its ``embed_text`` (:func:`~mdchunk.index.store.embed_hash`). So the collection itself is the
+of its ``embed_text`` (:func:`~mdchunk.index.rows.embed_hash`). So the collection itself is the
 cache, keyed by model and embed text: before embedding, the indexer asks the store for the
 vectors of the hashes it needs (:meth:`~mdchunk.index.store.ChunkStore.vectors`), and embeds
 only those no document has yet. Boilerplate repeated across pages (a licence header, a shared

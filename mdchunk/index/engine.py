@@ -23,7 +23,7 @@ from ..config import ChunkerConfig
 from ..embedding import Embedder
 from ..errors import ConfigError, InputError
 from ..sources import Source
-from .store import embed_hash
+from .rows import embed_hash
 
 __all__ = ["Engine", "LocalEngine", "Prepared", "PreparedDoc", "Preparer", "Window",
            "window_of"]

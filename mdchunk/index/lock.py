@@ -7,9 +7,10 @@ kernel releases it when the holder exits, even by SIGKILL, so a crashed run neve
 lock. The file stays (removing it would race with a run about to lock it); it holds the pid,
 host and start time of the last run, which the refusal message quotes.
 
-A server is shared by many machines, so its lock lives in Milvus: one row per collection in
-``mdchunk_locks``, with the holder (host, pid, a random tag) and a heartbeat (the holder's clock,
-in ms) that a thread renews every ``heartbeat`` seconds. Milvus has no compare-and-swap, so a
+A server is shared by many machines, so its lock lives in the server (a :class:`LockTable`; in
+Milvus the ``mdchunk_locks`` collection, :mod:`mdchunk.index.milvus.locks`): one row per
+collection, with the holder (host, pid, a random tag) and a heartbeat (the holder's clock, in
+ms) that a thread renews every ``heartbeat`` seconds. Milvus has no compare-and-swap, so a
 run takes the lock by writing its row, waiting ``settle`` seconds and reading it back: of two
 runs that both found it free, the one that wrote last holds it and the other backs off (this
 holds as long as a run's read-then-write takes less than ``settle``, which is milliseconds). A
@@ -33,18 +34,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from ..errors import LockedError, StoreError
-from .milvus import MilvusStore, is_local
-from .store import quote
+from .milvus import is_local
 
-__all__ = ["LOCKS_COLLECTION", "ServerLock", "index_lock", "lock_path", "server_lock"]
+__all__ = ["LockTable", "LockingStore", "ServerLock", "index_lock", "lock_path", "server_lock"]
 
 log = logging.getLogger(__name__)
-
-#: The collection that holds the write locks of a server's indexes, one row per collection.
-LOCKS_COLLECTION = "mdchunk_locks"
 
 #: Seconds between two attempts while waiting for another run.
 _POLL = 0.2
@@ -141,71 +138,66 @@ def _read(fd: int) -> str:
     return text.splitlines()[0].strip() if text.strip() else ""
 
 
-class ServerLock:
-    """The write lock of one collection on a Milvus server (see the module docstring)."""
+class LockTable(Protocol):
+    """Where a server keeps its indexes' write locks: one row per collection name, with its
+    ``owner`` and ``heartbeat`` (ms). Storage only; :class:`ServerLock` is the protocol."""
 
-    def __init__(self, store: MilvusStore, *, heartbeat: float = 10.0, stale_after: float = 60.0,
-                 settle: float = 1.0) -> None:
-        self.store, self.client = store, store._client
-        self.name = store.collection
+    #: Who the table belongs to, for messages (``Milvus at URI``).
+    where: str
+
+    def prepare(self) -> None:
+        """Make the table ready to use (creating it unless another run did)."""
+        ...
+
+    def read(self, name: str) -> dict[str, Any] | None:
+        """The row of ``name`` as the server has it now; ``None`` when it is not locked."""
+        ...
+
+    def write(self, name: str, owner: str, heartbeat: int) -> None: ...
+
+    def delete(self, name: str) -> None: ...
+
+
+class LockingStore(Protocol):
+    """A store whose collection a server lock can hold."""
+
+    collection: str
+
+    def lock_table(self) -> LockTable | None:
+        """Where its server keeps locks; ``None`` when :func:`index_lock` locks it instead."""
+        ...
+
+
+class ServerLock:
+    """The write lock of one collection on a server (see the module docstring)."""
+
+    def __init__(self, table: LockTable, name: str, *, heartbeat: float = 10.0,
+                 stale_after: float = 60.0, settle: float = 1.0) -> None:
+        self.table, self.name = table, name
         self.heartbeat, self.stale_after, self.settle = heartbeat, stale_after, settle
         self.owner = f"pid {os.getpid()} on {socket.gethostname()} [{uuid.uuid4().hex[:8]}]"
         self.lost = ""
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
-    # -- the row ------------------------------------------------------------------------------
-
-    def _ensure(self) -> None:
-        from pymilvus import DataType
-
-        with self.store._errors(f"create collection {LOCKS_COLLECTION!r}"):
-            if not self.client.has_collection(LOCKS_COLLECTION):
-                schema = self.client.create_schema(auto_id=False, enable_dynamic_field=False)
-                schema.add_field("name", DataType.VARCHAR, is_primary=True, max_length=255)
-                schema.add_field("owner", DataType.VARCHAR, max_length=512)
-                schema.add_field("heartbeat", DataType.INT64)
-                schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=2)
-                try:
-                    self.client.create_collection(LOCKS_COLLECTION, schema=schema)
-                except Exception:  # another run created it first
-                    if not self.client.has_collection(LOCKS_COLLECTION):
-                        raise
-            if "dummy" not in set(self.client.list_indexes(LOCKS_COLLECTION)):
-                index = self.client.prepare_index_params()
-                index.add_index("dummy", index_name="dummy", index_type="AUTOINDEX",
-                                metric_type="L2")
-                try:
-                    self.client.create_index(LOCKS_COLLECTION, index, sync=False)
-                except Exception:  # another run created it first
-                    if "dummy" not in set(self.client.list_indexes(LOCKS_COLLECTION)):
-                        raise
-            self.client.load_collection(LOCKS_COLLECTION)
-
     def _read(self) -> dict[str, Any] | None:
-        with self.store._errors("read the index's lock"):
-            rows = self.client.query(LOCKS_COLLECTION, filter=f"name == {quote(self.name)}",
-                                     output_fields=["owner", "heartbeat"],
-                                     consistency_level="Strong")
-        return dict(rows[0]) if rows else None
+        return self.table.read(self.name)
 
     def _write(self) -> None:
-        with self.store._errors("write the index's lock"):
-            self.client.upsert(LOCKS_COLLECTION, [{"name": self.name, "owner": self.owner,
-                                                   "heartbeat": _now_ms(), "dummy": [0.0, 0.0]}])
+        self.table.write(self.name, self.owner, _now_ms())
 
     # -- taking, keeping, giving back -------------------------------------------------------
 
     def acquire(self, wait: float = 0.0) -> None:
-        self._ensure()
+        self.table.prepare()
         deadline = time.monotonic() + max(wait, 0.0)
         while True:
             row = self._read()
             age = (_now_ms() - row["heartbeat"]) / 1000 if row else 0.0
             if row is None or row["owner"] == self.owner or age > self.stale_after:
                 if row is not None and row["owner"] != self.owner:
-                    log.warning("Milvus at %s: taking over the lock of collection %r from %s, "
-                                "silent for %.0fs (a run that died)", self.store.uri, self.name,
+                    log.warning("%s: taking over the lock of collection %r from %s, "
+                                "silent for %.0fs (a run that died)", self.table.where, self.name,
                                 row["owner"], age)
                 self._write()
                 time.sleep(self.settle)
@@ -216,7 +208,7 @@ class ServerLock:
             if time.monotonic() >= deadline:
                 waited = f" after waiting {wait:g}s" if wait > 0 else ""
                 raise LockedError(
-                    f"Milvus at {self.store.uri}: collection {self.name!r} is being indexed by "
+                    f"{self.table.where}: collection {self.name!r} is being indexed by "
                     f"another run ({row['owner']}, last heard from {age:.0f}s ago){waited}; let it "
                     "finish, or pass --wait SECONDS")
             time.sleep(min(self.settle, max(deadline - time.monotonic(), 0.05)))
@@ -237,7 +229,7 @@ class ServerLock:
     def check(self) -> None:
         """Raise :class:`~mdchunk.errors.LockedError` if another run took the lock over."""
         if self.lost:
-            raise LockedError(f"Milvus at {self.store.uri}: collection {self.name!r}: this run's "
+            raise LockedError(f"{self.table.where}: collection {self.name!r}: this run's "
                               f"lock was taken over by {self.lost} (this run was silent for "
                               f"over {self.stale_after:g}s); stopped before writing more")
 
@@ -248,8 +240,7 @@ class ServerLock:
         try:
             row = self._read()
             if row is not None and row["owner"] == self.owner:
-                with self.store._errors("release the index's lock"):
-                    self.client.delete(LOCKS_COLLECTION, ids=[self.name])
+                self.table.delete(self.name)
         except StoreError as exc:  # it goes stale and is taken over
             log.warning("%s", exc)
 
@@ -260,15 +251,16 @@ class _NoLock:
 
 
 @contextmanager
-def server_lock(store: MilvusStore, *, wait: float = 0.0, **timing: float
+def server_lock(store: LockingStore, *, wait: float = 0.0, **timing: float
                 ) -> Iterator[ServerLock | _NoLock]:
     """Hold ``store``'s collection on a server for one writing run (a Lite file is locked by
     :func:`index_lock` before it is opened); yields an object whose ``check()`` raises once the
     lock was lost."""
-    if is_local(store.uri):
+    table = store.lock_table()
+    if table is None:
         yield _NoLock()
         return
-    lock = ServerLock(store, **timing)
+    lock = ServerLock(table, store.collection, **timing)
     lock.acquire(wait)
     try:
         yield lock

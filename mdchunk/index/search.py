@@ -1,8 +1,13 @@
 """Search an index: hybrid (dense and BM25 fused: :mod:`.fusion`), dense only, or BM25 only;
-each leaf found shown as itself, its parent, or an automatically merged ancestor."""
+each leaf found shown as itself, its parent, or an automatically merged ancestor.
+
+A store answers one side at a time (:meth:`~mdchunk.index.store.ChunkStore.search`); running
+both, fusing them, collapsing repeated passages and widening hits happen here, the same for
+any store (:func:`search_store`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
@@ -11,19 +16,23 @@ from typing import Literal
 from ..embedding import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError, StoreError
 from .expand import CANDIDATES_PER_HIT, expand_hits
-from .fusion import DEFAULT_FUSION, Fusion, FusionName
+from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, FusionName, fuse
 from .language import AUTO
 from .milvus import MilvusStore
+from .rows import search_text
 from .store import (
     EXPAND_NAMES,
+    ChunkStore,
+    DenseQuery,
     Expand,
+    Filter,
+    PathPrefix,
     SearchHit,
     SearchMode,
-    path_prefix_filter,
-    search_text,
+    TextQuery,
 )
 
-__all__ = ["collapse_identical", "search"]
+__all__ = ["collapse_identical", "leaf_hits", "search", "search_store"]
 
 
 def search(
@@ -89,14 +98,48 @@ def search(
             if export_of(embedder) != meta.export:
                 _say_old_export(collection, meta.export or "1", export_of(embedder))
             vector = embedder.embed([query])[0]
-        # Candidates to spare for identical texts collapsed, and for merging when expanding.
-        hits = store.search(mode=mode, k=k * CANDIDATES_PER_HIT, text=search_text(query),
-                            vector=vector,
-                            filter=path_prefix_filter(path_prefix) if path_prefix else "",
-                            fusion=chosen)
-        expanded = expand_hits(collapse_identical(hits), expand,
-                               lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
-        return collapse_identical(expanded)
+        return search_store(store, query, vector, mode=mode, k=k,
+                            where=PathPrefix(path_prefix) if path_prefix else None,
+                            fusion=chosen, expand=expand)
+
+
+def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None, *,
+                 mode: SearchMode, k: int, where: Filter | None = None,
+                 fusion: Fusion = DEFAULT_FUSION, expand: Expand = "none") -> list[SearchHit]:
+    """The ``k`` hits for ``query`` (and its ``vector``, for the dense side) in any store: the
+    leaves of one side or of both fused (:func:`leaf_hits`), repeated passages collapsed
+    (:func:`collapse_identical`) before and after widening them as ``expand`` says
+    (:func:`~mdchunk.index.expand.expand_hits`)."""
+    # Candidates to spare for identical texts collapsed, and for merging when expanding.
+    hits = leaf_hits(store, mode, search_text(query), vector, where=where,
+                     limit=k * CANDIDATES_PER_HIT, fusion=fusion)
+    expanded = expand_hits(collapse_identical(hits), expand,
+                           lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
+    return collapse_identical(expanded)
+
+
+def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[float] | None,
+              *, where: Filter | None, limit: int, fusion: Fusion = DEFAULT_FUSION
+              ) -> list[SearchHit]:
+    """The top ``limit`` leaves for ``text`` (BM25) and/or ``vector`` (dense).
+
+    Hybrid asks the store for both sides, :data:`~mdchunk.index.fusion.FUSION_DEPTH` deep at
+    least, and fuses the two lists here (:func:`~mdchunk.index.fusion.fuse`), not with the
+    store's rankers: the same fusion then ranks on every store (Milvus Lite and a server alike),
+    and its order does not depend on ``limit``. A hybrid hit's score is its fused score.
+    """
+    if mode == "bm25":
+        return store.search(TextQuery(text), limit=limit, where=where)
+    if vector is None:
+        raise ConfigError(f"a {mode} search needs a query vector")
+    if mode == "dense":
+        return store.search(DenseQuery(vector), limit=limit, where=where)
+    depth = max(limit, FUSION_DEPTH)
+    dense = store.search(DenseQuery(vector), limit=depth, where=where)
+    bm25 = store.search(TextQuery(text), limit=depth, where=where)
+    hits = {hit.id: hit for hit in (*bm25, *dense)}
+    fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
+    return [dataclasses.replace(hits[key], score=score) for key, score in fused[:limit]]
 
 
 @functools.lru_cache(maxsize=16)

@@ -1,51 +1,42 @@
 """The index's storage behind two small protocols, and the values that cross them.
 
-:class:`ChunkStore` holds chunk rows (verbatim text, provenance, dense and BM25 vectors) and
-answers searches; it also keeps the parents of a hierarchical index (the coarser levels, text
-and provenance only: they are shown, never searched), so that a search can widen a hit to its
-context. :class:`Manifest` records, per document, the hash and config it was indexed
-with. The indexer and search are written against these protocols only; Milvus (Lite or a
-server, :mod:`mdchunk.index.milvus`) is the implementation.
+:class:`ChunkStore` holds chunk rows (verbatim text, provenance, dense and BM25 vectors; their
+layout: :mod:`.rows`) and answers one side of a search at a time: the leaves nearest a query
+vector (:class:`DenseQuery`) or the best full-text matches of a query text (:class:`TextQuery`),
+under a filter given in store-neutral form (:data:`Filter`). Fusing the two sides, collapsing and
+widening hits happen above any store (:mod:`.search`). A store also keeps the parents of a
+hierarchical index (the coarser levels, text and provenance only: they are shown, never
+searched), so that a search can widen a hit to its context. :class:`Manifest` records, per
+document, the hash and config it was indexed with. The indexer and search are written against
+these protocols only; Milvus (Lite or a server, :mod:`mdchunk.index.milvus`) is the
+implementation.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, Protocol
-
-from ..chunks import Chunk
-from ..errors import StoreError
-from ..text import clean_text
-from .fusion import Fusion
-
-if TYPE_CHECKING:
-    import numpy as np
+from typing import Any, Literal, Protocol, TypeAlias
 
 __all__ = [
     "ANALYZERS",
     "ANALYZER_NAMES",
     "EXPAND_NAMES",
-    "FIELD_BYTES",
-    "PARENT_FIELDS",
-    "SCALAR_FIELDS",
     "SCHEMA_VERSION",
     "ChunkStore",
+    "DenseQuery",
     "Expand",
+    "Filter",
     "IndexMeta",
     "Manifest",
     "ManifestEntry",
+    "PathPrefix",
     "SearchHit",
     "SearchMode",
+    "SideQuery",
+    "TextQuery",
     "analyzer_params_json",
-    "chunk_row",
-    "embed_hash",
-    "leaf_hit",
-    "parent_row",
-    "path_prefix_filter",
-    "quote",
 ]
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
@@ -55,7 +46,8 @@ SearchMode = Literal["hybrid", "dense", "bm25"]
 Expand = Literal["none", "parent", "auto"]
 EXPAND_NAMES: tuple[Expand, ...] = ("none", "parent", "auto")
 
-#: BM25 analyzers a store must offer, by name, with their Milvus analyzer params: ``standard``
+#: BM25 analyzers a store must offer, by name, each defined as a tokenizer and token filters (the
+#: form Milvus's analyzer params take: its schema passes them on as they are): ``standard``
 #: (words) and ``jieba`` (Chinese and words). ``lowercase`` is explicit because a Milvus
 #: server's ``standard`` tokenizer does not fold case (Milvus Lite's does). Milvus Lite applies
 #: its tokenizer only and ignores every filter, so the filters a server offers (stop words,
@@ -68,27 +60,13 @@ ANALYZERS: dict[str, dict[str, Any]] = {
 }
 ANALYZER_NAMES = tuple(ANALYZERS)
 
-#: Byte limits of text fields (Milvus VARCHAR limits are in bytes). Display fields are clipped to
-#: them; identifiers and text never are.
-FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
-               "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
-               "url": 8192, "anchor": 1024, "search_text": 65535}
-#: Version of the collections' layout, recorded with the index. Version 2 added ``parent_id``
-#: to chunk rows and the parents collection, version 3 ``url`` and ``anchor``, version 4
-#: ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the leaf's
-#: ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``; an index
-#: of another version is rebuilt by the next indexing run and refused by search.
+#: Version of the stored rows' layout (:mod:`.rows`), recorded with the index. Version 2 added
+#: ``parent_id`` to chunk rows and the parents collection, version 3 ``url`` and ``anchor``,
+#: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
+#: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``;
+#: an index of another version is rebuilt by the next indexing run and refused by search.
 SCHEMA_VERSION = "5"
 _PROP = "mdchunk."
-#: Fields that leaves and parents share: a chunk's place in its document and its text.
-_CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
-                 "parent_id", "start", "end", "line_start", "line_end", "token_count", "text",
-                 "url", "anchor")
-#: Every stored field of a chunk (leaf) row except the vectors.
-SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
-#: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
-#: number of chunks one level down whose ``parent_id`` it is.
-PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
 
 
 def analyzer_params_json(name: str) -> str:
@@ -204,109 +182,42 @@ class SearchHit:
     anchor: str | None = None
 
 
-def embed_hash(text: str) -> str:
-    """Hash of what is embedded: equal hashes under one model mean a reusable vector."""
-    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+@dataclass(frozen=True, slots=True)
+class PathPrefix:
+    """Leaves whose document id or path starts with ``prefix``, taken literally: no character
+    of it is a wildcard (``_`` and ``%`` are common in file names). An empty prefix keeps all.
 
-
-def _clip(value: str, field: str) -> str:
-    """``value`` cut (at a character boundary) to the field's byte limit."""
-    data = value.encode("utf-8", "surrogatepass")
-    limit = FIELD_BYTES[field]
-    return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
-
-
-def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str
-            ) -> dict[str, Any]:
-    """The fields every stored chunk has; raises :class:`StoreError` (ending with ``hint``)
-    when its verbatim text cannot fit, or when an identifier would have to be cut."""
-    if len(chunk.text.encode("utf-8", "surrogatepass")) > FIELD_BYTES["text"]:
-        raise StoreError(
-            f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
-            f"{FIELD_BYTES['text']}-byte VARCHAR limit; {hint}"
-        )
-    for name, value in (("doc_id", chunk.doc_id), ("path", path)):
-        if len(value.encode("utf-8", "surrogatepass")) > FIELD_BYTES[name]:
-            raise StoreError(f"{value[:80]}...: {name} longer than {FIELD_BYTES[name]} bytes")
-    return {
-        "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
-        "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
-        "section_path": _clip(chunk.section_path, "section_path"),
-        "level": chunk.level, "index": chunk.index, "parent_id": chunk.parent_id or "",
-        "start": chunk.start, "end": chunk.end,
-        "line_start": chunk.line_start, "line_end": chunk.line_end,
-        "token_count": chunk.token_count, "text": chunk.text,
-        "url": _clip(chunk.url or "", "url"), "anchor": _clip(chunk.anchor or "", "anchor"),
-    }
-
-
-def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
-              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
-    """The Milvus row for a leaf; raises :class:`StoreError` if the verbatim text cannot fit.
-
-    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here).
+    A filter is a value in store-neutral form; each store translates it into its own syntax,
+    escaping the values it holds (Milvus: :mod:`mdchunk.index.milvus.filters`).
     """
-    row = _fields(chunk, path=path, file_type=file_type, title=title,
-                  hint="chunk with oversized='split'")
-    row["dense"] = [float(x) for x in vector]
-    row["content_hash"] = embed_hash(chunk.embed_text)
-    row["search_text"] = _clip(search_text(chunk.embed_text), "search_text")
-    return row
+
+    prefix: str
 
 
-def search_text(text: str) -> str:
-    """What BM25 reads of a chunk's text, or of a query: the text after hygiene
-    (:func:`mdchunk.text.clean_text`), so that a zero-width space or a soft hyphen inside a word,
-    a BOM or a control character does not split or hide the word the query names. The stored
-    ``text`` stays verbatim."""
-    return clean_text(text).text
+#: A search's filter, as every store must understand it. More kinds join this union (a filter
+#: language, issue 34); a store that cannot translate one fails its type check.
+Filter: TypeAlias = PathPrefix
 
 
-def parent_row(chunk: Chunk, *, path: str, file_type: str, title: str, child_count: int
-               ) -> dict[str, Any]:
-    """The row of a parent (a chunk above the leaves): no vectors, and how many chunks one
-    level down it holds, which is what automatic merging weighs hits against."""
-    row = _fields(chunk, path=path, file_type=file_type, title=title,
-                  hint="index with smaller levels")
-    row["child_count"] = child_count
-    return row
+@dataclass(frozen=True, slots=True)
+class DenseQuery:
+    """The dense side of a search: the leaves whose vectors are nearest ``vector`` (cosine),
+    made by the model the index records."""
+
+    vector: Sequence[float]
 
 
-def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
-    """A leaf found by a search, from its stored ``row``: it marks all of its own text."""
-    return SearchHit(
-        score=score, id=str(row["id"]), doc_id=row["doc_id"], path=row["path"],
-        title=row["title"], section_path=row["section_path"], line_start=row["line_start"],
-        line_end=row["line_end"], text=row["text"], level=row["level"],
-        parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
-        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),),
-        url=row.get("url") or None, anchor=row.get("anchor") or None)
+@dataclass(frozen=True, slots=True)
+class TextQuery:
+    """The full-text side of a search: BM25 of ``text`` (already through
+    :func:`~mdchunk.index.rows.search_text`, as the stored ``search_text`` is) under the
+    analyzer the index records."""
+
+    text: str
 
 
-def quote(value: str) -> str:
-    """A Milvus filter string literal for ``value``."""
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def path_prefix_filter(prefix: str) -> str:
-    """Rows whose ``doc_id`` or ``path`` starts with ``prefix``, metacharacters and all.
-
-    Both fields, because ``doc_id`` is relative to the indexed root (``runbooks/db.md``) and
-    ``path`` is the file as it was named when indexed (``kb/runbooks/db.md``). A lexicographic
-    range rather than ``like "prefix%"``: Milvus Lite ignores escapes in LIKE patterns, so ``_``
-    (common in file names) would match any character there. UTF-8 byte order is code point
-    order, so the range means the same on a server.
-
-    >>> path_prefix_filter("docs/")
-    '(doc_id >= "docs/" and doc_id < "docs0") or (path >= "docs/" and path < "docs0")'
-    """
-    if not prefix:
-        return ""
-    successor = ord(prefix[-1]) + 1
-    if 0xD800 <= successor <= 0xDFFF:  # no surrogates in UTF-8: skip to the next scalar value
-        successor = 0xE000
-    low, high = quote(prefix), quote(prefix[:-1] + chr(successor))
-    return " or ".join(f"({f} >= {low} and {f} < {high})" for f in ("doc_id", "path"))
+#: One side of a search, which is all a store answers (:meth:`ChunkStore.search`).
+SideQuery: TypeAlias = DenseQuery | TextQuery
 
 
 class Manifest(Protocol):
@@ -340,7 +251,8 @@ class ChunkStore(Protocol):
         ...
 
     def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
-        """Every stored leaf row of a document (:data:`SCALAR_FIELDS`, and ``dense`` if asked)."""
+        """Every stored leaf row of a document (:data:`~mdchunk.index.rows.SCALAR_FIELDS`, and
+        ``dense`` if asked)."""
         ...
 
     def vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
@@ -354,7 +266,7 @@ class ChunkStore(Protocol):
     def delete_chunks(self, ids: Sequence[str]) -> None: ...
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
-        """Every stored parent row of a document (:data:`PARENT_FIELDS`)."""
+        """Every stored parent row of a document (:data:`~mdchunk.index.rows.PARENT_FIELDS`)."""
         ...
 
     def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
@@ -362,8 +274,8 @@ class ChunkStore(Protocol):
     def delete_parents(self, ids: Sequence[str]) -> None: ...
 
     def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored parent rows among ``ids`` (:data:`PARENT_FIELDS`); unknown ids are left
-        out."""
+        """The stored parent rows among ``ids`` (:data:`~mdchunk.index.rows.PARENT_FIELDS`);
+        unknown ids are left out."""
         ...
 
     def delete_doc(self, doc_id: str) -> None:
@@ -374,7 +286,12 @@ class ChunkStore(Protocol):
         """Make what was written durable and fast to search (once per run)."""
         ...
 
-    def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
-               filter: str = "", fusion: Fusion = ...) -> list[SearchHit]: ...
+    def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
+               ) -> list[SearchHit]:
+        """One side of a search: the best ``limit`` leaves for ``query``, best first, each
+        marking all of its own text (:func:`~mdchunk.index.rows.leaf_hit`). A dense query scores
+        by cosine, a text query by BM25 over the leaves' ``search_text``; either way higher is
+        better. Only leaves matching ``where`` are considered."""
+        ...
 
     def close(self) -> None: ...

@@ -6,26 +6,27 @@ The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or 
 (model, dimension, chunker config, BM25 analyzer) is kept in the chunk collection's properties,
 so a query or an indexing run with another model is caught before anything is written.
 
-The manifest (``<collection>_manifest``, one row per document: :mod:`.milvus_manifest`) lives
+The manifest (``<collection>_manifest``, one row per document: :mod:`.manifest`) lives
 in Milvus too, so two machines indexing into one server agree on what is already there. So do
 the parents of a hierarchical index (``<collection>_parents``): the chunks above the leaves,
 with their text and provenance but no embedding, fetched by id when a search widens a hit to its
-context. The collections' schemas and indexes are :mod:`.milvus_collections`; this module
-connects, writes, reads and searches.
+context. The collections' schemas and indexes are :mod:`.collections`, filter expressions
+:mod:`.filters`, the connection :mod:`.client`; this module writes, reads and searches one
+side at a time (fusing the two is :mod:`mdchunk.index.search`'s, for any store).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import logging
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any, Self
 
-from ..errors import DependencyError, StoreError
-from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse
-from .milvus_collections import (
-    ANALYZERS,
+from ...errors import StoreError
+from ..rows import PARENT_FIELDS, SCALAR_FIELDS, leaf_hit
+from ..store import SCHEMA_VERSION, DenseQuery, Filter, IndexMeta, SearchHit, SideQuery
+from .client import connect, errors
+from .collections import (
     DUMMY_VECTOR,
     QUERY_WINDOW,
     create_chunk_collection,
@@ -34,52 +35,16 @@ from .milvus_collections import (
     is_local,
     select_rows,
 )
-from .milvus_manifest import MilvusManifest
-from .store import (
-    PARENT_FIELDS,
-    SCALAR_FIELDS,
-    SCHEMA_VERSION,
-    IndexMeta,
-    SearchHit,
-    SearchMode,
-    leaf_hit,
-    quote,
-)
+from .filters import equals, expression, one_of
+from .locks import MilvusLocks
+from .manifest import MilvusManifest
 
-__all__ = ["ANALYZERS", "MilvusManifest", "MilvusStore", "is_local"]
+__all__ = ["MilvusStore"]
 
 log = logging.getLogger(__name__)
 
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
                   "level", "parent_id", "start", "end", "url", "anchor"]
-_EXTRA_HINT = "pip install 'mdchunk[milvus]'"
-# A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
-# channel per address for the whole process and pings it every 10 s even with no call under way;
-# a gRPC server with default settings (the ``milvus-lite server``) answers a quiet client's
-# pings with GOAWAY "too_many_pings", and the next call on the shared channel then fails.
-_GRPC_OPTIONS = {"grpc.keepalive_permit_without_calls": False, "grpc.keepalive_time_ms": 60_000}
-
-
-def _lite_in_use(uri: str) -> bool:
-    """Whether another process holds Milvus Lite's own lock on the file (``<uri>/LOCK``)."""
-    import fcntl
-    import os
-
-    try:
-        fd = os.open(os.path.join(uri, "LOCK"), os.O_RDONLY)
-    except OSError:
-        return False
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        return True
-    except OSError:
-        return False
-    else:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        return False
-    finally:
-        os.close(fd)
 
 
 class MilvusStore:
@@ -88,45 +53,23 @@ class MilvusStore:
 
     def __init__(self, uri: str = "./mdchunk.db", collection: str = "mdchunk", *,
                  token: str | None = None, timeout: float = 10.0) -> None:
-        try:
-            import pymilvus
-        except ImportError as exc:
-            raise DependencyError(f"writing to Milvus needs pymilvus: {_EXTRA_HINT}") from exc
         self.uri = uri
         self.collection = collection
         self.timeout = timeout
-        if is_local(uri):
-            try:
-                import milvus_lite  # noqa: F401  (pymilvus needs it for a .db path)
-            except ImportError as exc:
-                raise DependencyError(f"{uri}: a local Milvus Lite file needs milvus-lite: "
-                                      f"{_EXTRA_HINT}") from exc
-        try:
-            with self._errors("cannot connect"):
-                self._client = pymilvus.MilvusClient(uri=uri, token=token or "", timeout=timeout,
-                                                     dedicated=True, grpc_options=_GRPC_OPTIONS)
-        except StoreError as exc:
-            if is_local(uri) and _lite_in_use(uri):
-                raise StoreError(f"{uri}: the Milvus Lite file is open in another process (Milvus "
-                                 "Lite opens a file in one process at a time); try again when "
-                                 "it is done, or use a Milvus server") from exc
-            raise
+        self._client = connect(uri, token, timeout)
         self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
         self.parents_collection = f"{collection}_parents"
 
     # -- plumbing ---------------------------------------------------------------------------
 
-    @contextmanager
-    def _errors(self, action: str) -> Iterator[None]:
+    def _errors(self, action: str) -> AbstractContextManager[None]:
         """Turn any client failure into a one-line :class:`StoreError` naming the URI."""
-        try:
-            yield
-        except StoreError:
-            raise
-        except Exception as exc:  # pymilvus raises MilvusException, grpc errors, OSError, ...
-            message = getattr(exc, "message", None) or str(exc) or type(exc).__name__
-            first = message.strip().splitlines()[0] if message.strip() else type(exc).__name__
-            raise StoreError(f"Milvus at {self.uri}: {action}: {first}") from exc
+        return errors(self.uri, action)
+
+    def lock_table(self) -> MilvusLocks | None:
+        """Where a server keeps this collection's write lock (:mod:`mdchunk.index.lock`);
+        ``None`` for a Lite file, which is locked before it is opened."""
+        return None if is_local(self.uri) else MilvusLocks(self._client, self.uri)
 
     def close(self) -> None:
         with self._errors("close"):
@@ -251,7 +194,7 @@ class MilvusStore:
         """Every stored chunk row of a document: all scalar fields, and ``dense`` if asked."""
         fields = list(SCALAR_FIELDS) + (["dense"] if vectors else [])
         with self._errors(f"read chunks of {doc_id}"):
-            return select_rows(self._client, self.collection, f"doc_id == {quote(doc_id)}", fields)
+            return select_rows(self._client, self.collection, equals("doc_id", doc_id), fields)
 
     def vectors(self, hashes: Sequence[str], batch: int = 512) -> dict[str, Any]:
         """The stored vector of each of ``hashes`` that a leaf has, asked with strong
@@ -259,8 +202,8 @@ class MilvusStore:
         found: dict[str, Any] = {}
         with self._errors("read cached vectors"):
             for i in range(0, len(hashes), batch):
-                wanted = ", ".join(quote(h) for h in hashes[i:i + batch])
-                rows = self._client.query(self.collection, filter=f"content_hash in [{wanted}]",
+                wanted = one_of("content_hash", hashes[i:i + batch])
+                rows = self._client.query(self.collection, filter=wanted,
                                           output_fields=["content_hash", "dense"],
                                           limit=QUERY_WINDOW, consistency_level="Strong")
                 found.update((r["content_hash"], r["dense"]) for r in rows)
@@ -275,8 +218,8 @@ class MilvusStore:
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (all of :data:`PARENT_FIELDS`)."""
         with self._errors(f"read parents of {doc_id}"):
-            return select_rows(self._client, self.parents_collection, f"doc_id == {quote(doc_id)}",
-                           list(PARENT_FIELDS))
+            return select_rows(self._client, self.parents_collection, equals("doc_id", doc_id),
+                               list(PARENT_FIELDS))
 
     def upsert_parents(self, rows: Sequence[Mapping[str, Any]], batch: int = 128) -> None:
         """Write parent rows (a smaller batch than leaves: a parent's text is larger)."""
@@ -290,16 +233,15 @@ class MilvusStore:
         """The stored parents among ``ids`` (for a search: a few dozen, one query)."""
         if not ids:
             return []
-        wanted = ", ".join(quote(i) for i in dict.fromkeys(ids))
         with self._errors("read parents"):
-            return select_rows(self._client, self.parents_collection, f"id in [{wanted}]",
-                           list(PARENT_FIELDS))
+            return select_rows(self._client, self.parents_collection,
+                               one_of("id", dict.fromkeys(ids)), list(PARENT_FIELDS))
 
     def delete_doc(self, doc_id: str) -> None:
         """Remove a document's leaves, then its parents: a leaf never outlives its parent."""
         for name, what in ((self.collection, "chunks"), (self.parents_collection, "parents")):
             with self._errors(f"delete {what} of {doc_id}"):
-                self._client.delete(name, filter=f"doc_id == {quote(doc_id)}")
+                self._client.delete(name, filter=equals("doc_id", doc_id))
 
     def _upsert(self, collection: str, rows: Sequence[Mapping[str, Any]], batch: int,
                 action: str) -> None:
@@ -331,39 +273,20 @@ class MilvusStore:
 
     # -- search -----------------------------------------------------------------------------
 
-    def search(self, *, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
-               filter: str = "", fusion: Fusion = DEFAULT_FUSION) -> list[SearchHit]:
-        """Top ``k`` chunks for ``text`` (BM25) and/or ``vector`` (dense).
-
-        Hybrid runs both searches, :data:`~mdchunk.index.fusion.FUSION_DEPTH` deep at least,
-        and fuses the two lists here (:func:`~mdchunk.index.fusion.fuse`), not with Milvus's
-        rankers: the same fusion then ranks on Milvus Lite and on a server, and its order does
-        not depend on ``k``. A hybrid hit's score is its fused score.
-        """
-        if mode != "hybrid":
-            return self._search_one(mode, k, text, vector, filter)
-        depth = max(k, FUSION_DEPTH)
-        dense = self._search_one("dense", depth, text, vector, filter)
-        bm25 = self._search_one("bm25", depth, text, vector, filter)
-        hits = {hit.id: hit for hit in (*bm25, *dense)}
-        fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
-        return [dataclasses.replace(hits[key], score=score) for key, score in fused[:k]]
-
-    def _search_one(self, mode: SearchMode, k: int, text: str, vector: Sequence[float] | None,
-                    filter: str) -> list[SearchHit]:
-        """One side: dense (cosine) or BM25."""
+    def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
+               ) -> list[SearchHit]:
+        """One side: the top ``limit`` leaves by cosine to a dense query's vector, or by BM25
+        for a text query's text, among those ``where`` keeps."""
         data: list[Any]
-        if mode == "dense":
-            if vector is None:
-                raise StoreError(f"Milvus at {self.uri}: a dense search needs a query vector")
-            field, params, data = "dense", {"metric_type": "COSINE"}, [list(vector)]
+        if isinstance(query, DenseQuery):
+            side, field, metric, data = "dense", "dense", "COSINE", [list(query.vector)]
         else:
-            field, params, data = "sparse", {"metric_type": "BM25"}, [text]
-        with self._errors(f"{mode} search in {self.collection!r}"):
+            side, field, metric, data = "bm25", "sparse", "BM25", [query.text]
+        with self._errors(f"{side} search in {self.collection!r}"):
             result = self._client.search(self.collection, data, anns_field=field,
-                                         search_params=params, limit=k, filter=filter,
-                                         output_fields=_OUTPUT_FIELDS)
+                                         search_params={"metric_type": metric}, limit=limit,
+                                         filter=expression(where), output_fields=_OUTPUT_FIELDS)
         # Milvus Lite reports BM25 as a negated distance, a server as a positive score.
-        signed = abs if mode == "bm25" else float
+        signed = abs if side == "bm25" else float
         return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
                 for hit in result[0]]

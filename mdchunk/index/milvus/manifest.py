@@ -11,8 +11,8 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
-from .milvus_collections import DUMMY_VECTOR, create_manifest_collection, select_rows
-from .store import ManifestEntry
+from ..store import ManifestEntry
+from .collections import DUMMY_VECTOR, create_manifest_collection, select_rows
 
 __all__ = ["MilvusManifest"]
 

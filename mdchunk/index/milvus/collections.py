@@ -1,8 +1,8 @@
-"""The Milvus collections of an index: the schema of each (leaves, parents, manifest), the
-indexes they need, created again when an interrupted creation left one out, and the paged read
-every collection is queried with.
+"""The Milvus collections of an index: the schema of each (leaves, parents, manifest), with the
+BM25 analyzer and function wired into the leaves', the indexes they need, created again when an
+interrupted creation left one out, and the paged read every collection is queried with.
 
-:mod:`.milvus` opens, fills and searches them; nothing here holds a connection.
+:mod:`.store` opens, fills and searches them; nothing here holds a connection.
 """
 
 from __future__ import annotations
@@ -10,8 +10,9 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ..errors import StoreError
-from .store import ANALYZERS, FIELD_BYTES, IndexMeta
+from ...errors import StoreError
+from ..rows import FIELD_BYTES
+from ..store import ANALYZERS, IndexMeta
 
 __all__ = ["ANALYZERS", "DUMMY_VECTOR", "INT_FIELDS", "QUERY_WINDOW", "create_chunk_collection",
            "create_dense_index", "create_manifest_collection", "create_parent_collection",

@@ -1,0 +1,117 @@
+"""The layout of a stored chunk: the fields of a leaf row and of a parent row, their byte limits,
+and the hit a search makes of a leaf row. The same for every store: the indexer writes these
+rows through :class:`~mdchunk.index.store.ChunkStore` and compares them with the rows read back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..chunks import Chunk
+from ..errors import StoreError
+from ..text import clean_text
+from .store import SearchHit
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["FIELD_BYTES", "PARENT_FIELDS", "SCALAR_FIELDS", "chunk_row", "embed_hash", "leaf_hit",
+           "parent_row", "search_text"]
+
+#: Byte limits of text fields: Milvus's VARCHAR limits, which are in bytes (the store with the
+#: tightest limits sets them for all, so that a row means the same in any store). Display fields
+#: are clipped to them; identifiers and text never are.
+FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
+               "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
+               "url": 8192, "anchor": 1024, "search_text": 65535}
+
+#: Fields that leaves and parents share: a chunk's place in its document and its text.
+_CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
+                 "parent_id", "start", "end", "line_start", "line_end", "token_count", "text",
+                 "url", "anchor")
+#: Every stored field of a chunk (leaf) row except the vectors.
+SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
+#: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
+#: number of chunks one level down whose ``parent_id`` it is.
+PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
+
+
+def embed_hash(text: str) -> str:
+    """Hash of what is embedded: equal hashes under one model mean a reusable vector."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _clip(value: str, field: str) -> str:
+    """``value`` cut (at a character boundary) to the field's byte limit."""
+    data = value.encode("utf-8", "surrogatepass")
+    limit = FIELD_BYTES[field]
+    return value if len(data) <= limit else data[:limit].decode("utf-8", "ignore")
+
+
+def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str
+            ) -> dict[str, Any]:
+    """The fields every stored chunk has; raises :class:`StoreError` (ending with ``hint``)
+    when its verbatim text cannot fit, or when an identifier would have to be cut."""
+    if len(chunk.text.encode("utf-8", "surrogatepass")) > FIELD_BYTES["text"]:
+        raise StoreError(
+            f"{path}:{chunk.line_start}: a chunk of {len(chunk.text)} characters exceeds Milvus's "
+            f"{FIELD_BYTES['text']}-byte VARCHAR limit; {hint}"
+        )
+    for name, value in (("doc_id", chunk.doc_id), ("path", path)):
+        if len(value.encode("utf-8", "surrogatepass")) > FIELD_BYTES[name]:
+            raise StoreError(f"{value[:80]}...: {name} longer than {FIELD_BYTES[name]} bytes")
+    return {
+        "id": chunk.id, "doc_id": chunk.doc_id, "path": path,
+        "file_type": _clip(file_type, "file_type"), "title": _clip(title, "title"),
+        "section_path": _clip(chunk.section_path, "section_path"),
+        "level": chunk.level, "index": chunk.index, "parent_id": chunk.parent_id or "",
+        "start": chunk.start, "end": chunk.end,
+        "line_start": chunk.line_start, "line_end": chunk.line_end,
+        "token_count": chunk.token_count, "text": chunk.text,
+        "url": _clip(chunk.url or "", "url"), "anchor": _clip(chunk.anchor or "", "anchor"),
+    }
+
+
+def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
+              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The stored row of a leaf; raises :class:`StoreError` if the verbatim text cannot fit.
+
+    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here).
+    """
+    row = _fields(chunk, path=path, file_type=file_type, title=title,
+                  hint="chunk with oversized='split'")
+    row["dense"] = [float(x) for x in vector]
+    row["content_hash"] = embed_hash(chunk.embed_text)
+    row["search_text"] = _clip(search_text(chunk.embed_text), "search_text")
+    return row
+
+
+def search_text(text: str) -> str:
+    """What BM25 reads of a chunk's text, or of a query: the text after hygiene
+    (:func:`mdchunk.text.clean_text`), so that a zero-width space or a soft hyphen inside a word,
+    a BOM or a control character does not split or hide the word the query names. The stored
+    ``text`` stays verbatim."""
+    return clean_text(text).text
+
+
+def parent_row(chunk: Chunk, *, path: str, file_type: str, title: str, child_count: int
+               ) -> dict[str, Any]:
+    """The row of a parent (a chunk above the leaves): no vectors, and how many chunks one
+    level down it holds, which is what automatic merging weighs hits against."""
+    row = _fields(chunk, path=path, file_type=file_type, title=title,
+                  hint="index with smaller levels")
+    row["child_count"] = child_count
+    return row
+
+
+def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
+    """A leaf found by a search, from its stored ``row``: it marks all of its own text."""
+    return SearchHit(
+        score=score, id=str(row["id"]), doc_id=row["doc_id"], path=row["path"],
+        title=row["title"], section_path=row["section_path"], line_start=row["line_start"],
+        line_end=row["line_end"], text=row["text"], level=row["level"],
+        parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
+        marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),),
+        url=row.get("url") or None, anchor=row.get("anchor") or None)

@@ -1,0 +1,229 @@
+"""Search is written against :class:`~mdchunk.index.store.ChunkStore`, not against Milvus: a tiny
+in-memory store answers one side at a time, and :mod:`mdchunk.index.search` fuses, filters,
+collapses and widens its hits exactly as it does Milvus's (no model, no Milvus here)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import pytest
+
+from mdchunk.index.fusion import FUSION_DEPTH, RRF_K, Fusion
+from mdchunk.index.rows import leaf_hit
+from mdchunk.index.search import leaf_hits, search_store
+from mdchunk.index.store import (
+    ChunkStore,
+    DenseQuery,
+    IndexMeta,
+    ManifestEntry,
+    PathPrefix,
+    SearchHit,
+    SideQuery,
+    TextQuery,
+)
+
+
+class MemoryManifest:
+    def __init__(self) -> None:
+        self.rows: dict[str, ManifestEntry] = {}
+
+    def entries(self) -> dict[str, ManifestEntry]:
+        return dict(self.rows)
+
+    def put(self, entries: Iterable[ManifestEntry]) -> None:
+        self.rows.update((e.doc_id, e) for e in entries)
+
+    def delete(self, doc_ids: Sequence[str]) -> None:
+        for doc_id in doc_ids:
+            self.rows.pop(doc_id, None)
+
+
+class MemoryStore:
+    """A whole :class:`ChunkStore` in dicts: cosine for the dense side, and for the text side the
+    number of the query's words in a leaf's ``search_text`` (a stand-in for BM25). It records
+    every search it is asked, to show what search.py asks of a store."""
+
+    def __init__(self) -> None:
+        self.manifest = MemoryManifest()
+        self.recorded: IndexMeta | None = None
+        self.leaves: dict[str, dict[str, Any]] = {}
+        self.parent_rows: dict[str, dict[str, Any]] = {}
+        self.asked: list[tuple[str, int, PathPrefix | None]] = []
+
+    def meta(self) -> IndexMeta | None:
+        return self.recorded
+
+    def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
+        created = self.recorded != meta
+        if created:  # a store built otherwise is rebuilt empty
+            self.leaves.clear()
+            self.parent_rows.clear()
+            self.manifest.rows.clear()
+            self.recorded = meta
+        return created
+
+    def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
+        assert self.recorded is not None
+        return self.recorded
+
+    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
+        return [r for r in self.leaves.values() if r["doc_id"] == doc_id]
+
+    def vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
+        return {r["content_hash"]: r["dense"] for r in self.leaves.values()
+                if r["content_hash"] in hashes}
+
+    def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.leaves.update((r["id"], dict(r)) for r in rows)
+
+    def delete_chunks(self, ids: Sequence[str]) -> None:
+        for i in ids:
+            self.leaves.pop(i, None)
+
+    def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
+        return [r for r in self.parent_rows.values() if r["doc_id"] == doc_id]
+
+    def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.parent_rows.update((r["id"], dict(r)) for r in rows)
+
+    def delete_parents(self, ids: Sequence[str]) -> None:
+        for i in ids:
+            self.parent_rows.pop(i, None)
+
+    def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        return [self.parent_rows[i] for i in dict.fromkeys(ids) if i in self.parent_rows]
+
+    def delete_doc(self, doc_id: str) -> None:
+        self.delete_chunks([r["id"] for r in self.doc_chunks(doc_id)])
+        self.delete_parents([r["id"] for r in self.doc_parents(doc_id)])
+
+    def flush(self) -> None:
+        pass
+
+    def search(self, query: SideQuery, *, limit: int, where: PathPrefix | None = None
+               ) -> list[SearchHit]:
+        side = "dense" if isinstance(query, DenseQuery) else "bm25"
+        self.asked.append((side, limit, where))
+        scored = []
+        for row in self.leaves.values():
+            if where is not None and not (row["doc_id"].startswith(where.prefix)
+                                          or row["path"].startswith(where.prefix)):
+                continue
+            if isinstance(query, DenseQuery):
+                scored.append((_cosine(query.vector, row["dense"]), row))
+            elif words := sum(row["search_text"].lower().split().count(w)
+                              for w in query.text.lower().split()):
+                scored.append((float(words), row))  # a text side finds only what matches
+        scored.sort(key=lambda pair: -pair[0])  # stable: ties keep the order rows were written
+        return [leaf_hit(score, row) for score, row in scored[:limit]]
+
+    def close(self) -> None:
+        pass
+
+
+def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True)) / (math.hypot(*a) * math.hypot(*b))
+
+
+def leaf(id: str, text: str, dense: tuple[float, float], *, doc_id: str = "docs/a.md",
+         parent_id: str = "", start: int = 0) -> dict[str, Any]:
+    """A stored leaf row (the fields :func:`leaf_hit` reads, a vector and a search text)."""
+    return {"id": id, "doc_id": doc_id, "path": doc_id, "title": "T", "section_path": "S",
+            "line_start": 1, "line_end": 1, "text": text, "search_text": text, "level": 2,
+            "parent_id": parent_id, "start": start, "end": start + len(text), "url": "",
+            "anchor": "", "dense": list(dense), "content_hash": id}
+
+
+QUERY = (1.0, 0.0)
+#: Dense (cosine to QUERY): a 1.0, b 0.8, d 0.6, c 0.0. Text ("redis keys"): c 3, d 2, b 1; a none.
+LEAVES = [leaf("a", "promote the standby", (1.0, 0.0)),
+          leaf("b", "expire keys by ttl", (0.8, 0.6)),
+          leaf("c", "redis keys keys evicted", (0.0, 1.0)),
+          leaf("d", "redis keys at maxmemory", (0.6, 0.8))]
+
+
+@pytest.fixture()
+def store() -> MemoryStore:
+    s = MemoryStore()
+    s.upsert_chunks(LEAVES)
+    return s
+
+
+def test_the_fake_is_a_whole_chunk_store() -> None:
+    wanted = {name for name in vars(ChunkStore) if not name.startswith("_")}
+    assert wanted and wanted <= set(dir(MemoryStore())), wanted - set(dir(MemoryStore()))
+
+
+def test_a_store_answers_one_side(store: MemoryStore) -> None:
+    assert [(h.id, round(h.score, 6)) for h in store.search(DenseQuery(QUERY), limit=9)] == \
+        [("a", 1.0), ("b", 0.8), ("d", 0.6), ("c", 0.0)]
+    assert [(h.id, h.score) for h in store.search(TextQuery("redis keys"), limit=9)] == \
+        [("c", 3.0), ("d", 2.0), ("b", 1.0)]
+
+
+@pytest.mark.parametrize(("fusion", "expected"), [
+    # min-max score fusion 0.3/0.7 (the default): dense a 1, b .8, d .6, c 0; text c 1, d .5, b 0
+    (Fusion("score", (0.3, 0.7)), [("c", 0.7), ("d", 0.53), ("a", 0.3), ("b", 0.24)]),
+    # plain RRF: c 1/64 + 1/61, then b and d tied at 1/62 + 1/63 (b first: met first), a 1/61
+    (Fusion("rrf", (1.0, 1.0)), [("c", 1 / (RRF_K + 4) + 1 / (RRF_K + 1)),
+                                 ("b", 1 / (RRF_K + 2) + 1 / (RRF_K + 3)),
+                                 ("d", 1 / (RRF_K + 3) + 1 / (RRF_K + 2)),
+                                 ("a", 1 / (RRF_K + 1))]),
+    # weighted RRF, dense only: the dense order
+    (Fusion("rrf", (1.0, 0.0)), [("a", 1 / (RRF_K + 1)), ("b", 1 / (RRF_K + 2)),
+                                 ("d", 1 / (RRF_K + 3)), ("c", 1 / (RRF_K + 4))]),
+    # score fusion, text only: the text order; a and b tie at 0, in the order met (dense first)
+    (Fusion("score", (0.0, 1.0)), [("c", 1.0), ("d", 0.5), ("a", 0.0), ("b", 0.0)]),
+])
+def test_hybrid_fuses_the_two_sides_of_any_store(store: MemoryStore, fusion: Fusion,
+                                                 expected: list[tuple[str, float]]) -> None:
+    hits = leaf_hits(store, "hybrid", "redis keys", QUERY, where=None, limit=4, fusion=fusion)
+    assert [(h.id, h.score) for h in hits] == [(i, pytest.approx(s)) for i, s in expected]
+    # the store was asked each side once, FUSION_DEPTH deep whatever the limit
+    assert store.asked == [("dense", FUSION_DEPTH, None), ("bm25", FUSION_DEPTH, None)]
+    # a fused hit is the stored leaf with its fused score
+    assert [h.text for h in hits] == [next(r["text"] for r in LEAVES if r["id"] == i)
+                                      for i, _ in expected]
+    # and the first hits do not depend on how many are asked
+    assert [h.id for h in leaf_hits(store, "hybrid", "redis keys", QUERY, where=None, limit=2,
+                                    fusion=fusion)] == [i for i, _ in expected[:2]]
+
+
+def test_one_side_is_the_store_answer_itself(store: MemoryStore) -> None:
+    where = PathPrefix("docs/")
+    assert leaf_hits(store, "dense", "redis", QUERY, where=where, limit=2) == \
+        store.search(DenseQuery(QUERY), limit=2, where=where)
+    assert leaf_hits(store, "bm25", "redis", None, where=where, limit=2) == \
+        store.search(TextQuery("redis"), limit=2, where=where)
+    assert store.asked == [("dense", 2, where), ("dense", 2, where), ("bm25", 2, where),
+                           ("bm25", 2, where)]
+
+
+def test_search_store_filters_collapses_and_widens(store: MemoryStore) -> None:
+    # a passage repeated on another page, and one under a parent, in another folder
+    store.upsert_chunks([leaf("c2", "redis keys keys evicted", (0.0, 1.0), doc_id="docs/b.md"),
+                         leaf("e", "redis keys redis keys", (0.0, 1.0), doc_id="ops/e.md",
+                              parent_id="p", start=8)])
+    store.upsert_parents([{**leaf("p", "Redis.\n\nredis keys redis keys", (0, 0),
+                                  doc_id="ops/e.md"), "child_count": 1}])
+    hits = search_store(store, "redis keys", None, mode="bm25", k=3)
+    assert [h.id for h in hits] == ["e", "c", "d"]  # c2 repeats c's text: collapsed into c
+    # a filter reaches the store as it was given, and keeps only what it names
+    assert [h.id for h in search_store(store, "redis keys", None, mode="bm25", k=3,
+                                       where=PathPrefix("ops/"))] == ["e"]
+    assert store.asked[-1] == ("bm25", 9, PathPrefix("ops/"))
+    # widened to its parent, which marks where the leaf lies in its text
+    (top, *_) = search_store(store, "redis keys", None, mode="bm25", k=3, expand="parent")
+    assert (top.id, top.score, top.leaf_ids) == ("p", 4.0, ("e",))
+    assert top.text[slice(*top.marks[0])] == "redis keys redis keys"
+
+
+def test_a_dense_side_needs_a_vector(store: MemoryStore) -> None:
+    from mdchunk.errors import ConfigError
+
+    for mode in ("dense", "hybrid"):
+        with pytest.raises(ConfigError, match="query vector"):
+            leaf_hits(store, mode, "redis", None, where=None, limit=3)  # type: ignore[arg-type]
+    assert store.asked == []
