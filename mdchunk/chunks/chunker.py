@@ -10,6 +10,7 @@ drafts into chunks with ids, line numbers and metadata. Nothing here does I/O ex
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -30,7 +31,7 @@ from .chunk import Chunk, ChunkList, chunk_id, json_ready
 from .includes import IncludeRoot, with_includes
 from .reading import Reading, read
 
-__all__ = ["Chunker"]
+__all__ = ["Chunker", "reader_of"]
 
 
 class Chunker:
@@ -61,33 +62,38 @@ class Chunker:
 
     def chunk(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
               ) -> list[Chunk]:
-        """Chunk Markdown. Front matter goes to every chunk's ``metadata``, not into a chunk."""
-        return self._flat(self._read("markdown", text, doc_id, metadata), doc_id)
+        """Chunk Markdown. Front matter goes to every chunk's ``metadata``, not into a chunk.
+        With ``config.levels``, every level of a hierarchy (as :meth:`chunk_hierarchy`)."""
+        return self._chunked(self._read("markdown", text, doc_id, metadata), doc_id)
 
     def chunk_text(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                    ) -> list[Chunk]:
         """Chunk plain text; headings come from the line classifier in
-        :mod:`mdchunk.formats.plaintext`."""
-        return self._flat(self._read("text", text, doc_id, metadata), doc_id)
+        :mod:`mdchunk.formats.plaintext`. With ``config.levels``, every level."""
+        return self._chunked(self._read("text", text, doc_id, metadata), doc_id)
 
     def chunk_qa(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                  ) -> list[Chunk]:
         """One chunk per question/answer pair; a pair over budget is split inside its answer,
-        each piece carrying the question as its breadcrumb."""
-        return self._flat(self._read("qa", text, doc_id, metadata), doc_id)
+        each piece carrying the question as its breadcrumb. With ``config.levels``, every
+        level."""
+        return self._chunked(self._read("qa", text, doc_id, metadata), doc_id)
 
     def chunk_hierarchy(self, text: str, doc_id: str = "",
                         metadata: Mapping[str, Any] | None = None,
-                        levels: Sequence[int] | None = None, format: FormatName = "markdown"
-                        ) -> list[Chunk]:
+                        levels: Sequence[int] | None = None, reader: FormatName = "markdown",
+                        *, format: FormatName | None = None) -> list[Chunk]:
         """Chunks of every level, coarsest first (see :mod:`mdchunk.plan.hierarchy`).
 
         ``levels`` are the budgets, coarsest first (default: the config's, else
         ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, front matter included, and each
         chunk of a finer level lies inside its ``parent_id``. Leaves are the last level.
+        ``reader`` is ``"markdown"``, ``"text"`` or ``"qa"`` (``format=`` is its deprecated
+        name).
         """
         config = self._hierarchy_config(levels)
-        return self._hierarchy(self._read(format, text, doc_id, metadata), doc_id, config)
+        fmt = reader_of(reader, format)
+        return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
 
     def chunk_file(self, path: str | Path, doc_id: str | None = None,
                    metadata: Mapping[str, Any] | None = None,
@@ -104,11 +110,7 @@ class Chunker:
         doc_id = path.as_posix() if doc_id is None else doc_id
         fmt = format_for(path.suffix, text)
         try:
-            if levels is None and self.config.levels is None:
-                return self._flat(self._read(fmt, text, doc_id, metadata, path), doc_id)
-            config = self._hierarchy_config(levels)
-            return self._hierarchy(self._read(fmt, text, doc_id, metadata, path), doc_id,
-                                   config)
+            return self._chunked(self._read(fmt, text, doc_id, metadata, path), doc_id, levels)
         except InputError:
             raise
         except RecursionError as exc:
@@ -124,6 +126,14 @@ class Chunker:
         return with_includes(reading, self.includes, doc_id, metadata, self.config, page)
 
     # -- assembly -----------------------------------------------------------------------------
+
+    def _chunked(self, reading: Reading | None, doc_id: str,
+                 levels: Sequence[int] | None = None) -> list[Chunk]:
+        """Flat chunks, or every level when ``levels`` or the config's levels are given: the
+        one choice every entry point makes alike."""
+        if levels is None and self.config.levels is None:
+            return self._flat(reading, doc_id)
+        return self._hierarchy(reading, doc_id, self._hierarchy_config(levels))
 
     def _flat(self, reading: Reading | None, doc_id: str) -> list[Chunk]:
         """Leaves only, at ``max_tokens``: the chunks of every entry point but the hierarchy."""
@@ -222,3 +232,12 @@ class Chunker:
             url=page.url(anchor),
             title=draft.path[0].title if draft.path and draft.path[0].kind == "title" else None,
         )
+
+
+def reader_of(reader: FormatName, format: FormatName | None) -> FormatName:
+    """The reader asked for: ``reader``, or ``format`` (its deprecated name) when given."""
+    if format is None:
+        return reader
+    warnings.warn("format= is deprecated: it is reader= now (the reader, not an output "
+                  "format)", DeprecationWarning, stacklevel=3)
+    return format
