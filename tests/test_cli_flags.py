@@ -6,6 +6,7 @@ with a warning. The index and search commands hand the library their configs who
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from pathlib import Path
@@ -16,7 +17,7 @@ from typer.testing import CliRunner
 
 import mdchunk.index
 from mdchunk.cli import app
-from mdchunk.cli.options import FLAGS, with_flags
+from mdchunk.cli.options import FLAGS, SEARCH_FIELDS, with_flags
 from mdchunk.cli.settings import KEYS
 from mdchunk.config import Oversized, Semantic, Site
 from mdchunk.index.config import AnalyzerChoice, BackendChoice, IndexConfig, SearchConfig
@@ -69,8 +70,11 @@ def test_a_value_not_among_the_choices_is_a_usage_error(flag: str, literal: Any,
         assert "'nonsense' is not one of " + ", ".join(map(repr, get_args(literal))) in message
 
 
-def test_every_shared_flag_sets_a_settings_key() -> None:
-    assert {flag.key for flag in FLAGS.values()} <= set(KEYS)
+def test_every_flag_of_the_table_sets_a_key_its_command_reads() -> None:
+    search_fields = {f.name for f in dataclasses.fields(SearchConfig)}
+    keys = {flag.key for flag in FLAGS.values()}
+    assert keys - set(KEYS) == set(SEARCH_FIELDS) | {"milvus_token", "token"}
+    assert set(SEARCH_FIELDS) <= search_fields
 
 
 def test_a_layout_must_place_every_own_parameter() -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -142,11 +142,9 @@ class Chunker:
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
                             hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
-        meta = json_ready(reading.metadata)
-        tabs = tab_spans(reading.doc.blocks)
-        return self._result([self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3,
-                                         index, None, tabs) for index, draft in enumerate(drafts)],
-                            [kit])
+        document = _Document.of(reading, doc_id, self.fingerprint)
+        return self._result([self._chunk(document, draft, 3, index, None)
+                             for index, draft in enumerate(drafts)], [kit])
 
     def _result(self, chunks: list[Chunk], kits: Sequence[PackingKit]) -> list[Chunk]:
         """With an ``llm``, a :class:`ChunkList` counting its proposals and fallbacks."""
@@ -176,24 +174,22 @@ class Chunker:
                               Tiling.of(source) if level == 1 else None, hidden)
                 for level in range(1, len(budgets) + 1)]
         planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
-        fingerprint = config.fingerprint
-        meta = json_ready(reading.metadata)
+        document = _Document.of(reading, doc_id, config.fingerprint)
         chunks: list[Chunk] = []
         parent_ids: list[str] = []
-        tabs = tab_spans(reading.doc.blocks)
         for nodes in planned:
-            level = [self._chunk(reading, node.draft, doc_id, meta, fingerprint, node.level,
-                                 index, None if node.parent is None else parent_ids[node.parent],
-                                 tabs)
+            level = [self._chunk(document, node.draft, node.level, index,
+                                 None if node.parent is None else parent_ids[node.parent])
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
             chunks += level
         return self._result(chunks, kits)
 
     @staticmethod
-    def _chunk(reading: Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
-               fingerprint: str, level: int, index: int, parent_id: str | None,
-               tabs: Sequence[tuple[int, int, str]] = ()) -> Chunk:
+    def _chunk(document: _Document, draft: Draft, level: int, index: int,
+               parent_id: str | None) -> Chunk:
+        reading, doc_id, metadata = document.reading, document.doc_id, document.metadata
+        fingerprint, tabs = document.fingerprint, document.tabs
         page = reading.page
         labels = tabs_in(tabs, draft.start, draft.end) if tabs else []
         if labels:  # the tab a chunk came from, or the tabs of a group it holds
@@ -210,7 +206,7 @@ class Chunker:
         headings = [h.title for h in draft.path]
         anchor = page.anchor(draft.path)
         return Chunk(
-            id=chunk_id(doc_id, level, start, end, text, draft.embed_text, fingerprint, parent_id,
+            id=chunk_id(doc_id, level, (start, end), text, draft.embed_text, fingerprint, parent_id,
                         salt),
             doc_id=doc_id,
             index=index,
@@ -232,6 +228,23 @@ class Chunker:
             url=page.url(anchor),
             title=draft.path[0].title if draft.path and draft.path[0].kind == "title" else None,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Document:
+    """What every chunk of one document shares: how it was read, its id, its metadata as
+    JSON, the config's fingerprint and where its tabs lie."""
+
+    reading: Reading
+    doc_id: str
+    metadata: dict[str, Any]
+    fingerprint: str
+    tabs: Sequence[tuple[int, int, str]]
+
+    @classmethod
+    def of(cls, reading: Reading, doc_id: str, fingerprint: str) -> _Document:
+        return cls(reading, doc_id, json_ready(reading.metadata), fingerprint,
+                   tab_spans(reading.doc.blocks))
 
 
 def reader_of(reader: FormatName, format: FormatName | None) -> FormatName:

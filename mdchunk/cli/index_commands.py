@@ -18,14 +18,9 @@ from rich.markup import escape
 
 from .options import (
     CHUNKER_PLACE,
+    SEARCH_FIELDS,
     SELECTION,
     STORE,
-    ExpandOption,
-    FusionOption,
-    MilvusToken,
-    ModeOption,
-    OldToken,
-    WeightsOption,
     milvus_token,
     selection_of,
     settings_of,
@@ -47,8 +42,6 @@ def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
                                                 help="Files or folders to index.")],
     flags: dict[str, object],
-    token: MilvusToken = None,
-    old_token: OldToken = None,
     wait: Annotated[float, typer.Option(
         "--wait", help="Seconds to wait for another index run on the same index to finish "
                        "(default: stop at once with a message).")] = 0.0,
@@ -73,8 +66,7 @@ def index(
     with one_line_errors():
         from ..index import index_paths
 
-        config = _index_config(settings_of(flags), milvus_token(token, old_token), wait,
-                               engine, address)
+        config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address)
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
@@ -94,17 +86,8 @@ def index(
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],
-    k: Annotated[int, typer.Option("-k", help="How many hits.")] = 5,
-    mode: ModeOption = "hybrid",
-    path_prefix: Annotated[Optional[str],
-                           typer.Option("--path-prefix", help="Only paths under this.")] = None,
-    fusion: FusionOption = None,
-    weights: WeightsOption = None,
-    token: MilvusToken = None,
-    old_token: OldToken = None,
     as_json: Annotated[bool,
                        typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
-    expand: ExpandOption = "none",
 ) -> None:
     """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
     with one_line_errors():
@@ -113,13 +96,11 @@ def search(
 
         settings = settings_of(flags)
         config = SearchConfig(
-            StoreConfig(settings.value("db"), settings.value("collection"),
-                        milvus_token(token, old_token)),
+            StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
             EmbedderConfig(settings.value("model"),
                            None if settings.origin("backend") == DEFAULT
                            else settings.value("backend")),
-            k=k, mode=mode, path_prefix=path_prefix, weights=_weights(weights), fusion=fusion,
-            expand=expand)
+            **{field: flags[field] for field in SEARCH_FIELDS})  # type: ignore[arg-type]
         hits = run_search(query, config=config)
         for rank, hit in enumerate(hits, 1):
             if as_json:
@@ -152,15 +133,3 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
         engine=run_engine, wait=wait)
-
-
-def _weights(value: str | None) -> tuple[float, float] | None:
-    """``--weights 0.3,0.7`` as ``(0.3, 0.7)``."""
-    if value is None:
-        return None
-    try:
-        dense, bm25 = (float(part) for part in value.split(","))
-    except ValueError:
-        raise typer.BadParameter(f"{value!r} is not two numbers DENSE,BM25",
-                                 param_hint="--weights") from None
-    return dense, bm25

@@ -31,9 +31,8 @@ from .settings import KEYS, Settings, load_settings
 if TYPE_CHECKING:
     from ..sources import Selection
 
-__all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SELECTION", "STORE", "ExpandOption",
-           "Flag", "FusionOption", "MilvusToken", "ModeOption", "OldToken", "WeightsOption",
-           "choice", "milvus_token", "selection_of", "settings_of", "with_flags"]
+__all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
+           "Flag", "choice", "milvus_token", "selection_of", "settings_of", "with_flags"]
 
 
 def _default(key: str) -> str:
@@ -114,9 +113,12 @@ MilvusToken = Annotated[Optional[str], typer.Option("--milvus-token", envvar="MI
 OldToken = Annotated[Optional[str], typer.Option("--token", hidden=True)]
 
 
-def milvus_token(given: str | None, old: str | None) -> str | None:
+def milvus_token(flags: Mapping[str, object]) -> str | None:
     """The Milvus credential from ``--milvus-token`` (or ``MILVUS_TOKEN``), or from the
     deprecated ``--token``, said so on stderr."""
+    given, old = flags["milvus_token"], flags["token"]
+    assert given is None or isinstance(given, str)
+    assert old is None or isinstance(old, str)
     if old is None:
         return given
     err.print("mdchunk: --token is deprecated: use --milvus-token (or MILVUS_TOKEN)",
@@ -153,21 +155,36 @@ def _patterns(value: list[str] | None) -> tuple[str, ...] | None:
     return tuple(value) if value else None
 
 
+def _weights(value: str | None) -> tuple[float, float] | None:
+    """``--weights 0.3,0.7`` as ``(0.3, 0.7)``."""
+    if value is None:
+        return None
+    try:
+        dense, bm25 = (float(part) for part in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not two numbers DENSE,BM25",
+                                 param_hint="--weights") from None
+    return dense, bm25
+
+
 def _given(value: object) -> object:
     return value
 
 
 @dataclass(frozen=True, slots=True)
 class Flag:
-    """A flag several commands share: the settings key it sets, its declaration, and how its
-    value becomes the key's (checked, a usage error otherwise)."""
+    """A flag: the key it sets (a settings key, else a field of the search's config or the
+    Milvus token), its declaration, how its value becomes the key's (checked, a usage error
+    otherwise), and its default (``None``: not given, the settings' value shows through)."""
 
     key: str
     option: Any  # an Annotated[..., typer.Option(...)]
     parse: Callable[[Any], object] = _given
+    default: object = None
 
 
-#: Every shared flag, by its parameter name.
+#: Every flag more than one command takes, or that sets a config's field, by its parameter
+#: name.
 FLAGS: dict[str, Flag] = {
     "max_tokens": Flag("max_tokens", MaxTokens),
     "overlap": Flag("overlap_tokens", Overlap),
@@ -188,7 +205,18 @@ FLAGS: dict[str, Flag] = {
     "globs": Flag("glob", Globs, _patterns),
     "excludes": Flag("exclude", Excludes, _patterns),
     "gitignore": Flag("gitignore", Gitignore),
+    "token": Flag("milvus_token", MilvusToken),
+    "old_token": Flag("token", OldToken),
+    "k": Flag("k", Annotated[int, typer.Option("-k", help="How many hits.")], default=5),
+    "mode": Flag("mode", ModeOption, default="hybrid"),
+    "path_prefix": Flag("path_prefix", Annotated[Optional[str], typer.Option(
+        "--path-prefix", help="Only paths under this.")]),
+    "fusion": Flag("fusion", FusionOption),
+    "weights": Flag("weights", WeightsOption, _weights),
+    "expand": Flag("expand", ExpandOption, default="none"),
 }
+#: The search config's fields the flags set.
+SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")
@@ -201,15 +229,16 @@ Command = Callable[..., None]
 def with_flags(*layout: str) -> Callable[[Command], Command]:
     """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
     parameters, all in ``layout`` 's order (the order ``--help`` lists them). The command
-    declares only its own parameters and ``flags``: the shared flags' values, checked, under
-    their settings keys (``None``: not given)."""
+    declares only its own parameters and ``flags``: the table's flags' values, checked, under
+    their keys (``None``: not given)."""
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True).parameters
         unplaced = set(own) - set(layout) - {"flags"}
         if unplaced:  # a programming error: a parameter help would not show
             raise TypeError(f"{command.__name__}: {sorted(unplaced)} not in its layout")
-        params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None,
+        params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                    default=FLAGS[name].default,
                                     annotation=FLAGS[name].option) if name in FLAGS
                   else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
                   for name in layout]
@@ -228,8 +257,10 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
 
 
 def settings_of(flags: Mapping[str, object]) -> Settings:
-    """Defaults, then the config file found from the working folder, then the flags."""
-    return load_settings().with_flags(flags)
+    """Defaults, then the config file found from the working folder, then the flags (those
+    that set settings keys)."""
+    return load_settings().with_flags({key: value for key, value in flags.items()
+                                       if key in KEYS})
 
 
 def selection_of(settings: Settings) -> Selection:
