@@ -52,6 +52,13 @@ def test_globs_replace_extensions_and_excludes_prune(tmp_path: Path) -> None:
         "a.md", "vendor/e.md"]
 
 
+def test_include_is_the_deprecated_name_of_glob(tmp_path: Path) -> None:
+    _write(tmp_path, "a.md", "b.rst")
+    with pytest.warns(DeprecationWarning, match="glob="):
+        old = Selection(include=("*.rst",))
+    assert old == Selection(glob=("*.rst",)) and _ids(tmp_path, old) == ["b.rst"]
+
+
 def test_files_named_directly_are_always_taken(tmp_path: Path) -> None:
     _write(tmp_path, "a.rst")
     assert [s.doc_id for s in discover([tmp_path / "a.rst"], Selection(exclude=("*.rst",)))] == [

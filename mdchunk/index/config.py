@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..config import ChunkerConfig
 from ..errors import ConfigError
-from .embed import BACKENDS, Backend, Embedder
+from .embed import Backend, Embedder
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
 from .store import ANALYZER_NAMES, EXPAND_NAMES, Expand, SearchMode
@@ -60,14 +60,6 @@ class EmbedderConfig:
                               f"{', '.join(BACKEND_CHOICES)}")
         if self.model is not None and isinstance(self.model, (str, os.PathLike)):
             object.__setattr__(self, "model", os.fspath(self.model))
-
-    @property
-    def own_backend(self) -> Backend | None:
-        """The backend named, ``None`` for ``auto`` or none."""
-        for name in BACKENDS:
-            if name == self.backend:
-                return name
-        return None
 
 
 @dataclass(frozen=True, slots=True)
