@@ -55,6 +55,18 @@ def test_keywords_build_the_config_index_paths_takes_whole(monkeypatch) -> None:
     assert not calls[-1].model_tokens and calls[-1].chunker.tokenizer == "o200k_base"
 
 
+def test_in_model_tokens_the_keyword_overlap_is_at_most_half_the_budget(monkeypatch) -> None:
+    calls = _run(monkeypatch)
+    indexer.index_paths(["docs"], max_tokens=48)  # the default overlap, 64, would not fit
+    assert (calls[-1].chunker.max_tokens, calls[-1].chunker.overlap_tokens) == (48, 24)
+    indexer.index_paths(["docs"], levels=(1024, 256), overlap_tokens=300)
+    assert calls[-1].chunker.overlap_tokens == 128
+    with pytest.raises(mdchunk.ConfigError, match="overlap_tokens=64 must be smaller"):
+        indexer.index_paths(["docs"], max_tokens=48, tokenizer="cl100k_base")  # sized as named
+    assert index_config(MODEL, max_tokens=48, overlap_tokens=64, tokenizer=None) == \
+        leveled_config(MODEL, mdchunk.ChunkerConfig(max_tokens=48, overlap_tokens=24))
+
+
 def test_config_whole_is_passed_through_and_keywords_beside_it_refused(monkeypatch) -> None:
     calls = _run(monkeypatch)
     config = IndexConfig(store=StoreConfig(collection="kb"))

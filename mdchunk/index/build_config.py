@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ..config import ChunkerConfig, TokenizerSpec
 from ..errors import ConfigError
@@ -19,7 +20,7 @@ from .language import AUTO, Language, survey
 from .store import IndexMeta
 
 __all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
-           "config_fingerprint", "detect_analyzer", "index_config", "leaf_budget",
+           "config_fingerprint", "detect_analyzer", "index_config", "keyword_chunker",
            "leveled_config"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
@@ -62,19 +63,29 @@ def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
                  ) -> ChunkerConfig:
     """:func:`leveled_config` of a chunker config of these settings; ``tokenizer=None`` sizes
     chunks in the model's own tokens."""
-    chunker = ChunkerConfig(max_tokens=leaf_budget(levels, max_tokens),
-                            overlap_tokens=overlap_tokens,
-                            tokenizer=tokenizer or ChunkerConfig().tokenizer,
-                            levels=levels)  # type: ignore[arg-type]  # made a tuple there
+    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels)
     return leveled_config(embedder, chunker, model_tokens=tokenizer is None)
 
 
-def leaf_budget(levels: Sequence[int] | None, max_tokens: int) -> int:
-    """With ``levels``, the leaves' budget stands for ``max_tokens`` (which they replace), so
-    that the overlap is checked against it; the levels themselves are checked by the config."""
+def keyword_chunker(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec | None,
+                    levels: Sequence[int] | None, fields: Mapping[str, Any] | None = None
+                    ) -> ChunkerConfig:
+    """The chunker config the keyword forms (``index_paths(max_tokens=..., ...)``,
+    :func:`index_config`) describe, with ``fields`` set on it.
+
+    With ``levels``, the leaves' budget stands for ``max_tokens`` (which they replace), so
+    that the overlap is checked against it (the levels themselves are checked by the config).
+    Sized in the model's own tokens (``tokenizer=None``), the overlap is at most half the
+    budget, as :func:`chunker_config` makes it under the model's window anyway.
+    """
+    leaf = max_tokens
     if isinstance(levels, Sequence) and levels and isinstance(levels[-1], int):
-        return levels[-1]
-    return max_tokens
+        leaf = levels[-1]
+    if tokenizer is None and isinstance(overlap_tokens, int) and isinstance(leaf, int):
+        overlap_tokens = min(overlap_tokens, leaf // 2)
+    return ChunkerConfig(max_tokens=leaf, overlap_tokens=overlap_tokens,
+                         tokenizer=tokenizer or ChunkerConfig().tokenizer,
+                         levels=levels, **(fields or {}))  # type: ignore[arg-type]  # checked
 
 
 def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: bool = True

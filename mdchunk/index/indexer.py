@@ -51,7 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from ..chunks.includes import IncludeRoot
-from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec
+from ..config import Semantic, Site, TokenizerSpec
 from ..errors import ConfigError
 from ..sources import Selection, discover
 from .applying import ErrorCallback, IndexReport, ProgressCallback, Run, apply_plan
@@ -63,7 +63,7 @@ from .build_config import (
     config_fingerprint,
     detect_analyzer,
     index_config,
-    leaf_budget,
+    keyword_chunker,
     leveled_config,
 )
 from .config import (
@@ -186,11 +186,9 @@ def index_paths(
     if shaping and not set(shaping) <= SHAPING_KEYS:
         raise ConfigError(f"shaping takes {', '.join(sorted(SHAPING_KEYS))}, not "
                           f"{', '.join(sorted(set(shaping) - SHAPING_KEYS))}")
-    chunker = ChunkerConfig(
-        max_tokens=leaf_budget(levels, max_tokens),
-        overlap_tokens=overlap_tokens, tokenizer=tokenizer or ChunkerConfig().tokenizer,
-        levels=levels, base_url=base_url, site=site,  # type: ignore[arg-type]  # checked there
-        semantic=semantic, includes=includes, **(shaping or {}))  # type: ignore[arg-type]
+    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels,
+                              {"base_url": base_url, "site": site, "semantic": semantic,
+                               "includes": includes, **(shaping or {})})
     config = IndexConfig(
         chunker, model_tokens=tokenizer is None, embedder=EmbedderConfig(model, backend),
         store=StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
