@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
-from dataclasses import dataclass, replace
-from typing import Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from typing import Literal, TypedDict, get_args
 
 from .errors import ConfigError
 from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_SEMANTIC_THRESHOLD", "DEFAULT_TITLE_KEYS", "MAX_LEVELS",
-           "MIN_MAX_TOKENS", "SEMANTIC_SCORERS", "ChunkerConfig", "Semantic", "Site",
-           "TokenizerSpec", "checked_levels"]
+           "MIN_MAX_TOKENS", "OVERSIZED", "SEMANTIC_SCORERS", "ChunkerConfig", "ChunkerOptions",
+           "HtmlComments", "Oversized", "Semantic", "Site", "TokenizerSpec", "checked_levels",
+           "config_with"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
@@ -26,7 +29,12 @@ MAX_LEVELS = 4
 DEFAULT_TITLE_KEYS = ("title", "sidebar_label")
 #: How boundaries are scored by meaning (``None``: greedy, the default).
 Semantic = Literal["embedding", "lexical"]
-SEMANTIC_SCORERS: tuple[str, ...] = ("embedding", "lexical")
+SEMANTIC_SCORERS: tuple[str, ...] = get_args(Semantic)
+#: What becomes of a block larger than the budget: cut between lines, or kept whole.
+Oversized = Literal["split", "keep"]
+OVERSIZED: tuple[str, ...] = get_args(Oversized)
+#: Whether HTML comments stay in ``embed_text``.
+HtmlComments = Literal["keep", "drop"]
 #: The quantile of a run's own similarities below which two units are better in two chunks.
 DEFAULT_SEMANTIC_THRESHOLD = 0.5
 
@@ -44,13 +52,13 @@ class ChunkerConfig:
     #: Sections smaller than this share a chunk with their siblings; ``None`` means max_tokens // 4.
     min_tokens: int | None = None
     tokenizer: TokenizerSpec = "cl100k_base"
-    oversized: Literal["split", "keep"] = "split"
+    oversized: Oversized = "split"
     #: A hierarchy's budgets, coarsest first (level 1) down to the leaves; ``None`` for flat
     #: chunking at ``max_tokens``. See :meth:`at_level`.
     levels: tuple[int, ...] | None = None
     #: ``"drop"`` leaves HTML comments (``<!-- -->``, shown by no site) out of ``embed_text``
     #: and its count; ``text`` keeps them verbatim either way.
-    html_comments: Literal["keep", "drop"] = "drop"
+    html_comments: HtmlComments = "drop"
     #: Where the pages are published: with it, every chunk gets a ``url`` (page URL plus
     #: ``#anchor``); ``None`` gives no URLs.
     base_url: str | None = None
@@ -103,7 +111,7 @@ class ChunkerConfig:
                     f"min_tokens={self.min_tokens} must lie between 0 and "
                     f"max_tokens={self.max_tokens}"
                 )
-        if self.oversized not in ("split", "keep"):
+        if self.oversized not in OVERSIZED:
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
         if self.levels is not None:
             object.__setattr__(self, "levels", checked_levels(self.levels, self.overlap_tokens))
@@ -184,6 +192,53 @@ class ChunkerConfig:
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
 
+class ChunkerOptions(TypedDict, total=False):
+    """:class:`ChunkerConfig`'s fields as keyword arguments (``chunk_markdown(text,
+    max_tokens=256)``): the one list the keyword forms of the ``chunk_*`` functions take,
+    kept field for field in step with the dataclass by a test. Sequences and paths are
+    accepted where the config keeps tuples and strings."""
+
+    max_tokens: int
+    overlap_tokens: int
+    min_tokens: int | None
+    tokenizer: TokenizerSpec
+    oversized: Oversized
+    levels: Sequence[int] | None
+    html_comments: HtmlComments
+    base_url: str | None
+    site: Site
+    title_keys: Sequence[str]
+    clean: bool
+    includes: str | os.PathLike[str] | None
+    semantic: Semantic | None
+    semantic_model: str | None
+    semantic_threshold: float
+
+
+def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> ChunkerConfig:
+    """``config`` (default: :class:`ChunkerConfig`'s defaults) with ``options`` set on it, the
+    options winning; an option that is no field is a :class:`ConfigError` naming it.
+
+    A ``min_tokens`` that was the default quarter of ``max_tokens`` follows a new
+    ``max_tokens``, as it would in a config built with it.
+
+    >>> config_with(ChunkerConfig(overlap_tokens=0), {"max_tokens": 64}).min_tokens
+    16
+    """
+    unknown = sorted(set(options) - _FIELDS)
+    if unknown:
+        hints = [match for name in unknown for match in difflib.get_close_matches(name, _FIELDS, 1)]
+        raise ConfigError(f"unknown chunker option {', '.join(map(repr, unknown))}"
+                          + (f" (did you mean {', '.join(map(repr, hints))}?)" if hints else "")
+                          + f"; the options are {', '.join(sorted(_FIELDS))}")
+    if config is None:
+        return ChunkerConfig(**options)  # type: ignore[arg-type]  # checked in __post_init__
+    if "max_tokens" in options and "min_tokens" not in options \
+            and config.min_tokens == config.max_tokens // 4:
+        options = {**options, "min_tokens": None}
+    return replace(config, **options)  # type: ignore[arg-type]  # checked in __post_init__
+
+
 def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:
     """``levels`` as a tuple: 1 to MAX_LEVELS budgets, strictly decreasing, each at least
     MIN_MAX_TOKENS and larger than the overlap; else a :class:`ConfigError` naming them.
@@ -212,6 +267,9 @@ def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:
         raise ConfigError(f"overlap_tokens={overlap_tokens} must be smaller than the smallest of "
                           f"levels={budgets!r}")
     return budgets
+
+
+_FIELDS = frozenset(field.name for field in fields(ChunkerConfig))
 
 
 def _checked_title_keys(keys: object) -> tuple[str, ...]:

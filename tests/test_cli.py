@@ -200,7 +200,8 @@ def test_search_expand_through_the_cli(tmp_path: Path) -> None:
     assert re.search(r"^1\. \S*pg\.md:\d+-\d+  level 2  ", listing.stdout, re.MULTILINE)
     bad = runner.invoke(app, ["search", "q", "--db", db, "--expand", "wide"])
     assert bad.exit_code == 2
-    assert "'wide' is not one of none, parent, auto" in _error_text(bad.stderr)
+    assert "'--expand': Value error, 'wide' is not one of 'none', 'parent', 'auto'" in _error_text(
+        bad.stderr)
 
 
 def test_chunk_docsearch_format_with_site_urls(tmp_path: Path) -> None:

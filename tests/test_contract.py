@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 import mdchunk
 from mdchunk.cli import app
+from mdchunk.config import ChunkerOptions
 from mdchunk.index import IndexReport, SearchHit, index_paths, search
 
 from .conftest import ROOT
@@ -50,8 +51,11 @@ def test_every_public_name_is_in_the_contract(name: str) -> None:
                                       mdchunk.chunk_hierarchy, index_paths, search],
                          ids=lambda f: f.__name__)
 def test_every_keyword_argument_is_in_the_contract(function) -> None:
-    params = list(inspect.signature(function).parameters)[1:]  # after the text, path or query
-    assert [p for p in params if not named(p)] == []
+    params = list(inspect.signature(function).parameters.values())[1:]  # after text/path/query
+    # ``**options`` stands for every ChunkerConfig field, each a keyword the contract names
+    names = [name for p in params for name in
+             (ChunkerOptions.__annotations__ if p.kind is p.VAR_KEYWORD else (p.name,))]
+    assert [name for name in names if not named(name)] == []
 
 
 @pytest.mark.parametrize("cls", [mdchunk.Chunk, mdchunk.ChunkerConfig, SearchHit],

@@ -46,10 +46,17 @@ def test_gitignore_outside_a_repository_is_not_read_from_above(tmp_path: Path) -
 def test_globs_replace_extensions_and_excludes_prune(tmp_path: Path) -> None:
     _write(tmp_path, "a.md", "b.rst", "guide/c.md", "guide/d.mdx", "vendor/e.md", ".hidden/f.md")
     assert _ids(tmp_path) == ["a.md", "guide/c.md", "guide/d.mdx", "vendor/e.md"]
-    assert _ids(tmp_path, Selection(include=("*.rst", "guide/*.mdx"))) == ["b.rst", "guide/d.mdx"]
+    assert _ids(tmp_path, Selection(glob=("*.rst", "guide/*.mdx"))) == ["b.rst", "guide/d.mdx"]
     assert _ids(tmp_path, Selection(exclude=("vendor/", "*.mdx"))) == ["a.md", "guide/c.md"]
-    assert _ids(tmp_path, Selection(include=("**/*.md",), exclude=("guide/**",))) == [
+    assert _ids(tmp_path, Selection(glob=("**/*.md",), exclude=("guide/**",))) == [
         "a.md", "vendor/e.md"]
+
+
+def test_include_is_the_deprecated_name_of_glob(tmp_path: Path) -> None:
+    _write(tmp_path, "a.md", "b.rst")
+    with pytest.warns(DeprecationWarning, match="glob="):
+        old = Selection(include=("*.rst",))
+    assert old == Selection(glob=("*.rst",)) and _ids(tmp_path, old) == ["b.rst"]
 
 
 def test_files_named_directly_are_always_taken(tmp_path: Path) -> None:

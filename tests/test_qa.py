@@ -48,7 +48,7 @@ def test_text_before_the_first_question_goes_to_the_metadata(newline: str) -> No
 
 def test_a_preamble_still_leads_level_one_of_a_hierarchy() -> None:
     source = "导出时间：2024-05-20\n\n" + PAIRS
-    chunks = mdchunk.chunk_hierarchy(source, levels=(256, 16), overlap_tokens=0, format="qa")
+    chunks = mdchunk.chunk_hierarchy(source, levels=(256, 16), overlap_tokens=0, reader="qa")
     assert "".join(c.text for c in chunks if c.level == 1) == source
     assert chunks[0].metadata == {"qa_preamble": "导出时间：2024-05-20"}
     # as front matter: in a leaf only when its whole parent fits the leaf budget (not here)

@@ -79,13 +79,14 @@ class ChunkList(list[Chunk]):
         return self.events.get("llm_fallbacks", 0)
 
 
-def chunk_id(doc_id: str, level: int, start: int, end: int, text: str, embed_text: str,
+def chunk_id(doc_id: str, level: int, span: tuple[int, int], text: str, embed_text: str,
              fingerprint: str, parent_id: str | None = None, salt: str = "") -> str:
     """Stable id: same document, level, span, text and shaping config give the same id. In a
     hierarchy the parent counts too: overlap can give two parents a child of the same span.
     ``salt`` tells apart chunks of one span that differ elsewhere (the pieces of an included
     file, which all have its reference as their span); without one, ids are as they were."""
     h = hashlib.blake2b(digest_size=16)
+    start, end = span
     parts: tuple[str, ...] = (doc_id, str(level), str(start), str(end), fingerprint, text,
                               embed_text)
     if parent_id is not None:

@@ -11,8 +11,9 @@ drafts into chunks with ids, line numbers and metadata. Nothing here does I/O ex
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ from .includes import IncludeRoot
 from .read import read, read_file
 from .reading import Reading
 
-__all__ = ["Chunker"]
+__all__ = ["Chunker", "reader_of"]
 
 
 class Chunker:
@@ -61,33 +62,38 @@ class Chunker:
 
     def chunk(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
               ) -> list[Chunk]:
-        """Chunk Markdown. Front matter goes to every chunk's ``metadata``, not into a chunk."""
-        return self._flat(self._read("markdown", text, doc_id, metadata), doc_id)
+        """Chunk Markdown. Front matter goes to every chunk's ``metadata``, not into a chunk.
+        With ``config.levels``, every level of a hierarchy (as :meth:`chunk_hierarchy`)."""
+        return self.chunk_reading(self._read("markdown", text, doc_id, metadata), doc_id)
 
     def chunk_text(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                    ) -> list[Chunk]:
         """Chunk plain text; headings come from the line classifier in
-        :mod:`mdchunk.formats.plaintext`."""
-        return self._flat(self._read("text", text, doc_id, metadata), doc_id)
+        :mod:`mdchunk.formats.plaintext`. With ``config.levels``, every level."""
+        return self.chunk_reading(self._read("text", text, doc_id, metadata), doc_id)
 
     def chunk_qa(self, text: str, doc_id: str = "", metadata: Mapping[str, Any] | None = None
                  ) -> list[Chunk]:
         """One chunk per question/answer pair; a pair over budget is split inside its answer,
-        each piece carrying the question as its breadcrumb."""
-        return self._flat(self._read("qa", text, doc_id, metadata), doc_id)
+        each piece carrying the question as its breadcrumb. With ``config.levels``, every
+        level."""
+        return self.chunk_reading(self._read("qa", text, doc_id, metadata), doc_id)
 
     def chunk_hierarchy(self, text: str, doc_id: str = "",
                         metadata: Mapping[str, Any] | None = None,
-                        levels: Sequence[int] | None = None, format: FormatName = "markdown"
-                        ) -> list[Chunk]:
+                        levels: Sequence[int] | None = None, reader: FormatName = "markdown",
+                        *, format: FormatName | None = None) -> list[Chunk]:
         """Chunks of every level, coarsest first (see :mod:`mdchunk.plan.hierarchy`).
 
         ``levels`` are the budgets, coarsest first (default: the config's, else
         ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, front matter included, and each
         chunk of a finer level lies inside its ``parent_id``. Leaves are the last level.
+        ``reader`` is ``"markdown"``, ``"text"`` or ``"qa"`` (``format=`` is its deprecated
+        name).
         """
         config = self._hierarchy_config(levels)
-        return self._hierarchy(self._read(format, text, doc_id, metadata), doc_id, config)
+        fmt = reader_of(reader, format)
+        return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
 
     def chunk_file(self, path: str | Path, doc_id: str | None = None,
                    metadata: Mapping[str, Any] | None = None,
@@ -109,8 +115,7 @@ class Chunker:
         doc_id = path.as_posix() if doc_id is None else doc_id
         try:
             reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
-            wanted = levels if levels is not None else self.config.levels
-            return reading, self.chunk_reading(reading, doc_id, wanted)
+            return reading, self.chunk_reading(reading, doc_id, levels)
         except InputError:
             raise
         except RecursionError as exc:
@@ -119,8 +124,9 @@ class Chunker:
     def chunk_reading(self, reading: Reading | None, doc_id: str,
                       levels: Sequence[int] | None = None) -> list[Chunk]:
         """Chunks of a document already read (:func:`~.read.read`, :func:`~.read.read_file`):
-        leaves at ``max_tokens``, or with ``levels`` every level of a hierarchy."""
-        if levels is None:
+        leaves at ``max_tokens``, or every level of a hierarchy when ``levels`` or the config's
+        levels are given: the one choice every entry point makes alike."""
+        if levels is None and self.config.levels is None:
             return self._flat(reading, doc_id)
         return self._hierarchy(reading, doc_id, self._hierarchy_config(levels))
 
@@ -139,11 +145,9 @@ class Chunker:
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
                             hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
-        meta = json_ready(reading.metadata)
-        tabs = tab_spans(reading.doc.blocks)
-        return self._result([self._chunk(reading, draft, doc_id, meta, self.fingerprint, 3,
-                                         index, None, tabs) for index, draft in enumerate(drafts)],
-                            [kit])
+        document = _Document.of(reading, doc_id, self.fingerprint)
+        return self._result([self._chunk(document, draft, 3, index, None)
+                             for index, draft in enumerate(drafts)], [kit])
 
     def _result(self, chunks: list[Chunk], kits: Sequence[PackingKit]) -> list[Chunk]:
         """With an ``llm``, a :class:`ChunkList` counting its proposals and fallbacks."""
@@ -173,24 +177,22 @@ class Chunker:
                               Tiling.of(source) if level == 1 else None, hidden)
                 for level in range(1, len(budgets) + 1)]
         planned = plan_hierarchy(reading.tops, kits, self.strategy, reading.lead)
-        fingerprint = config.fingerprint
-        meta = json_ready(reading.metadata)
+        document = _Document.of(reading, doc_id, config.fingerprint)
         chunks: list[Chunk] = []
         parent_ids: list[str] = []
-        tabs = tab_spans(reading.doc.blocks)
         for nodes in planned:
-            level = [self._chunk(reading, node.draft, doc_id, meta, fingerprint, node.level,
-                                 index, None if node.parent is None else parent_ids[node.parent],
-                                 tabs)
+            level = [self._chunk(document, node.draft, node.level, index,
+                                 None if node.parent is None else parent_ids[node.parent])
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
             chunks += level
         return self._result(chunks, kits)
 
     @staticmethod
-    def _chunk(reading: Reading, draft: Draft, doc_id: str, metadata: dict[str, Any],
-               fingerprint: str, level: int, index: int, parent_id: str | None,
-               tabs: Sequence[tuple[int, int, str]] = ()) -> Chunk:
+    def _chunk(document: _Document, draft: Draft, level: int, index: int,
+               parent_id: str | None) -> Chunk:
+        reading, doc_id, metadata = document.reading, document.doc_id, document.metadata
+        fingerprint, tabs = document.fingerprint, document.tabs
         page = reading.page
         labels = tabs_in(tabs, draft.start, draft.end) if tabs else []
         if labels:  # the tab a chunk came from, or the tabs of a group it holds
@@ -207,7 +209,7 @@ class Chunker:
         headings = [h.title for h in draft.path]
         anchor = page.anchor(draft.path)
         return Chunk(
-            id=chunk_id(doc_id, level, start, end, text, draft.embed_text, fingerprint, parent_id,
+            id=chunk_id(doc_id, level, (start, end), text, draft.embed_text, fingerprint, parent_id,
                         salt),
             doc_id=doc_id,
             index=index,
@@ -229,3 +231,29 @@ class Chunker:
             url=page.url(anchor),
             title=draft.path[0].title if draft.path and draft.path[0].kind == "title" else None,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class _Document:
+    """What every chunk of one document shares: how it was read, its id, its metadata as
+    JSON, the config's fingerprint and where its tabs lie."""
+
+    reading: Reading
+    doc_id: str
+    metadata: dict[str, Any]
+    fingerprint: str
+    tabs: Sequence[tuple[int, int, str]]
+
+    @classmethod
+    def of(cls, reading: Reading, doc_id: str, fingerprint: str) -> _Document:
+        return cls(reading, doc_id, json_ready(reading.metadata), fingerprint,
+                   tab_spans(reading.doc.blocks))
+
+
+def reader_of(reader: FormatName, format: FormatName | None) -> FormatName:
+    """The reader asked for: ``reader``, or ``format`` (its deprecated name) when given."""
+    if format is None:
+        return reader
+    warnings.warn("format= is deprecated: it is reader= now (the reader, not an output "
+                  "format)", DeprecationWarning, stacklevel=3)
+    return format

@@ -1,7 +1,8 @@
 """The commands that chunk files and show the result: ``chunk``, ``inspect`` and ``config``.
 
-Each is a plain function whose signature declares its flags (:mod:`.options`); :mod:`.app`
-registers them on the Typer app.
+Each is a plain function whose signature declares its own flags; :func:`.options.with_flags`
+adds the shared ones (the chunker's, the file selection's…) in the order help lists them, and
+:mod:`.app` registers them on the Typer app.
 """
 
 from __future__ import annotations
@@ -20,29 +21,14 @@ from ..config import ChunkerConfig
 from ..errors import InputError
 from ..text.decode import read_document
 from .options import (
-    Analyzer,
-    BaseUrl,
-    Collection,
-    Db,
-    Excludes,
-    Gitignore,
-    Globs,
-    IncludesOption,
-    Levels,
-    MaxTokens,
-    MinTokens,
-    Model,
-    Overlap,
-    Oversized,
-    SemanticOption,
-    SiteOption,
-    Tokenizer,
-    Workers,
+    CHUNKER_PLACE,
+    CHUNKER_SHAPE,
+    SELECTION,
+    STORE,
     choice,
-    chunker_flags,
-    selection_flags,
     selection_of,
     settings_of,
+    with_flags,
 )
 from .output import Failures, err, json_line, note_preamble, one_line_errors, out, toml_value
 from .stats import RunStats
@@ -53,29 +39,18 @@ if TYPE_CHECKING:
 __all__ = ["chunk", "inspect", "show_config"]
 
 
+@with_flags("paths", *CHUNKER_SHAPE, "output", "workers", *CHUNKER_PLACE, "output_format",
+            *SELECTION, "stats")
 def chunk(
     paths: Annotated[list[Path], typer.Argument(
         metavar="PATH", help="Files or folders (.md, .markdown, .mdx, .txt …); folders are "
                              "walked.")],
-    max_tokens: MaxTokens = None,
-    overlap: Overlap = None,
-    min_tokens: MinTokens = None,
-    tokenizer: Tokenizer = None,
-    oversized: Oversized = None,
+    flags: dict[str, object],
     output: Annotated[Optional[Path],
                       typer.Option("-o", "--output", help="Write here, not stdout.")] = None,
-    workers: Workers = None,
-    levels: Levels = None,
-    base_url: BaseUrl = None,
-    site: SiteOption = None,
-    includes: IncludesOption = None,
-    semantic: SemanticOption = None,
     output_format: Annotated[str, typer.Option(
         "--format", help="jsonl (chunks as they are, plus path) or docsearch (doc-search "
                          "records).")] = "jsonl",
-    globs: Globs = None,
-    excludes: Excludes = None,
-    gitignore: Gitignore = None,
     stats: Annotated[bool, typer.Option(
         "--stats", help="Print a summary at the end (on stderr when chunks go to stdout): "
                         "counts, token distribution against the budget, blocks split and "
@@ -88,16 +63,11 @@ def chunk(
 
     Options not given come from [tool.mdchunk] in pyproject.toml or from mdchunk.toml (see
     mdchunk config)."""
-    flags = chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
-                          tokenizer=tokenizer, oversized=oversized, levels=levels,
-                          base_url=base_url, site=site, semantic=semantic,
-                          includes=includes)
     choice(output_format, ("jsonl", "docsearch"), "--format")
     with one_line_errors():
         from ..chunks.docsearch import docsearch_record
 
-        settings = settings_of({**flags, "workers": workers,
-                                **selection_flags(globs, excludes, gitignore)})
+        settings = settings_of(flags)
         config = settings.chunker()
         sources = _sources(paths, selection_of(settings))
         failures = Failures()
@@ -170,21 +140,14 @@ def _chunk_all(sources: list[Source], config: ChunkerConfig, workers: int,
         yield by_file[path], chunks
 
 
+@with_flags("file", *CHUNKER_SHAPE, "levels", "level", *CHUNKER_PLACE[1:], "chunk_no",
+            "html_out")
 def inspect(
     file: Annotated[Path, typer.Argument(metavar="FILE", help="One Markdown or text file.")],
-    max_tokens: MaxTokens = None,
-    overlap: Overlap = None,
-    min_tokens: MinTokens = None,
-    tokenizer: Tokenizer = None,
-    oversized: Oversized = None,
-    levels: Levels = None,
+    flags: dict[str, object],
     level: Annotated[Optional[int], typer.Option(
         "--level", help="With --levels: which level to show, 1 (coarsest) to the leaves "
                         "[default: the leaves].")] = None,
-    base_url: BaseUrl = None,
-    site: SiteOption = None,
-    includes: IncludesOption = None,
-    semantic: SemanticOption = None,
     chunk_no: Annotated[Optional[int], typer.Option(
         "--chunk", help="Show only chunk N (its index): its header and embed_text.")] = None,
     html_out: Annotated[Optional[Path], typer.Option(
@@ -194,10 +157,6 @@ def inspect(
     """Show where the chunk boundaries fall: the document itself, a rule and a header at each
     chunk (index, section, line range, tokens against the budget, kinds, flags: split
     table/code/list/prose, oversized), chunks in alternating colours, overlap shaded."""
-    flags = chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
-                          tokenizer=tokenizer, oversized=oversized, levels=levels,
-                          base_url=base_url, site=site, semantic=semantic,
-                          includes=includes)
     with one_line_errors():
         from .render import print_chunk, print_inspection, render_html
         from .views import inspect_chunks
@@ -232,35 +191,11 @@ def inspect(
             print_inspection(out, view)
 
 
-def show_config(
-    max_tokens: MaxTokens = None,
-    overlap: Overlap = None,
-    min_tokens: MinTokens = None,
-    tokenizer: Tokenizer = None,
-    oversized: Oversized = None,
-    levels: Levels = None,
-    base_url: BaseUrl = None,
-    site: SiteOption = None,
-    includes: IncludesOption = None,
-    semantic: SemanticOption = None,
-    db: Db = None,
-    collection: Collection = None,
-    model: Model = None,
-    analyzer: Analyzer = None,
-    workers: Workers = None,
-    globs: Globs = None,
-    excludes: Excludes = None,
-    gitignore: Gitignore = None,
-) -> None:
+@with_flags(*CHUNKER_SHAPE, *CHUNKER_PLACE, *STORE, "model", "analyzer", "workers", *SELECTION)
+def show_config(flags: dict[str, object]) -> None:
     """Print the effective settings, one "key = value" line each, and where each came from:
     default, the config file's path, or flag. The config file is [tool.mdchunk] in
     pyproject.toml or mdchunk.toml, the first found from the working folder upwards."""
-    flags = {**chunker_flags(max_tokens=max_tokens, overlap=overlap, min_tokens=min_tokens,
-                             tokenizer=tokenizer, oversized=oversized, levels=levels,
-                             base_url=base_url, site=site, semantic=semantic,
-                             includes=includes),
-             "db": db, "collection": collection, "model": model, "analyzer": analyzer,
-             "workers": workers, **selection_flags(globs, excludes, gitignore)}
     with one_line_errors():
         settings = settings_of(flags)
         out.print(f"# config file: {settings.file or 'none found'}", markup=False,

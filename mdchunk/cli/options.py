@@ -1,24 +1,39 @@
 """The command line's options: each flag declared once (type, help, default shown from the
-settings' defaults), and the checks that turn flag values into settings keys.
+settings' defaults), the table that gives the shared ones to every command that takes them
+(:func:`with_flags`), and the checks that turn flag values into settings keys.
 
-Every flag defaults to ``None``, "not given", so that the config file's value or the default
-shows through (:mod:`.settings`); a bad value is a usage error (exit status 2) naming the flag.
+Every flag that sets a settings key defaults to ``None``, "not given", so that the config
+file's value or the default shows through (:mod:`.settings`); a bad value is a usage error
+(exit status 2) naming the flag. A flag with a fixed set of values is typed by the library's
+own ``Literal`` (the site generators, the search modes…), so ``--help`` lists them and a value
+not among them is refused by the parser.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Optional
+import functools
+import inspect
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..config import checked_levels
+from ..config import Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
+from ..index.config import AnalyzerChoice, BackendChoice
+from ..index.expand import MERGE_RATIO
+from ..index.fusion import FusionName
+from ..index.store import Expand, SearchMode
+from .output import err
 from .settings import KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
     from ..sources import Selection
+
+__all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
+           "Flag", "choice", "milvus_token", "selection_of", "settings_of", "with_flags"]
 
 
 def _default(key: str) -> str:
@@ -36,7 +51,7 @@ MinTokens = Annotated[Optional[int], typer.Option(
                          "[default: max-tokens / 4].")]
 Tokenizer = Annotated[Optional[str], typer.Option(
     "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path." + _default("tokenizer"))]
-Oversized = Annotated[Optional[str], typer.Option(
+OversizedOption = Annotated[Optional[Oversized], typer.Option(
     "--oversized", help="split, or keep: leave a block larger than the budget whole and mark "
                         "it oversized." + _default("oversized"))]
 Db = Annotated[Optional[str], typer.Option(
@@ -48,32 +63,22 @@ Model = Annotated[Optional[str], typer.Option(
                     "all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
                     "Chinese in it), use-multilingual, or a sentence-transformers name or "
                     "path." + _default("model"))]
-#: ``--backend``'s values (the embedder's backends and ``auto``).
-BACKEND_CHOICES = ("auto", "torch", "onnx", "onnx-int8")
-BackendOption = Annotated[Optional[str], typer.Option(
+BackendOption = Annotated[Optional[BackendChoice], typer.Option(
     "--backend", help="How the model runs: auto (onnx-int8 where onnxruntime is installed; "
                       "torch on a GPU), torch, onnx (fp32) or onnx-int8. The collection records "
                       "it: another backend re-embeds; search uses the collection's own. "
                       "use-multilingual ignores it." + _default("backend"))]
-FusionOption = Annotated[Optional[str], typer.Option(
-    "--fusion", help="How hybrid search fuses dense and BM25: score (min-max scores, "
-                     "weighted) or rrf (reciprocal rank) [default: score].")]
-WeightsOption = Annotated[Optional[str], typer.Option(
-    "--weights", metavar="DENSE,BM25",
-    help="Hybrid weights of the dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")]
-Analyzer = Annotated[Optional[str], typer.Option(
+Analyzer = Annotated[Optional[AnalyzerChoice], typer.Option(
     "--analyzer", help="auto, standard or jieba." + _default("analyzer"))]
-Token = Annotated[Optional[str], typer.Option("--token", envvar="MILVUS_TOKEN",
-                                              help="Milvus token.")]
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
-SiteOption = Annotated[Optional[str], typer.Option(
+SiteOption = Annotated[Optional[Site], typer.Option(
     "--site", help=site_help() + _default("site"))]
 IncludesOption = Annotated[Optional[str], typer.Option(
     "--includes", metavar="DIR",
     help="Include root: code_sample, include, --8<-- and MDX raw-loader references show the "
          "file's text (read from here) as a code block in embed_text.")]
-SemanticOption = Annotated[Optional[str], typer.Option(
+SemanticOption = Annotated[Optional[Semantic], typer.Option(
     "--semantic", help="Choose cut points by meaning: embedding (all-MiniLM-L6-v2, or --model "
                        "for index) or lexical (word overlap, no model). Default: greedy.")]
 Levels = Annotated[Optional[str], typer.Option(
@@ -89,6 +94,36 @@ Excludes = Annotated[Optional[list[str]], typer.Option(
                       "(repeatable).")]
 Gitignore = Annotated[Optional[bool], typer.Option(
     "--gitignore/--no-gitignore", help="Honour .gitignore files [default: on].")]
+
+# -- search's own flags, typed by the library's literals ---------------------------------------
+ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
+FusionOption = Annotated[Optional[FusionName], typer.Option(
+    "--fusion", help="How hybrid search fuses dense and BM25: score (min-max scores, "
+                     "weighted) or rrf (reciprocal rank) [default: score].")]
+WeightsOption = Annotated[Optional[str], typer.Option(
+    "--weights", metavar="DENSE,BM25",
+    help="Hybrid weights of the dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")]
+ExpandOption = Annotated[Expand, typer.Option(
+    "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
+                     f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
+                     "level after level).")]
+MilvusToken = Annotated[Optional[str], typer.Option("--milvus-token", envvar="MILVUS_TOKEN",
+                                                    help="Milvus token.")]
+#: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
+OldToken = Annotated[Optional[str], typer.Option("--token", hidden=True)]
+
+
+def milvus_token(flags: Mapping[str, object]) -> str | None:
+    """The Milvus credential from ``--milvus-token`` (or ``MILVUS_TOKEN``), or from the
+    deprecated ``--token``, said so on stderr."""
+    given, old = flags["milvus_token"], flags["token"]
+    assert given is None or isinstance(given, str)
+    assert old is None or isinstance(old, str)
+    if old is None:
+        return given
+    err.print("mdchunk: --token is deprecated: use --milvus-token (or MILVUS_TOKEN)",
+              markup=False, highlight=False)
+    return old if given is None else given
 
 
 def _levels(value: str | None) -> tuple[int, ...] | None:
@@ -107,47 +142,130 @@ def _levels(value: str | None) -> tuple[int, ...] | None:
 
 
 def choice(value: str | None, choices: Sequence[str], flag: str) -> str | None:
-    """A flag with a fixed set of values: a usage error (exit 2) names the choices."""
+    """A flag with a fixed set of values not typed by a literal: a usage error (exit 2) names
+    the choices."""
     if value is not None and value not in choices:
         raise typer.BadParameter(f"{value!r} is not one of {', '.join(choices)}",
                                  param_hint=flag)
     return value
 
 
-def chunker_flags(*, max_tokens: int | None = None, overlap: int | None = None,
-                  min_tokens: int | None = None, tokenizer: str | None = None,
-                  oversized: str | None = None, levels: str | None = None,
-                  base_url: str | None = None, site: str | None = None,
-                  semantic: str | None = None, includes: str | None = None
-                  ) -> dict[str, object]:
-    """The chunker's flags under their config keys (``None``: not given), usage-checked."""
-    from ..config import SEMANTIC_SCORERS
-    from ..formats.sites import SITES
-
-    return {"max_tokens": max_tokens, "overlap_tokens": overlap, "min_tokens": min_tokens,
-            "tokenizer": tokenizer, "oversized": choice(oversized, ("split", "keep"),
-                                                        "--oversized"),
-            "levels": _levels(levels), "base_url": base_url,
-            "site": choice(site, SITES, "--site"),
-            "semantic": choice(semantic, SEMANTIC_SCORERS, "--semantic"),
-            "includes": includes}
+def _patterns(value: list[str] | None) -> tuple[str, ...] | None:
+    """A repeatable pattern flag as the tuple its key takes (``None``: not given)."""
+    return tuple(value) if value else None
 
 
-def selection_flags(globs: list[str] | None, excludes: list[str] | None,
-                    gitignore: bool | None) -> dict[str, object]:
-    """The file selection's flags under their config keys (``None``: not given)."""
-    return {"include": tuple(globs) if globs else None,
-            "exclude": tuple(excludes) if excludes else None, "gitignore": gitignore}
+def _weights(value: str | None) -> tuple[float, float] | None:
+    """``--weights 0.3,0.7`` as ``(0.3, 0.7)``."""
+    if value is None:
+        return None
+    try:
+        dense, bm25 = (float(part) for part in value.split(","))
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not two numbers DENSE,BM25",
+                                 param_hint="--weights") from None
+    return dense, bm25
 
 
-def settings_of(flags: dict[str, object]) -> Settings:
-    """Defaults, then the config file found from the working folder, then the flags."""
-    return load_settings().with_flags(flags)
+def _given(value: object) -> object:
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class Flag:
+    """A flag: the key it sets (a settings key, else a field of the search's config or the
+    Milvus token), its declaration, how its value becomes the key's (checked, a usage error
+    otherwise), and its default (``None``: not given, the settings' value shows through)."""
+
+    key: str
+    option: Any  # an Annotated[..., typer.Option(...)]
+    parse: Callable[[Any], object] = _given
+    default: object = None
+
+
+#: Every flag more than one command takes, or that sets a config's field, by its parameter
+#: name.
+FLAGS: dict[str, Flag] = {
+    "max_tokens": Flag("max_tokens", MaxTokens),
+    "overlap": Flag("overlap_tokens", Overlap),
+    "min_tokens": Flag("min_tokens", MinTokens),
+    "tokenizer": Flag("tokenizer", Tokenizer),
+    "oversized": Flag("oversized", OversizedOption),
+    "levels": Flag("levels", Levels, _levels),
+    "base_url": Flag("base_url", BaseUrl),
+    "site": Flag("site", SiteOption),
+    "includes": Flag("includes", IncludesOption),
+    "semantic": Flag("semantic", SemanticOption),
+    "db": Flag("db", Db),
+    "collection": Flag("collection", Collection),
+    "model": Flag("model", Model),
+    "backend": Flag("backend", BackendOption),
+    "analyzer": Flag("analyzer", Analyzer),
+    "workers": Flag("workers", Workers),
+    "globs": Flag("glob", Globs, _patterns),
+    "excludes": Flag("exclude", Excludes, _patterns),
+    "gitignore": Flag("gitignore", Gitignore),
+    "token": Flag("milvus_token", MilvusToken),
+    "old_token": Flag("token", OldToken),
+    "k": Flag("k", Annotated[int, typer.Option("-k", help="How many hits.")], default=5),
+    "mode": Flag("mode", ModeOption, default="hybrid"),
+    "path_prefix": Flag("path_prefix", Annotated[Optional[str], typer.Option(
+        "--path-prefix", help="Only paths under this.")]),
+    "fusion": Flag("fusion", FusionOption),
+    "weights": Flag("weights", WeightsOption, _weights),
+    "expand": Flag("expand", ExpandOption, default="none"),
+}
+#: The search config's fields the flags set.
+SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand")
+#: Groups of shared flags, in the order help lists them.
+CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
+CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")
+STORE = ("db", "collection")
+SELECTION = ("globs", "excludes", "gitignore")
+
+Command = Callable[..., None]
+
+
+def with_flags(*layout: str) -> Callable[[Command], Command]:
+    """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
+    parameters, all in ``layout`` 's order (the order ``--help`` lists them). The command
+    declares only its own parameters and ``flags``: the table's flags' values, checked, under
+    their keys (``None``: not given)."""
+
+    def decorate(command: Command) -> Command:
+        own = inspect.signature(command, eval_str=True).parameters
+        unplaced = set(own) - set(layout) - {"flags"}
+        if unplaced:  # a programming error: a parameter help would not show
+            raise TypeError(f"{command.__name__}: {sorted(unplaced)} not in its layout")
+        params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
+                                    default=FLAGS[name].default,
+                                    annotation=FLAGS[name].option) if name in FLAGS
+                  else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
+                  for name in layout]
+
+        @functools.wraps(command)
+        def run(**values: Any) -> None:
+            flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
+                     for name in layout if name in FLAGS}
+            command(flags=flags, **values)
+
+        run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        run.__annotations__ = {p.name: p.annotation for p in params}
+        return run
+
+    return decorate
+
+
+def settings_of(flags: Mapping[str, object]) -> Settings:
+    """Defaults, then the config file found from the working folder, then the flags (those
+    that set settings keys)."""
+    return load_settings().with_flags({key: value for key, value in flags.items()
+                                       if key in KEYS})
 
 
 def selection_of(settings: Settings) -> Selection:
     """The files the settings select within a folder."""
     from ..sources import Selection
 
-    return Selection(include=settings.value("include"), exclude=settings.value("exclude"),
+    return Selection(glob=settings.value("glob"), exclude=settings.value("exclude"),
                      gitignore=settings.value("gitignore"))

@@ -11,6 +11,7 @@ no edit here. ``max-tokens`` and ``max_tokens`` are the same key.
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 import tomllib  # Python >= 3.11, as pyproject's requires-python says
 import types
@@ -21,9 +22,12 @@ from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from ..config import ChunkerConfig
 from ..errors import ConfigError
+from ..index.config import AnalyzerChoice, BackendChoice
 
-__all__ = ["CONFIG_FILES", "DEFAULT", "FLAG", "RunOptions", "Setting", "Settings", "find_config",
-           "load_settings"]
+__all__ = ["CONFIG_FILES", "DEFAULT", "FLAG", "RENAMED", "RunOptions", "Setting", "Settings",
+           "find_config", "load_settings"]
+
+log = logging.getLogger(__name__)
 
 #: Origins of a value other than a file's path.
 DEFAULT, FLAG = "default", "flag"
@@ -44,10 +48,11 @@ class RunOptions:
     #: How a sentence-transformers model runs: ``auto`` (int8 ONNX where onnxruntime is
     #: installed, torch on a GPU or without it), ``torch``, ``onnx`` or ``onnx-int8``. Search
     #: embeds on the collection's own; USE ignores it.
-    backend: Literal["auto", "torch", "onnx", "onnx-int8"] = "auto"
-    analyzer: Literal["auto", "standard", "jieba"] = "auto"
-    #: gitignore-style patterns of the files to take (instead of the known extensions).
-    include: tuple[str, ...] = ()
+    backend: BackendChoice = "auto"
+    analyzer: AnalyzerChoice = "auto"
+    #: gitignore-style patterns of the files to take (instead of the known extensions), as
+    #: ``--glob``; ``include``, its old name, is read with a warning.
+    glob: tuple[str, ...] = ()
     #: gitignore-style patterns of files and folders to leave out.
     exclude: tuple[str, ...] = ()
     #: Honour ``.gitignore`` files.
@@ -69,6 +74,8 @@ KEYS: dict[str, tuple[Any, object]] = {**_fields(ChunkerConfig), **_fields(RunOp
 CHUNKER_KEYS = frozenset(f.name for f in dataclasses.fields(ChunkerConfig))
 #: Keys that name a folder: a relative path in a config file is read from the file's folder.
 _PATHS = frozenset({"includes"})
+#: Keys renamed, by their old name: read for a release, with a warning.
+RENAMED = {"include": "glob"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +168,10 @@ def load_settings(start: Path | None = None) -> Settings:
     values = dict(settings.values)
     for raw_key, raw in table.items():
         key = raw_key.replace("-", "_")
+        if key in RENAMED:
+            log.warning("%s: %skey %r is deprecated: call it %r, as the flag", path, where,
+                        raw_key, RENAMED[key])
+            key = RENAMED[key]
         if key not in KEYS:
             raise ConfigError(f"{path}: unknown key {where}{raw_key!r} (known keys: "
                               f"{', '.join(sorted(KEYS))})")

@@ -1,6 +1,7 @@
 """Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
 
 The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here);
+``config`` (what a run and a search are configured with, each a frozen value checked once),
 ``store`` (the storage protocols and the values that cross them; ``rows``, the layout of a
 stored chunk), ``milvus`` (their implementation, a package holding everything
 Milvus-specific), ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it
@@ -10,6 +11,7 @@ loads neither torch nor pymilvus: they load on first use.
 """
 
 from ..embedding import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
+from .config import EmbedderConfig, IndexConfig, SearchConfig, StoreConfig
 from .indexer import (
     IndexPlan,
     IndexReport,
@@ -19,11 +21,13 @@ from .indexer import (
     index_config,
     index_paths,
     plan_index,
+    run_index,
 )
 from .search import search
 from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "Expand", "IndexMeta", "IndexPlan",
-           "IndexReport", "Manifest", "ManifestEntry", "SearchHit", "SearchMode",
-           "SentenceTransformerEmbedder", "chunker_config", "config_fingerprint",
-           "detect_analyzer", "index_config", "index_paths", "plan_index", "search"]
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "Expand", "IndexConfig",
+           "IndexMeta", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry", "SearchConfig",
+           "SearchHit", "SearchMode", "SentenceTransformerEmbedder", "StoreConfig",
+           "chunker_config", "config_fingerprint", "detect_analyzer", "index_config",
+           "index_paths", "plan_index", "run_index", "search"]

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-from ..config import ChunkerConfig, TokenizerSpec, checked_levels
+from ..config import ChunkerConfig, TokenizerSpec
 from ..embedding import Embedder
 from ..errors import ConfigError
 from ..sources import Source
@@ -19,7 +20,8 @@ from .language import AUTO, Language, survey
 from .store import IndexMeta
 
 __all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
-           "config_fingerprint", "detect_analyzer", "index_config"]
+           "config_fingerprint", "detect_analyzer", "index_config", "keyword_chunker",
+           "leveled_config"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
 
@@ -59,7 +61,37 @@ def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
 def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
                  tokenizer: TokenizerSpec | None, levels: Sequence[int] | None = None
                  ) -> ChunkerConfig:
-    """The hierarchical chunker config an index is built with.
+    """:func:`leveled_config` of a chunker config of these settings; ``tokenizer=None`` sizes
+    chunks in the model's own tokens."""
+    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels)
+    return leveled_config(embedder, chunker, model_tokens=tokenizer is None)
+
+
+def keyword_chunker(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec | None,
+                    levels: Sequence[int] | None, fields: Mapping[str, Any] | None = None
+                    ) -> ChunkerConfig:
+    """The chunker config the keyword forms (``index_paths(max_tokens=..., ...)``,
+    :func:`index_config`) describe, with ``fields`` set on it.
+
+    With ``levels``, the leaves' budget stands for ``max_tokens`` (which they replace), so
+    that the overlap is checked against it (the levels themselves are checked by the config).
+    Sized in the model's own tokens (``tokenizer=None``), the overlap is at most half the
+    budget, as :func:`chunker_config` makes it under the model's window anyway.
+    """
+    leaf = max_tokens
+    if isinstance(levels, Sequence) and levels and isinstance(levels[-1], int):
+        leaf = levels[-1]
+    if tokenizer is None and isinstance(overlap_tokens, int) and isinstance(leaf, int):
+        overlap_tokens = min(overlap_tokens, leaf // 2)
+    return ChunkerConfig(max_tokens=leaf, overlap_tokens=overlap_tokens,
+                         tokenizer=tokenizer or ChunkerConfig().tokenizer,
+                         levels=levels, **(fields or {}))  # type: ignore[arg-type]  # checked
+
+
+def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: bool = True
+                   ) -> ChunkerConfig:
+    """The hierarchical chunker config an index is built with: ``chunker`` 's every setting,
+    its budgets made the index's.
 
     Leaves are what is embedded and searched, so their budget is the flat one: with no
     ``levels``, :func:`chunker_config`'s (``max_tokens``, capped at the model's window when
@@ -72,23 +104,29 @@ def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
     With ``levels`` (coarsest first), the last is the leaves' budget and ``max_tokens`` is not
     used; a leaf budget over the model's window is refused when chunks are sized in the
     model's tokens (a named tokenizer's leaves are checked one by one, as flat chunks are).
-    One level, ``(budget,)``, makes leaves without parents.
+    One level, ``(budget,)``, makes leaves without parents. ``model_tokens`` sizes chunks in
+    the model's own tokens, whatever ``chunker.tokenizer`` says; each level's ``min_tokens``
+    is a quarter of its budget.
     """
-    if levels is None:
-        leaf = chunker_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
+    tokenizer = None if model_tokens else chunker.tokenizer
+    overlap = chunker.overlap_tokens
+    if chunker.levels is None:
+        leaf = chunker_config(embedder, max_tokens=chunker.max_tokens, overlap_tokens=overlap,
                               tokenizer=tokenizer).max_tokens
         budgets = tuple(leaf * LEVEL_FACTOR ** n for n in (2, 1, 0))
     else:
-        budgets = checked_levels(levels)
+        budgets = chunker.levels  # checked when the config was made
         own_tokens = tokenizer is None or tokenizer == embedder.tokenizer
         if own_tokens and budgets[-1] > embedder.max_tokens:
             raise ConfigError(f"levels={','.join(map(str, budgets))}: the leaf budget "
                               f"{budgets[-1]} exceeds the {embedder.max_tokens}-token window of "
                               f"{embedder.name}; make the last level at most "
                               f"{embedder.max_tokens}")
-    config = chunker_config(embedder, max_tokens=budgets[-1], overlap_tokens=overlap_tokens,
-                            tokenizer=tokenizer)
-    return dataclasses.replace(config, levels=budgets)
+    sized = chunker_config(embedder, max_tokens=budgets[-1], overlap_tokens=overlap,
+                           tokenizer=tokenizer)
+    return dataclasses.replace(chunker, max_tokens=sized.max_tokens, min_tokens=None,
+                               overlap_tokens=sized.overlap_tokens, tokenizer=sized.tokenizer,
+                               levels=budgets)
 
 
 def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:

@@ -43,17 +43,16 @@ with :mod:`.build_config`; this module runs them in order under the index's lock
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import os
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from ..chunks.includes import IncludeRoot
-from ..config import ChunkerConfig, Semantic, Site, TokenizerSpec, checked_levels
-from ..embedding import Backend, Embedder, backend_of, export_of, load_embedder
+from ..config import Semantic, Site, TokenizerSpec
+from ..embedding import Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError
 from ..sources import Selection, discover
 from .applying import ErrorCallback, IndexingRun, IndexReport, ProgressCallback, apply_plan
@@ -65,17 +64,28 @@ from .build_config import (
     config_fingerprint,
     detect_analyzer,
     index_config,
+    keyword_chunker,
+    leveled_config,
+)
+from .config import (
+    BackendChoice,
+    EmbedderConfig,
+    IndexConfig,
+    StoreConfig,
+    keyword_defaults,
+    milvus_token_of,
+    refuse_both,
 )
 from .engine import Engine, LocalEngine, Preparer, window_of
 from .language import AUTO, survey
 from .lock import index_lock, server_lock
 from .milvus import MilvusStore
 from .planning import IndexPlan, plan_index
-from .store import ANALYZER_NAMES, IndexMeta
+from .store import IndexMeta
 
 __all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "ErrorCallback", "IndexPlan", "IndexReport",
            "ProgressCallback", "chunker_config", "config_fingerprint", "detect_analyzer",
-           "index_config", "index_paths", "plan_index"]
+           "index_config", "index_paths", "leveled_config", "plan_index", "run_index"]
 
 log = logging.getLogger(__name__)
 
@@ -83,10 +93,11 @@ log = logging.getLogger(__name__)
 def index_paths(
     paths: Iterable[str | Path],
     *,
+    config: IndexConfig | None = None,
     db: str = "./mdchunk.db",
     collection: str = "mdchunk",
     model: str | Embedder | None = AUTO,
-    backend: Backend | Literal["auto"] | None = None,
+    backend: BackendChoice | None = None,
     max_tokens: int = 512,
     overlap_tokens: int = 64,
     tokenizer: TokenizerSpec | None = None,
@@ -106,8 +117,13 @@ def index_paths(
     semantic: Semantic | None = None,
     shaping: Mapping[str, Any] | None = None,
     includes: str | os.PathLike[str] | None = None,
+    milvus_token: str | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
+
+    ``config`` (an :class:`~mdchunk.index.config.IndexConfig`) says it all at once; the
+    keywords are its fields one by one, for the calls written before it (give one or the
+    other). ``progress`` and ``on_error`` are callbacks of this call either way.
 
     ``model`` is ``"auto"`` (the default: the collection's own model, and for a new collection
     the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
@@ -124,7 +140,8 @@ def index_paths(
     collection is created, kept afterwards). With ``prune``,
     documents no longer found are removed. A collection built with another model or chunker
     config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
-    are embedded per round; each round commits its documents.
+    are embedded per round; each round commits its documents. ``milvus_token`` is a Milvus
+    server's credential (``token``, its old name, is deprecated).
 
     The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
     the leaves' (embedded and searched; the others are stored as their parents, in
@@ -161,63 +178,80 @@ def index_paths(
     (:class:`mdchunk.index.distributed.RayEngine`). Planning and every write stay here, so
     the manifest, incremental and crash-safe semantics are the same on either.
     """
-    started = time.perf_counter()
-    if analyzer != "auto" and analyzer not in ANALYZER_NAMES:
-        raise ConfigError(f"analyzer={analyzer!r} must be 'auto' or one of "
-                          f"{', '.join(ANALYZER_NAMES)}")
-    if batch_chunks < 1:
-        raise ConfigError(f"batch_chunks={batch_chunks} must be at least 1")
-    if levels is not None:
-        levels = checked_levels(levels)  # before connecting or loading a model
+    keywords = {name: value for name, value in locals().items()
+                if name not in ("paths", "config", "progress", "on_error")}
+    if config is not None:
+        refuse_both(keywords, _INDEX_DEFAULTS)
+        return run_index(paths, config, progress, on_error)
     if shaping and not set(shaping) <= SHAPING_KEYS:
         raise ConfigError(f"shaping takes {', '.join(sorted(SHAPING_KEYS))}, not "
                           f"{', '.join(sorted(set(shaping) - SHAPING_KEYS))}")
-    includes = None if includes is None else os.fspath(includes)
-    ChunkerConfig(base_url=base_url, site=site, semantic=semantic, includes=includes,
-                  **(shaping or {}))  # checked as early
-    sources = discover(paths, selection)
+    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels,
+                              {"base_url": base_url, "site": site, "semantic": semantic,
+                               "includes": includes, **(shaping or {})})
+    config = IndexConfig(
+        chunker, model_tokens=tokenizer is None, embedder=EmbedderConfig(model, backend),
+        store=StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
+        analyzer=analyzer, prune=prune, rebuild=rebuild,  # type: ignore[arg-type]  # checked
+        batch_chunks=batch_chunks, wait=wait, selection=selection, engine=engine)
+    return run_index(paths, config, progress, on_error)
+
+
+def run_index(paths: Iterable[str | Path], config: IndexConfig,
+              progress: ProgressCallback | None = None,
+              on_error: ErrorCallback | None = None) -> IndexReport:
+    """:func:`index_paths` with its configuration whole (checked when it was made)."""
+    started = time.perf_counter()
+    where = config.store
+    wait = config.wait
+    includes = config.chunker.includes
+    sources = discover(paths, config.selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with index_lock(db, collection, wait=wait), MilvusStore(db, collection, token=token) as store, \
+    with index_lock(where.db, where.collection, wait=wait), \
+            MilvusStore(where.db, where.collection, token=where.milvus_token) as store, \
             server_lock(store, wait=wait) as lock:
         recorded = store.meta()
+        model, analyzer = config.embedder.model, config.analyzer
         # One survey of the corpus serves both choices a new collection makes by its language.
         language = (survey(sources) if recorded is None and AUTO in (model, analyzer)
                     else None)
-        embedder = load_embedder(chosen_model(model, recorded, language), backend)
-        config = dataclasses.replace(
-            index_config(embedder, max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                         tokenizer=tokenizer, levels=levels), base_url=base_url, site=site,
-            semantic=semantic, includes=includes, **(shaping or {}))
-        fingerprint = config_fingerprint(config, embedder)
-        report = IndexReport(max_tokens=config.max_tokens, tokenizer=str(config.tokenizer),
-                             levels=config.levels or ())
+        embedder = load_embedder(chosen_model(model, recorded, language),
+                                 config.embedder.backend)
+        chunker = leveled_config(embedder, config.chunker, config.model_tokens)
+        fingerprint = config_fingerprint(chunker, embedder)
+        report = IndexReport(max_tokens=chunker.max_tokens, tokenizer=str(chunker.tokenizer),
+                             levels=chunker.levels or ())
         if analyzer == AUTO:
             chooser = recorded if recorded is not None else language
             assert chooser is not None  # a new collection's language was surveyed above
-            analyzer = chooser.analyzer
+            analyzer = chooser.analyzer  # type: ignore[assignment]  # a store's analyzer name
         report.analyzer, report.model = analyzer, embedder.name
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
                          backend=report.backend, export=export_of(embedder))
-        report.rebuilt = store.open(meta, rebuild=rebuild) and recorded is not None
+        report.rebuilt = store.open(meta, rebuild=config.rebuild) and recorded is not None
         entries = store.manifest.entries()
-        plan = plan_index(sources, entries, fingerprint, prune=prune,
+        plan = plan_index(sources, entries, fingerprint, prune=config.prune,
                           includes=IncludeRoot(includes) if includes is not None else None)
         # a semantic index scores seams with its own model, loaded once for both
-        preparer = Preparer(config, window_of(embedder)
-                            if config.tokenizer != embedder.tokenizer else None,
-                            embedder if config.semantic == "embedding" else None)
-        engine = engine or LocalEngine()
+        preparer = Preparer(chunker, window_of(embedder)
+                            if chunker.tokenizer != embedder.tokenizer else None,
+                            embedder if chunker.semantic == "embedding" else None)
+        engine = config.engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
             run = IndexingRun(store, run_embedder, preparer, fingerprint, report, progress,
-                      on_error=on_error, prune=prune)
+                              on_error=on_error, prune=config.prune)
             run.total = report.total = len(sources)
             run.guard = lock.check
-            apply_plan(plan, store, run, batch_chunks, entries, engine)
+            apply_plan(plan, store, run, config.batch_chunks, entries, engine)
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "
-             "%d chunks embedded, %d reused, %d from the cache", len(sources), db, collection,
-             report.added, report.updated, report.deleted, report.unchanged,
+             "%d chunks embedded, %d reused, %d from the cache", len(sources), where.db,
+             where.collection, report.added, report.updated, report.deleted, report.unchanged,
              report.embedded_chunks, report.reused_chunks, report.cached_chunks)
     return report
+
+
+#: The keyword form's defaults, to tell a keyword given beside ``config=``.
+_INDEX_DEFAULTS = keyword_defaults(index_paths)

@@ -11,17 +11,24 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
-from typing import Literal
 
 from ..embedding import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError, StoreError
+from .config import (
+    BackendChoice,
+    EmbedderConfig,
+    SearchConfig,
+    StoreConfig,
+    keyword_defaults,
+    milvus_token_of,
+    refuse_both,
+)
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, FusionName, fuse
 from .language import AUTO
 from .milvus import MilvusStore
 from .rows import search_text
 from .store import (
-    EXPAND_NAMES,
     ChunkStore,
     DenseQuery,
     Expand,
@@ -38,6 +45,7 @@ __all__ = ["collapse_identical", "leaf_hits", "search", "search_store"]
 def search(
     query: str,
     *,
+    config: SearchConfig | None = None,
     db: str = "./mdchunk.db",
     collection: str = "mdchunk",
     k: int = 5,
@@ -48,9 +56,13 @@ def search(
     weights: tuple[float, float] | None = None,
     expand: Expand = "none",
     fusion: FusionName | None = None,
-    backend: Backend | Literal["auto"] | None = None,
+    backend: BackendChoice | None = None,
+    milvus_token: str | None = None,
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
+
+    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; the
+    keywords are its fields one by one (give one or the other).
 
     ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`:
     min-max score fusion weighting them ``(0.3, 0.7)``, chosen on the retrieval bench);
@@ -59,7 +71,8 @@ def search(
     indexed with (``"auto"`` means that too); another model is refused. The query is embedded
     on the backend the collection records (``backend`` ``None`` or ``"auto"``); another one
     named is refused, as its vectors would be slightly off. ``path_prefix`` keeps hits under
-    that path.
+    that path. ``milvus_token`` is a Milvus server's credential (``token``, its old name, is
+    deprecated).
 
     Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
     parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
@@ -71,15 +84,20 @@ def search(
     Hits with the same text (a passage repeated across pages) are collapsed into the best of
     them, before and after widening (:func:`collapse_identical`).
     """
-    if mode not in ("hybrid", "dense", "bm25"):
-        raise ConfigError(f"mode={mode!r} must be 'hybrid', 'dense' or 'bm25'")
-    if expand not in EXPAND_NAMES:
-        raise ConfigError(f"expand={expand!r} must be 'none', 'parent' or 'auto'")
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ConfigError(f"k={k!r} must be a positive integer")
+    if config is None:
+        config = SearchConfig(StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
+                              EmbedderConfig(model, backend), k=k, mode=mode,
+                              path_prefix=path_prefix, weights=weights, fusion=fusion,
+                              expand=expand)
+    else:
+        refuse_both({name: value for name, value in locals().items()
+                     if name not in ("query", "config")}, _SEARCH_DEFAULTS)
     if not query.strip():
         raise ConfigError("the query is empty")
-    chosen = _fusion(fusion, weights)
+    db, collection, token = config.store.db, config.store.collection, config.store.milvus_token
+    model, backend = config.embedder.model, config.embedder.backend
+    mode, k, path_prefix, expand = config.mode, config.k, config.path_prefix, config.expand
+    chosen = config.fused()
     with MilvusStore(db, collection, token=token) as store:
         vector = None
         if mode == "bm25":
@@ -162,16 +180,6 @@ def _runnable(recorded: str) -> Backend | None:
     return None
 
 
-def _fusion(method: FusionName | None, weights: tuple[float, float] | None) -> Fusion:
-    """The fusion asked for: the default's method and weights where none is named."""
-    try:
-        return Fusion(method or DEFAULT_FUSION.method,
-                      tuple(weights) if weights is not None  # type: ignore[arg-type]
-                      else DEFAULT_FUSION.weights)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(str(exc)) from exc
-
-
 def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:
     """``hits`` (best first) without those whose text an earlier one has: a passage repeated
     on many pages (a shared footer, the same warning everywhere) is one answer, shown where
@@ -188,3 +196,7 @@ def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:
             seen.add(hit.text)
             kept.append(hit)
     return kept
+
+
+#: The keyword form's defaults, to tell a keyword given beside ``config=``.
+_SEARCH_DEFAULTS = keyword_defaults(search)

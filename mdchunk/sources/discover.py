@@ -10,8 +10,9 @@ the ``.gitignore`` files found on the way.
 from __future__ import annotations
 
 import os
+import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path, PurePosixPath
 
 import pathspec
@@ -35,27 +36,33 @@ class Source:
 class Selection:
     """Which files of a folder are documents.
 
-    ``include``: gitignore-style patterns, relative to the folder walked; when given, a file
-    is taken when one matches (whatever its extension) instead of by :data:`SUFFIXES`.
+    ``glob``: gitignore-style patterns, relative to the folder walked; when given, a file
+    is taken when one matches (whatever its extension) instead of by :data:`SUFFIXES`
+    (``include=``, its old name, is deprecated: "include" means a site's included files).
     ``exclude``: patterns whose files (and folders) are left out. ``gitignore``: honour the
     ``.gitignore`` files of the folder, its subfolders and its parents up to the repository
     root. Hidden files and folders are always skipped. Files named directly are always taken.
 
-    >>> Selection(include=("*.md",)).takes("docs/a.md"), Selection().takes("a.rst")
+    >>> Selection(glob=("*.md",)).takes("docs/a.md"), Selection().takes("a.rst")
     (True, False)
     """
 
-    include: tuple[str, ...] = ()
+    glob: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     gitignore: bool = True
-    _include: pathspec.GitIgnoreSpec | None = field(init=False, repr=False, compare=False)
+    include: InitVar[Sequence[str] | None] = None
+    _glob: pathspec.GitIgnoreSpec | None = field(init=False, repr=False, compare=False)
     _exclude: pathspec.GitIgnoreSpec = field(init=False, repr=False, compare=False)
 
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "include", tuple(self.include))
+    def __post_init__(self, include: Sequence[str] | None) -> None:
+        if include is not None:
+            warnings.warn("Selection(include=...) is deprecated: it is glob= now",
+                          DeprecationWarning, stacklevel=3)
+            object.__setattr__(self, "glob", (*self.glob, *include))
+        object.__setattr__(self, "glob", tuple(self.glob))
         object.__setattr__(self, "exclude", tuple(self.exclude))
-        object.__setattr__(self, "_include", pathspec.GitIgnoreSpec.from_lines(self.include)
-                           if self.include else None)
+        object.__setattr__(self, "_glob", pathspec.GitIgnoreSpec.from_lines(self.glob)
+                           if self.glob else None)
         object.__setattr__(self, "_exclude", pathspec.GitIgnoreSpec.from_lines(self.exclude))
 
     def takes(self, rel: str) -> bool:
@@ -63,8 +70,8 @@ class Selection:
         before any ``.gitignore``."""
         if self._exclude.match_file(rel):
             return False
-        if self._include is not None:
-            return self._include.match_file(rel)
+        if self._glob is not None:
+            return self._glob.match_file(rel)
         return PurePosixPath(rel).suffix.lower() in SUFFIXES
 
     def prunes(self, rel_dir: str) -> bool:
@@ -90,7 +97,7 @@ def discover(paths: Iterable[str | Path], selection: Selection | None = None) ->
         elif root.is_dir():
             candidates = list(_walk(root, selection))
             if not candidates:
-                looked = (f"files matching {', '.join(selection.include)}" if selection.include
+                looked = (f"files matching {', '.join(selection.glob)}" if selection.glob
                           else ", ".join(sorted(SUFFIXES)))
                 skipped = ["hidden files"]
                 skipped += ["--exclude"] if selection.exclude else []

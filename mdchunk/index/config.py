@@ -1,0 +1,185 @@
+"""What indexing and search are configured with, each a small frozen value checked once when
+it is made: the embedder's (:class:`EmbedderConfig`), the store's (:class:`StoreConfig`), an
+indexing run's (:class:`IndexConfig`, which holds the chunker's
+:class:`~mdchunk.ChunkerConfig` whole) and a search's (:class:`SearchConfig`).
+
+:func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search` take them whole
+(``config=``); their keyword forms build them. The choice lists here are the ones the command
+line offers (:mod:`mdchunk.cli.options` reads them with :func:`typing.get_args`).
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import warnings
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, get_args
+
+from ..config import ChunkerConfig
+from ..embedding import Backend, Embedder
+from ..errors import ConfigError
+from .fusion import DEFAULT_FUSION, Fusion, FusionName
+from .language import AUTO
+from .store import ANALYZER_NAMES, EXPAND_NAMES, Expand, SearchMode
+
+if TYPE_CHECKING:
+    from ..sources import Selection
+    from .engine import Engine
+
+__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "AnalyzerChoice", "BackendChoice",
+           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "keyword_defaults",
+           "milvus_token_of", "refuse_both"]
+
+#: How a model runs, or ``auto`` (int8 ONNX where onnxruntime is installed, torch on a GPU).
+BackendChoice = Literal["auto", Backend]
+BACKEND_CHOICES: tuple[str, ...] = get_args(BackendChoice)
+#: The BM25 analyzer, or ``auto`` (chosen by the corpus's language when a collection is made).
+AnalyzerChoice = Literal["auto", "standard", "jieba"]
+ANALYZER_CHOICES: tuple[str, ...] = get_args(AnalyzerChoice)
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedderConfig:
+    """Which model embeds, and on which runtime.
+
+    ``model`` is ``"auto"`` (indexing: the collection's own, for a new collection the one the
+    corpus's language chooses; search: the collection's own), a model name or path, ``None``
+    (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
+    :class:`~mdchunk.index.embed.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
+    runtime be chosen (indexing) or read from the collection (search).
+    """
+
+    model: str | Embedder | None = AUTO
+    backend: BackendChoice | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend is not None and self.backend not in BACKEND_CHOICES:
+            raise ConfigError(f"backend={self.backend!r} must be None or one of "
+                              f"{', '.join(BACKEND_CHOICES)}")
+        if self.model is not None and isinstance(self.model, (str, os.PathLike)):
+            object.__setattr__(self, "model", os.fspath(self.model))
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """Where the index is: ``db`` a Milvus Lite file or a server's URI, ``collection`` its
+    name, ``milvus_token`` the server's credential (never shown in a repr)."""
+
+    db: str = "./mdchunk.db"
+    collection: str = "mdchunk"
+    milvus_token: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.db, (str, os.PathLike)) or not str(self.db):
+            raise ConfigError(f"db={self.db!r} must be a file path or a Milvus URI")
+        object.__setattr__(self, "db", os.fspath(self.db))
+        if not isinstance(self.collection, str) or not self.collection:
+            raise ConfigError(f"collection={self.collection!r} must be a name")
+
+
+@dataclass(frozen=True, slots=True)
+class IndexConfig:
+    """An indexing run: the chunker's config, the embedder and store, and how the run goes.
+
+    ``chunker`` shapes every level: ``max_tokens`` is the leaf budget three levels grow from
+    unless ``levels`` are given, ``min_tokens`` is each level's own (a quarter of its budget).
+    With ``model_tokens`` (the default), chunks are sized in the model's own tokens and the
+    leaf budget capped at its window, whatever ``chunker.tokenizer`` says; without it,
+    ``chunker.tokenizer`` sizes them and each leaf is checked against the window (see
+    :func:`~mdchunk.index.build_config.index_config`).
+
+    ``analyzer`` is the BM25 analyzer (``auto``: chosen by the corpus when a collection is
+    made, kept afterwards). With ``prune``, documents no longer found are removed; with
+    ``rebuild``, a collection built with another model or config is rebuilt (else refused).
+    ``batch_chunks`` chunks are embedded a round; ``wait`` seconds are waited for another run
+    on the same index; ``selection`` says which files of a folder are documents; ``engine``
+    is where documents are chunked and embedded (this process by default).
+    """
+
+    chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
+    model_tokens: bool = True
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    analyzer: AnalyzerChoice = "auto"
+    prune: bool = True
+    rebuild: bool = True
+    batch_chunks: int = 256
+    wait: float = 0.0
+    selection: Selection | None = None
+    engine: Engine | None = None
+
+    def __post_init__(self) -> None:
+        if self.analyzer != AUTO and self.analyzer not in ANALYZER_NAMES:
+            raise ConfigError(f"analyzer={self.analyzer!r} must be 'auto' or one of "
+                              f"{', '.join(ANALYZER_NAMES)}")
+        if isinstance(self.batch_chunks, bool) or not isinstance(self.batch_chunks, int) \
+                or self.batch_chunks < 1:
+            raise ConfigError(f"batch_chunks={self.batch_chunks} must be at least 1")
+        if isinstance(self.wait, bool) or not isinstance(self.wait, (int, float)) \
+                or self.wait < 0:
+            raise ConfigError(f"wait={self.wait!r} must be a number of seconds, 0 or more")
+
+
+@dataclass(frozen=True, slots=True)
+class SearchConfig:
+    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under
+    ``path_prefix``; hybrid fused by ``fusion`` (``score`` or ``rrf``) with ``weights``
+    ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); each hit
+    widened by ``expand`` (``none``, ``parent`` or ``auto``)."""
+
+    store: StoreConfig = field(default_factory=StoreConfig)
+    embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
+    k: int = 5
+    mode: SearchMode = "hybrid"
+    path_prefix: str | None = None
+    weights: tuple[float, float] | None = None
+    fusion: FusionName | None = None
+    expand: Expand = "none"
+
+    def __post_init__(self) -> None:
+        if self.mode not in get_args(SearchMode):
+            raise ConfigError(f"mode={self.mode!r} must be 'hybrid', 'dense' or 'bm25'")
+        if self.expand not in EXPAND_NAMES:
+            raise ConfigError(f"expand={self.expand!r} must be 'none', 'parent' or 'auto'")
+        if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
+            raise ConfigError(f"k={self.k!r} must be a positive integer")
+        self.fused()  # checked now, not when the store answers
+        if self.weights is not None:
+            object.__setattr__(self, "weights", tuple(self.weights))
+
+    def fused(self) -> Fusion:
+        """The fusion asked for: the default's method and weights where none is named."""
+        try:
+            return Fusion(self.fusion or DEFAULT_FUSION.method,
+                          tuple(self.weights) if self.weights is not None  # type: ignore[arg-type]
+                          else DEFAULT_FUSION.weights)
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(str(exc)) from exc
+
+
+def milvus_token_of(milvus_token: str | None, token: str | None) -> str | None:
+    """The Milvus credential: ``milvus_token``, or ``token`` (its deprecated name) when given."""
+    if token is None:
+        return milvus_token
+    warnings.warn("token= is deprecated: it is milvus_token= now (a Milvus credential, not a "
+                  "token count)", DeprecationWarning, stacklevel=3)
+    return milvus_token if milvus_token is not None else token
+
+
+def keyword_defaults(function: Callable[..., Any]) -> dict[str, object]:
+    """The defaults of ``function`` 's keyword-only parameters: what a keyword form's
+    arguments are when the caller gave none."""
+    return {name: param.default for name, param in inspect.signature(function).parameters.items()
+            if param.kind is inspect.Parameter.KEYWORD_ONLY}
+
+
+def refuse_both(keywords: Mapping[str, object], defaults: Mapping[str, object]) -> None:
+    """A :class:`ConfigError` when a keyword form was given ``config=`` and keywords too:
+    which should win is not obvious, so neither does."""
+    given = sorted(name for name, value in keywords.items()
+                   if value is not defaults[name] and value != defaults[name])
+    if given:
+        raise ConfigError(f"give config= or the keywords it replaces, not both "
+                          f"(given: {', '.join(given)})")
