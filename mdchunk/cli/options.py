@@ -36,81 +36,75 @@ __all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTIO
            "Flag", "choice", "milvus_token", "selection_of", "settings_of", "with_flags"]
 
 
+def _option(kind: Any, *names: str, **declared: Any) -> Any:
+    """A flag that defaults to ``None``, "not given" (the settings' value shows through):
+    ``Optional[kind]`` declared by ``typer.Option(*names, **declared)``."""
+    return Annotated[Optional[kind], typer.Option(*names, **declared)]
+
+
 def _default(key: str) -> str:
     """`` [default: …]`` from the settings' defaults (flags default to None: "not given")."""
     value = KEYS[key][1]
     return "" if value is None else f" [default: {value}]"
 
 
-MaxTokens = Annotated[Optional[int], typer.Option(
-    "--max-tokens", help="Token budget of a chunk's embed_text." + _default("max_tokens"))]
-Overlap = Annotated[Optional[int], typer.Option(
-    "--overlap", help="Overlap between neighbours, in tokens." + _default("overlap_tokens"))]
-MinTokens = Annotated[Optional[int], typer.Option(
-    "--min-tokens", help="Sections smaller than this share a chunk with their siblings "
-                         "[default: max-tokens / 4].")]
-Tokenizer = Annotated[Optional[str], typer.Option(
-    "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path." + _default("tokenizer"))]
-OversizedOption = Annotated[Optional[Oversized], typer.Option(
-    "--oversized", help="split, or keep: leave a block larger than the budget whole and mark "
-                        "it oversized." + _default("oversized"))]
-Db = Annotated[Optional[str], typer.Option(
-    "--db", help="Milvus Lite file, or http(s)://host:port of a server." + _default("db"))]
-Collection = Annotated[Optional[str], typer.Option(
-    "--collection", help="Collection name." + _default("collection"))]
-Model = Annotated[Optional[str], typer.Option(
-    "--model", help="Embedding model: auto (the collection's own; for a new one "
-                    "all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
-                    "Chinese in it), use-multilingual, or a sentence-transformers name or "
-                    "path." + _default("model"))]
-BackendOption = Annotated[Optional[BackendChoice], typer.Option(
-    "--backend", help="How the model runs: auto (onnx-int8 where onnxruntime is installed; "
-                      "torch on a GPU), torch, onnx (fp32) or onnx-int8. The collection records "
-                      "it: another backend re-embeds; search uses the collection's own. "
-                      "use-multilingual ignores it." + _default("backend"))]
-Analyzer = Annotated[Optional[AnalyzerChoice], typer.Option(
-    "--analyzer", help="auto, standard or jieba." + _default("analyzer"))]
-BaseUrl = Annotated[Optional[str], typer.Option(
-    "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
-SiteOption = Annotated[Optional[Site], typer.Option(
-    "--site", help=site_help() + _default("site"))]
-IncludesOption = Annotated[Optional[str], typer.Option(
-    "--includes", metavar="DIR",
-    help="Include root: code_sample, include, --8<-- and MDX raw-loader references show the "
-         "file's text (read from here) as a code block in embed_text.")]
-SemanticOption = Annotated[Optional[Semantic], typer.Option(
-    "--semantic", help="Choose cut points by meaning: embedding (all-MiniLM-L6-v2, or --model "
-                       "for index) or lexical (word overlap, no model). Default: greedy.")]
-Levels = Annotated[Optional[str], typer.Option(
-    "--levels", help="A hierarchy's token budgets, coarsest first, e.g. 2048,512,128; the last "
-                     "is the leaves' budget and replaces --max-tokens.")]
-Workers = Annotated[Optional[int], typer.Option(
-    "--workers", help="Parallel processes." + _default("workers"))]
-Globs = Annotated[Optional[list[str]], typer.Option(
-    "--glob", help="Take the files of a folder that match this gitignore-style pattern "
-                   "(repeatable; instead of the known extensions).")]
-Excludes = Annotated[Optional[list[str]], typer.Option(
-    "--exclude", help="Leave out files and folders that match this gitignore-style pattern "
-                      "(repeatable).")]
-Gitignore = Annotated[Optional[bool], typer.Option(
-    "--gitignore/--no-gitignore", help="Honour .gitignore files [default: on].")]
+MaxTokens = _option(int, "--max-tokens",
+                    help="Token budget of a chunk's embed_text." + _default("max_tokens"))
+Overlap = _option(int, "--overlap",
+                  help="Overlap between neighbours, in tokens." + _default("overlap_tokens"))
+MinTokens = _option(int, "--min-tokens", help="Sections smaller than this share a chunk with "
+                    "their siblings [default: max-tokens / 4].")
+Tokenizer = _option(str, "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path."
+                    + _default("tokenizer"))
+OversizedOption = _option(Oversized, "--oversized", help="split, or keep: leave a block larger "
+                          "than the budget whole and mark it oversized." + _default("oversized"))
+Db = _option(str, "--db", help="Milvus Lite file, or http(s)://host:port of a server."
+             + _default("db"))
+Collection = _option(str, "--collection", help="Collection name." + _default("collection"))
+Model = _option(str, "--model", help="Embedding model: auto (the collection's own; for a new "
+                "one all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
+                "Chinese in it), use-multilingual, or a sentence-transformers name or path."
+                + _default("model"))
+BackendOption = _option(BackendChoice, "--backend", help="How the model runs: auto (onnx-int8 "
+                        "where onnxruntime is installed; torch on a GPU), torch, onnx (fp32) or "
+                        "onnx-int8. The collection records it: another backend re-embeds; "
+                        "search uses the collection's own. use-multilingual ignores it."
+                        + _default("backend"))
+Analyzer = _option(AnalyzerChoice, "--analyzer",
+                   help="auto, standard or jieba." + _default("analyzer"))
+BaseUrl = _option(str, "--base-url", help="Where the pages are published: each chunk gets "
+                  "url = page URL + #anchor.")
+SiteOption = _option(Site, "--site", help=site_help() + _default("site"))
+IncludesOption = _option(str, "--includes", metavar="DIR", help="Include root: code_sample, "
+                         "include, --8<-- and MDX raw-loader references show the file's text "
+                         "(read from here) as a code block in embed_text.")
+SemanticOption = _option(Semantic, "--semantic", help="Choose cut points by meaning: embedding "
+                         "(all-MiniLM-L6-v2, or --model for index) or lexical (word overlap, "
+                         "no model). Default: greedy.")
+Levels = _option(str, "--levels", help="A hierarchy's token budgets, coarsest first, e.g. "
+                 "2048,512,128; the last is the leaves' budget and replaces --max-tokens.")
+Workers = _option(int, "--workers", help="Parallel processes." + _default("workers"))
+Globs = _option(list[str], "--glob", help="Take the files of a folder that match this "
+                "gitignore-style pattern (repeatable; instead of the known extensions).")
+Excludes = _option(list[str], "--exclude", help="Leave out files and folders that match this "
+                   "gitignore-style pattern (repeatable).")
+Gitignore = _option(bool, "--gitignore/--no-gitignore",
+                    help="Honour .gitignore files [default: on].")
 
 # -- search's own flags, typed by the library's literals ---------------------------------------
 ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
-FusionOption = Annotated[Optional[FusionName], typer.Option(
-    "--fusion", help="How hybrid search fuses dense and BM25: score (min-max scores, "
-                     "weighted) or rrf (reciprocal rank) [default: score].")]
-WeightsOption = Annotated[Optional[str], typer.Option(
-    "--weights", metavar="DENSE,BM25",
-    help="Hybrid weights of the dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")]
+FusionOption = _option(FusionName, "--fusion", help="How hybrid search fuses dense and BM25: "
+                       "score (min-max scores, weighted) or rrf (reciprocal rank) "
+                       "[default: score].")
+WeightsOption = _option(str, "--weights", metavar="DENSE,BM25", help="Hybrid weights of the "
+                        "dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")
 ExpandOption = Annotated[Expand, typer.Option(
     "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
                      f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
                      "level after level).")]
-MilvusToken = Annotated[Optional[str], typer.Option("--milvus-token", envvar="MILVUS_TOKEN",
-                                                    help="Milvus token.")]
+MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
 #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
-OldToken = Annotated[Optional[str], typer.Option("--token", hidden=True)]
+OldToken = _option(str, "--token", hidden=True)
 
 
 def milvus_token(flags: Mapping[str, object]) -> str | None:

@@ -57,10 +57,9 @@ class _Pieces:
         right after the earlier one, so removed characters go with what follows them."""
         if i >= self.new_length:
             return self.old_length
-        k = bisect.bisect_right(self.new_starts, i) - 1
+        k, into = _stretch_at(self.new_starts, i)
         if k < 0:
             return 0
-        into = i - self.new_starts[k]
         if into == 0:  # between stretches: right after the earlier one
             return self.old_starts[k - 1] + self.old_lengths[k - 1] if k > 0 else 0
         return self.old_starts[k] + min(into, self.old_lengths[k])
@@ -70,13 +69,19 @@ class _Pieces:
         the positions it gives)."""
         if j >= self.old_length:
             return self.new_length
-        k = bisect.bisect_right(self.old_starts, j) - 1
+        k, into = _stretch_at(self.old_starts, j)
         if k < 0:
             return 0
-        into = j - self.old_starts[k]
         if into >= self.old_lengths[k]:  # in the removed text after stretch k
             return self.new_starts[k] + self.new_lengths[k]
         return self.new_starts[k] + min(into, self.new_lengths[k])
+
+
+def _stretch_at(starts: tuple[int, ...], position: int) -> tuple[int, int]:
+    """The stretch ``position`` lies in (the last that starts at or before it; -1 before the
+    first) and how far into it, the lookup both directions of :class:`_Pieces` start with."""
+    k = bisect.bisect_right(starts, position) - 1
+    return k, position - starts[k] if k >= 0 else 0
 
 
 @dataclass(frozen=True, slots=True)
