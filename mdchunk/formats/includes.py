@@ -26,7 +26,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from .blocks import NEWLINE, Block, Document, Rewrite
@@ -126,8 +126,9 @@ def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
             if "://" in shown["path"]:
                 continue  # remote-code-sample: a URL, never read
             language = _LANGUAGE_PARAM.search(raw)
-            found.append(_include(source, start, end, shown["path"], shown["label"],
-                                  language[1] if language else language_of(shown["path"])))
+            found.append(_placed(source, Include(
+                start, end, shown["path"], shown["label"],
+                language[1] if language else language_of(shown["path"]))))
         elif "8<" in raw:
             i = bisect.bisect_right([a for a, _ in codes], start) - 1
             in_code = i >= 0 and codes[i][1] >= end
@@ -146,17 +147,18 @@ def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
     return found, extra
 
 
-def _include(source: str, start: int, end: int, path: str, label: str, language: str, *,
-             first: int | None = None, last: int | None = None, in_code: bool = False,
-             relative: bool = False, block_form: bool = False) -> Include:
+def _placed(source: str, include: Include) -> Include:
+    """``include`` with where it stands on its line: alone there (so a code block can take its
+    place), and the lead the code block's following lines take (its indentation and quote
+    markers, a list marker as blanks)."""
+    start, end = include.start, include.end
     line_start = max(source.rfind("\n", 0, start), source.rfind("\r", 0, start)) + 1
     line_end = NEWLINE.search(source, end)
     after = source[end:line_end.start() if line_end else len(source)]
     before = source[line_start:start]
     standalone = bool(_LEAD.fullmatch(before)) and not after.strip()
     lead = _LIST_MARKER.sub(lambda m: " " * len(m[0]), before) if standalone else ""
-    return Include(start, end, path, label, language, first, last, in_code, standalone, lead,
-                   relative, block_form)
+    return replace(include, standalone=standalone, lead=lead)
 
 
 def _snippet(source: str, start: int, end: int, written: str, in_code: bool,
@@ -168,8 +170,8 @@ def _snippet(source: str, start: int, end: int, written: str, in_code: bool,
         first = int(ranged["first"]) if ranged["first"] else None
         last = int(ranged["last"]) if ranged["last"] else None
         # ``file:5`` is line 5 to the end, ``file::5`` the start to line 5 (pymdownx)
-    return _include(source, start, end, path, "snippet", language_of(path), first=first,
-                    last=last, in_code=in_code, block_form=block_form)
+    return _placed(source, Include(start, end, path, "snippet", language_of(path), first=first,
+                                   last=last, in_code=in_code, block_form=block_form))
 
 
 def _block_form(source: str, match: re.Match[str], found: list[Include],
@@ -200,9 +202,9 @@ def _raw_loader(doc: Document, found: list[Include], extra: list[Rewrite]) -> No
             attr = _ATTR_LANGUAGE.search(match["attrs"])
             language = (attr["a"] if attr["a"] is not None else attr["b"]) if attr else ""
             site_path = path.removeprefix("@site/")
-            include = _include(source, match.start(), match.end(), site_path, "code sample",
-                               language or language_of(site_path),
-                               relative=path.startswith("."))
+            include = _placed(source, Include(match.start(), match.end(), site_path,
+                                              "code sample", language or language_of(site_path),
+                                              relative=path.startswith(".")))
             found.append(include)
             extra.append((match.start(), match.end(), include.shown))
 
