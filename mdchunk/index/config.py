@@ -47,7 +47,7 @@ class EmbedderConfig:
     ``model`` is ``"auto"`` (indexing: the collection's own, for a new collection the one the
     corpus's language chooses; search: the collection's own), a model name or path, ``None``
     (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
-    :class:`~mdchunk.index.embed.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
+    :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
     runtime be chosen (indexing) or read from the collection (search).
     """
 
