@@ -48,7 +48,12 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
     for c in chunks:
         by_level[c.level].append(c)
     assert [c.level for c in chunks] == sorted(c.level for c in chunks), "coarsest level first"
-    assert set(by_level) == set(range(1, depth + 1))
+    front_matter_alone = all(c.kinds == ["front_matter"] for c in by_level[1])
+    assert set(by_level) == (set(range(1, depth + 1)) if not front_matter_alone else {1}), \
+        "every level, but below a page of front matter alone (nothing to embed)"
+    for c in chunks:
+        if c.level > 1:
+            assert not c.embed_text.lstrip().startswith("---"), "no front matter in embed_text"
 
     top = by_level[1]
     assert "".join(c.text for c in top) == source, "guarantee 6: level 1 tiles the source"

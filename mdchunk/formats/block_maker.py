@@ -46,24 +46,44 @@ class BlockMaker:
     def paragraph(self, start: int, end: int, content: str) -> Block:
         """A paragraph of inline ``content`` (its lines as the parser gives them), its HTML
         comments recorded as its inline parse finds them (not in code spans)."""
+        self.inline_comments(start, end, content)
+        return Block("paragraph", start, end)
+
+    def inline_comments(self, start: int, end: int, content: str) -> None:
+        """Record the HTML comments of inline ``content`` (a paragraph's, a heading's, a table
+        row's cells) as its inline parse finds them (not in code spans)."""
         if "<!--" in content:
             md = full_parser()
             children = md.inline.parse(content, md, self.env, [])
             self.find_comments(start, end, [t.content for t in children if t.type == "html_inline"
                                             and t.content.startswith("<!--")])
-        return Block("paragraph", start, end)
+
+    def row(self, start: int, end: int) -> Block:
+        """A table's row, the HTML comments of its cells recorded (each cell's text between
+        unescaped pipes, parsed inline: both readers split it the same way)."""
+        if "<!--" in self.source[start:end]:
+            for cell in _CELL_SEPARATOR.split(self.source[start:end]):
+                self.inline_comments(start, end, cell.strip())
+        return Block("row", start, end)
 
     def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
         """Record where each of ``comments`` (as the parser gave them, in order) lies in
-        ``source[start:end]``."""
+        ``source[start:end]``: inside a list item or a quote, the lines of a comment that runs
+        over several lines lie in the source behind the container's indentation and ``>``
+        markers, which the parser's content has taken away."""
         found = []
         pos = start
         for comment in comments:
-            at = self.source.find(comment, pos, end)
-            if at < 0:
+            if "\n" not in comment:
+                at = self.source.find(comment, pos, end)
+                match = (at, at + len(comment)) if at >= 0 else None
+            else:
+                hit = _behind_markers(comment).search(self.source, pos, end)
+                match = hit.span() if hit else None
+            if match is None:
                 continue
-            found.append((at, at + len(comment)))
-            pos = at + len(comment)
+            found.append(match)
+            pos = match[1]
         self.comments.extend(found)
         return found
 
@@ -82,6 +102,7 @@ class BlockMaker:
         """A heading of ``content`` (its inline text; ``children`` its inline tokens, when the
         parse made them), its ``{#id}`` markup recorded as hidden."""
         title, heading_id, markup = _heading_title(content, self.env, children)
+        self.inline_comments(start, end, content)
         if markup:
             self.hide_id_markup(start, end, markup)
         return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
@@ -120,6 +141,9 @@ class BlockMaker:
         line_end = NEWLINE.search(self.source, start)
         return self.source[start: line_end.start() if line_end else len(self.source)].strip()
 
+
+#: A pipe between two cells of a table's row (a backslash escapes it).
+_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 
 #: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a
 #: soft line break; a heading without any is its own plain text.
@@ -205,6 +229,15 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
     parts = [child.content for child in children or ()
              if child.type in ("text", "code_inline", "text_special")]
     return " ".join("".join(parts).split())
+
+
+def _behind_markers(comment: str) -> re.Pattern[str]:
+    """A pattern for ``comment`` (several lines, as a parser gives a container's content) as
+    the source has it: any line break, then any indentation and ``>`` markers, before each
+    line after the first."""
+    lines = NEWLINE.split(comment)
+    return re.compile(re.escape(lines[0]) + "".join(
+        r"(?:\r\n?|\n)[ \t>]*" + re.escape(line.lstrip(" \t")) for line in lines[1:]))
 
 
 def _html_comments(html: str) -> list[str]:

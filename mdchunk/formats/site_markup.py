@@ -33,7 +33,7 @@ from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
 from .callouts import group_callouts
 from .content_tabs import CONTENT_TAB_LINE
-from .site_inline import MarkupEnv, admonition_label, inline_rewrites
+from .site_inline import MarkupEnv, admonition_label, escaped_shortcodes, inline_rewrites
 from .tabs import group_tabs
 
 __all__ = ["render_markup"]
@@ -77,7 +77,8 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     source = doc.source
     if not _may_hold_markup(source):
         return doc
-    env: MarkupEnv = {"mdx": site == "docusaurus", "components": set(), "tab_labels": {}}
+    env: MarkupEnv = {"mdx": site == "docusaurus", "hugo": site == "hugo", "components": set(),
+                      "tab_labels": {}}
     found: list[Rewrite] = []
     for block in doc.blocks:
         if block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
@@ -194,6 +195,8 @@ class _Marker:
         match = _DIRECTIVE_FENCE.fullmatch(self.source, start, end)
         if match is None or match["name"] not in _MYST_ADMONITIONS:
             self.snippets(block.start, block.end)
+            if self.env.get("hugo"):  # Hugo renders shortcodes in code blocks too
+                self.found.extend(escaped_shortcodes(self.source, block.start, block.end))
             return block
         name = match["name"] if match["name"] != "admonition" else ""
         self.found.append((start, end, admonition_label(name or "Note", match["title"])

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from ..formats.blocks import Block, kinds_of
 from ..formats.kinds import SEAMS, SeamName, kind, merge_kinds
 from ..text import SentenceIndex, line_spans, word_spans
+from ..text.inline import destinations, merged_words
 from ..tokens import SpanCounts
 
 __all__ = ["Group", "Piece", "PieceCutter", "block_piece", "heading_piece"]
@@ -188,8 +189,35 @@ class PieceCutter:
         if piece.seam == "sentences":
             return self.sentences.spans(piece.start, piece.end)
         if piece.seam == "words":
-            return word_spans(source, piece.start, piece.end)
+            words = word_spans(source, piece.start, piece.end)
+            if any(kind(name).seam == "lines" for name in piece.kinds):
+                return words  # a line of code: its brackets and stars are code
+            return self._whole_constructs(piece, words, fresh_room)
         return self._token_spans(piece, room, fresh_room)
+
+    def _whole_constructs(self, piece: Piece, words: list[tuple[int, int]], fresh_room: int
+                          ) -> list[tuple[int, int]]:
+        """``words`` of prose with the words of each inline construct (a link, an image, a code
+        span, emphasis, an HTML element) made one, but for a construct that alone exceeds what
+        a fresh chunk holds: its words stay apart, its link destinations whole."""
+        source = self.source
+        spans = self.sentences.inline(piece.start, piece.end)
+        merged = merged_words(source, words, spans)
+        if len(merged) == len(words):
+            return words
+        budget = fresh_room - self.prefix_tokens(_prefix(piece))
+        out: list[tuple[int, int]] = []
+        k = 0
+        for a, b in merged:
+            inner = []
+            while k < len(words) and words[k][0] < b:
+                inner.append(words[k])
+                k += 1
+            if len(inner) > 1 and self.counts.count_span(a, b) > budget:
+                out += merged_words(source, inner, destinations(source, a, b))
+            else:
+                out.append((a, b))
+        return out
 
     def _token_spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
         """The last resort: spans of a token count; the first fills ``room``, the rest fill
