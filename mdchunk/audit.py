@@ -334,13 +334,14 @@ def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span]
     return problems
 
 
-def _prose_leaves(blocks: Sequence[Block]) -> Iterator[Block]:
-    """The paragraphs, headings and table rows of the block tree, in order."""
+def _prose_leaves(blocks: Sequence[Block], prefix: str = "") -> Iterator[tuple[Block, str]]:
+    """The paragraphs, headings and table rows of the block tree, in order, each with the
+    header a chunk that starts inside it repeats (a table's)."""
     for block in blocks:
         if block.kind in ("paragraph", "heading", "row"):
-            yield block
+            yield block, prefix
         else:
-            yield from _prose_leaves(block.children)
+            yield from _prose_leaves(block.children, block.prefix or prefix)
 
 
 def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
@@ -349,10 +350,15 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
     link, an image, a code span, emphasis, an HTML element) that fits a chunk of its own with
     the largest breadcrumb: ``(chunk index, construct)``."""
     room = max_tokens - max_tokens // CRUMB_SHARE - 2
-    leaves = [b for b in _prose_leaves(blocks)
-              if any(c in source[b.start:b.end] for c in "[*_~<`")]
-    if not leaves:
+    found_leaves = [(b, prefix) for b, prefix in _prose_leaves(blocks)
+                    if any(c in source[b.start:b.end] for c in "[*_~<`")]
+    if not found_leaves:
         return []
+    leaves = [b for b, _ in found_leaves]
+    rooms = []
+    for _, prefix in found_leaves:  # a repeated header takes its share, unless half the room
+        header = counter.count(prefix + "\n") if prefix else 0
+        rooms.append(room - header if 2 * header <= room else room)
     starts = [b.start for b in leaves]
     found: dict[int, list[Span]] = {}
     out = []
@@ -364,7 +370,7 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
             if i not in found:
                 found[i] = inline_spans(source, leaves[i].start, leaves[i].end)
             for a, b in found[i]:
-                if a < at < b and counter.count(source[a:b]) <= room:
+                if a < at < b and counter.count(source[a:b]) <= rooms[i]:
                     out.append((index, (a, b)))
     return out
 

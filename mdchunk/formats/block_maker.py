@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from markdown_it.common.html_re import comment as html_comment
 from markdown_it.token import Token
 from mdit_py_plugins.attrs.parse import ParseError
 from mdit_py_plugins.attrs.parse import parse as parse_attrs
@@ -53,17 +54,23 @@ class BlockMaker:
         """Record the HTML comments of inline ``content`` (a paragraph's, a heading's, a table
         row's cells) as its inline parse finds them (not in code spans)."""
         if "<!--" in content:
-            md = full_parser()
-            children = md.inline.parse(content, md, self.env, [])
-            self.find_comments(start, end, [t.content for t in children if t.type == "html_inline"
-                                            and t.content.startswith("<!--")])
+            self.find_comments(start, end, self.comments_of(content))
+
+    def comments_of(self, content: str) -> list[str]:
+        """The HTML comments of inline ``content``, in order, as its inline parse finds them."""
+        if "<!--" not in content:
+            return []
+        md = full_parser()
+        children = md.inline.parse(content, md, self.env, [])
+        return [t.content for t in children
+                if t.type == "html_inline" and t.content.startswith("<!--")]
 
     def row(self, start: int, end: int) -> Block:
         """A table's row, the HTML comments of its cells recorded (each cell's text between
         unescaped pipes, parsed inline: both readers split it the same way)."""
         if "<!--" in self.source[start:end]:
-            for cell in _CELL_SEPARATOR.split(self.source[start:end]):
-                self.inline_comments(start, end, cell.strip())
+            self.find_comments(start, end, [comment for cell in _CELL_SEPARATOR.split(
+                self.source[start:end]) for comment in self.comments_of(cell.strip())])
         return Block("row", start, end)
 
     def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
@@ -128,12 +135,14 @@ class BlockMaker:
         return start, rstrip_end(self.source, start, end)
 
     def table(self, start: int, end: int, rows: Sequence[Block]) -> Block:
-        """A table of ``rows`` (its header row first): the first child is its header (header row
-        and delimiter row), repeated as prefix."""
+        """A table of ``rows`` (its header row first, its comments recorded): the first child
+        is its header (header row and delimiter row), repeated as prefix."""
         body = tuple(rows[1:])
         header_end = body[0].start if body else end
         header = Block("row", start, rstrip_end(self.source, start, header_end))
-        prefix = self.source[header.start:header.end]
+        # repeated in embed_text as the page shows it: without its comments
+        hidden = [(a, b) for a, b in self.comments if header.start <= a and b <= header.end]
+        prefix = without_spans(self.source, header.start, header.end, hidden)
         return Block("table", start, end, (header, *body), prefix=prefix)
 
     def fence_line(self, start: int) -> str:
@@ -241,10 +250,13 @@ def _behind_markers(comment: str) -> re.Pattern[str]:
 
 
 def _html_comments(html: str) -> list[str]:
-    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""
-    from markdown_it.common.html_re import HTML_TAG_RE
+    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern,
+    wherever they stand in it (its tag pattern matches only at the start: a second comment on
+    the line, or one inside a ``<div>``, went unseen)."""
+    return [m.group() for m in _HTML_COMMENT.finditer(html)]
 
-    return [m.group() for m in HTML_TAG_RE.finditer(html) if m.group().startswith("<!--")]
+
+_HTML_COMMENT = re.compile(html_comment)
 
 
 def plain_text(content: str) -> str:

@@ -10,6 +10,7 @@ code between lines (fence reopened), prose between sentences, then words, then t
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 
 from ..formats.blocks import Block, kinds_of
@@ -52,6 +53,9 @@ class Piece:
     cost: tuple[int, int] | None = None
     #: That count, once known (-1 before): a piece is weighed at every step that meets it.
     tokens: int = -1
+    #: Cut from lines of code (or another block cut by lines): its brackets, stars and
+    #: backticks are text, not inline constructs whose words stay together.
+    verbatim: bool = False
 
 
 @dataclass(slots=True)
@@ -95,6 +99,43 @@ def block_piece(block: Block) -> Piece:
                  tail=row.heads,
                  paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
                  atomic=row.atomic)
+
+
+def _before_construct(constructs: list[tuple[int, int]], start: int, cut: int) -> int:
+    """The size of the part ``[start, cut)``, its end moved back to the start of the inline
+    construct it falls inside (``0`` when that construct opens the part)."""
+    k = bisect_right(constructs, (cut, cut)) - 1
+    if k >= 0 and constructs[k][0] < cut < constructs[k][1] and constructs[k][0] >= start:
+        return constructs[k][0] - start
+    return cut - start
+
+
+def _split_at(words: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, int]]:
+    """``words`` with each one that ``cuts`` fall strictly inside cut there."""
+    if not cuts:
+        return words
+    out = []
+    for a, b in words:
+        inside = sorted(c for c in cuts if a < c < b)
+        for c in inside:
+            out.append((a, c))
+            a = c
+        out.append((a, b))
+    return out
+
+
+def _with_words(groups: list[tuple[int, int]], words: list[tuple[int, int]]
+                ) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Each of ``groups`` (words made one, in order) with the ``words`` it holds."""
+    out = []
+    k = 0
+    for a, b in groups:
+        inner = []
+        while k < len(words) and words[k][0] < b:
+            inner.append(words[k])
+            k += 1
+        out.append((a, b, inner))
+    return out
 
 
 def _prefix(piece: Piece) -> str:
@@ -161,14 +202,17 @@ class PieceCutter:
         if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
             if rung.finer is None:
                 return []
-            return self.cut(replace(piece, seam=rung.finer), room, fresh_room)
+            return self.cut(replace(piece, seam=rung.finer,
+                                    verbatim=piece.verbatim or piece.seam == "lines"),
+                            room, fresh_room)
         # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
         # paragraph has thousands of sentences (dataclasses.replace is slow).
         kinds, paragraph = piece.kinds, piece.paragraph
         tail, continues = piece.tail, piece.continues
+        verbatim = piece.verbatim or piece.seam == "lines"
         parts = [Piece(a, b, kinds, rung.parts, prefix=first_prefix if i == 0 else prefix,
                        continues=continues or i > 0,
-                       tail=tail, spare=piece.spare, paragraph=paragraph)
+                       tail=tail, spare=piece.spare, paragraph=paragraph, verbatim=verbatim)
                  for i, (a, b) in enumerate(spans)]
         return self._tile(piece, parts)
 
@@ -190,7 +234,7 @@ class PieceCutter:
             return self.sentences.spans(piece.start, piece.end)
         if piece.seam == "words":
             words = word_spans(source, piece.start, piece.end)
-            if any(kind(name).seam == "lines" for name in piece.kinds):
+            if piece.verbatim:
                 return words  # a line of code: its brackets and stars are code
             return self._whole_constructs(piece, words, fresh_room)
         return self._token_spans(piece, room, fresh_room)
@@ -205,34 +249,47 @@ class PieceCutter:
         merged = merged_words(source, words, spans)
         if len(merged) == len(words):
             return words
-        budget = fresh_room - self.prefix_tokens(_prefix(piece))
+        prefix = self.prefix_tokens(_prefix(piece))  # repeated unless it eats half the room
+        budget = fresh_room - (prefix if 2 * prefix <= fresh_room else 0)
         out: list[tuple[int, int]] = []
-        k = 0
-        for a, b in merged:
-            inner = []
-            while k < len(words) and words[k][0] < b:
-                inner.append(words[k])
-                k += 1
-            if len(inner) > 1 and self.counts.count_span(a, b) > budget:
-                out += merged_words(source, inner, destinations(source, a, b))
-            else:
+        for a, b, inner in _with_words(merged, words):
+            if len(inner) == 1 or self.counts.count_span(a, b) <= budget:
                 out.append((a, b))
+                continue
+            # too long as one: only the constructs inside that fit stay whole
+            fitting = [(x, y) for x, y in spans if a <= x and y <= b
+                       and self.counts.count_span(x, y) <= budget]
+            kept = sorted([*fitting, *destinations(source, a, b)])
+            inner = _split_at(inner, [x for span in fitting for x in span])  # `a`|`b`: two
+            for c, d, words_in in _with_words(merged_words(source, inner, kept), inner):
+                if len(words_in) > 1 and self.counts.count_span(c, d) > budget:
+                    out += merged_words(source, words_in, destinations(source, c, d))
+                else:
+                    out.append((c, d))
         return out
 
     def _token_spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
         """The last resort: spans of a token count; the first fills ``room``, the rest fill
         fresh chunks."""
-        limit = max(1, fresh_room - self.prefix_tokens(piece.prefix) - 2)
+        prefix = self.prefix_tokens(piece.prefix)  # repeated unless it eats half the room
+        limit = max(1, fresh_room - (prefix if 2 * prefix <= fresh_room else 0) - 2)
         spans, pos = [], piece.start
         text = self.source
         prefix_within = self.counts.counter.prefix_within
         size_limit = max(1, min(room - 2, limit))
+        constructs = [] if piece.verbatim else self.sentences.inline(piece.start, piece.end)
         while pos < piece.end:
             size = prefix_within(text, size_limit, pos, piece.end)
             if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
                 size_limit = limit
                 continue
             size = max(1, size)
+            if constructs:  # no cut inside an inline construct
+                before = _before_construct(constructs, pos, pos + size)
+                if before == 0 and size_limit < limit:  # it opens the part: start afresh
+                    size_limit = limit
+                    continue
+                size = before or size  # a construct alone too long for a chunk: cut inside
             spans.append((pos, pos + size))
             pos += size
             size_limit = limit

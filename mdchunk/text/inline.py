@@ -98,7 +98,7 @@ def inline_spans(text: str, start: int = 0, end: int | None = None,
     found = list(code)
     pos = start
     for a, b in [*code, (end, end)]:  # the text between code spans
-        found += _outside_code(text, pos, a)
+        found += _outside_code(text, pos, a, end)
         pos = b
     return _outermost(found)
 
@@ -134,16 +134,17 @@ def merged_words(text: str, words: list[Span], spans: list[Span]) -> list[Span]:
     return out
 
 
-def _outside_code(text: str, start: int, end: int) -> list[Span]:
-    """The constructs between two code spans; none is looked for inside one found (only the
-    outermost matter), nor ends further than :data:`_REACH` from where it starts."""
+def _outside_code(text: str, start: int, end: int, reach: int) -> list[Span]:
+    """The constructs that open between two code spans (``text[start:end]``) and close
+    before ``reach`` (a link's text may hold code); none is looked for inside one found (only
+    the outermost matter), nor ends further than :data:`_REACH` from where it starts."""
     found: list[Span] = []
     for match in _OPENERS.finditer(text, start, end):
         pos = match.start()
         if (found and pos < found[-1][1]) or (pos > start and text[pos - 1] == "\\"):
             continue
         char = text[pos]
-        limit = min(end, pos + _REACH)
+        limit = min(reach, pos + _REACH)
         if char == "[":
             span = _link(text, pos, start, limit)
         elif char == "<":
