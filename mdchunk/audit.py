@@ -360,8 +360,10 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
         header = counter.count(prefix + "\n") if prefix else 0
         rooms.append(room - header if 2 * header <= room else room)
     starts = [b.start for b in leaves]
+    headings = [(b.start, b.end) for b in blocks if b.kind == "heading"]
     found: dict[int, list[Span]] = {}
     out = []
+    excused: set[Span] = set()
     for index, span in enumerate(spans):
         for at in span:
             i = bisect.bisect_right(starts, at) - 1
@@ -370,9 +372,23 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
             if i not in found:
                 found[i] = inline_spans(source, leaves[i].start, leaves[i].end)
             for a, b in found[i]:
-                if a < at < b and counter.count(source[a:b]) <= rooms[i]:
-                    out.append((index, (a, b)))
+                if not a < at < b or counter.count(source[a:b]) > rooms[i] or (a, b) in excused:
+                    continue
+                if at == span[1] and _headings_alone(source, headings, span[0], a):
+                    excused.add((a, b))  # guarantee 3 first: cut so the headings have company
+                    continue
+                out.append((index, (a, b)))
     return out
+
+
+def _headings_alone(source: str, headings: Sequence[Span], start: int, end: int) -> bool:
+    """Does ``source[start:end]`` hold headings and nothing else a reader sees (blanks, list
+    and quote markers)?"""
+    text = source[start:end]
+    for a, b in headings:
+        if a < end and b > start:
+            text = text.replace(source[max(a, start):min(b, end)], " ", 1)
+    return bool(headings) and not text.strip(" \t\r\n>-*+0123456789.)")
 
 
 def embed_text_problems(source: str, chunks: Sequence[tuple[int, int, str]],

@@ -114,13 +114,10 @@ def _split_at(words: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, 
     """``words`` with each one that ``cuts`` fall strictly inside cut there."""
     if not cuts:
         return words
-    out = []
+    out: list[tuple[int, int]] = []
     for a, b in words:
-        inside = sorted(c for c in cuts if a < c < b)
-        for c in inside:
-            out.append((a, c))
-            a = c
-        out.append((a, b))
+        bounds = [a, *sorted(c for c in cuts if a < c < b), b]
+        out += zip(bounds, bounds[1:])
     return out
 
 
@@ -163,12 +160,14 @@ class PieceCutter:
         """What repeating ``prefix`` (a table header, a fence) at a chunk's start costs."""
         return self.counts.count_small(prefix + "\n") if prefix else 0
 
-    def cut(self, piece: Piece, room: int, fresh_room: int) -> list[Piece]:
+    def cut(self, piece: Piece, room: int, fresh_room: int, company: bool = False
+            ) -> list[Piece]:
         """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none does.
 
         ``room`` is what is left in the chunk being filled, and ``fresh_room`` what a new chunk
         offers: a last-resort cut by tokens makes its first part ``room`` big, so a heading
-        before it is never left alone, and the others ``fresh_room``.
+        before it is never left alone (``company``: only headings are in the chunk, and it may
+        cut inside an inline construct for them), and the others ``fresh_room``.
         """
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
@@ -198,13 +197,13 @@ class PieceCutter:
                      for i, child in enumerate(block.children)]
             return self._tile(piece, parts)
         rung = SEAMS.get(piece.seam, SEAMS["tokens"])
-        spans = self._spans(piece, room, fresh_room)
+        spans = self._spans(piece, room, fresh_room, company)
         if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
             if rung.finer is None:
                 return []
             return self.cut(replace(piece, seam=rung.finer,
                                     verbatim=piece.verbatim or piece.seam == "lines"),
-                            room, fresh_room)
+                            room, fresh_room, company)
         # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
         # paragraph has thousands of sentences (dataclasses.replace is slow).
         kinds, paragraph = piece.kinds, piece.paragraph
@@ -216,7 +215,8 @@ class PieceCutter:
                  for i, (a, b) in enumerate(spans)]
         return self._tile(piece, parts)
 
-    def _spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+    def _spans(self, piece: Piece, room: int, fresh_room: int, company: bool
+               ) -> list[tuple[int, int]]:
         source = self.source
         if piece.seam == "lines":
             lines = line_spans(source, piece.start, piece.end)
@@ -237,7 +237,7 @@ class PieceCutter:
             if piece.verbatim:
                 return words  # a line of code: its brackets and stars are code
             return self._whole_constructs(piece, words, fresh_room)
-        return self._token_spans(piece, room, fresh_room)
+        return self._token_spans(piece, room, fresh_room, company)
 
     def _whole_constructs(self, piece: Piece, words: list[tuple[int, int]], fresh_room: int
                           ) -> list[tuple[int, int]]:
@@ -260,15 +260,16 @@ class PieceCutter:
             fitting = [(x, y) for x, y in spans if a <= x and y <= b
                        and self.counts.count_span(x, y) <= budget]
             kept = sorted([*fitting, *destinations(source, a, b)])
-            inner = _split_at(inner, [x for span in fitting for x in span])  # `a`|`b`: two
-            for c, d, words_in in _with_words(merged_words(source, inner, kept), inner):
+            pieces = _split_at(inner, [x for span in fitting for x in span])  # `a`|`b`: two
+            for c, d, words_in in _with_words(merged_words(source, pieces, kept), pieces):
                 if len(words_in) > 1 and self.counts.count_span(c, d) > budget:
                     out += merged_words(source, words_in, destinations(source, c, d))
                 else:
                     out.append((c, d))
         return out
 
-    def _token_spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+    def _token_spans(self, piece: Piece, room: int, fresh_room: int, company: bool
+                     ) -> list[tuple[int, int]]:
         """The last resort: spans of a token count; the first fills ``room``, the rest fill
         fresh chunks."""
         prefix = self.prefix_tokens(piece.prefix)  # repeated unless it eats half the room
@@ -286,8 +287,8 @@ class PieceCutter:
             size = max(1, size)
             if constructs:  # no cut inside an inline construct
                 before = _before_construct(constructs, pos, pos + size)
-                if before == 0 and size_limit < limit:  # it opens the part: start afresh
-                    size_limit = limit
+                if before == 0 and size_limit < limit and not company:  # it opens the part:
+                    size_limit = limit  # start afresh
                     continue
                 size = before or size  # a construct alone too long for a chunk: cut inside
             spans.append((pos, pos + size))
