@@ -60,7 +60,7 @@ def test_a_page_of_front_matter_and_a_block_too_large_to_join_it(counter) -> Non
 
 @pytest.mark.slow
 def test_the_index_embeds_no_front_matter(tmp_path: Path) -> None:
-    from mdchunk import index_paths
+    from mdchunk.index import index_paths
 
     from .conftest_milvus import CountingEmbedder, HashEmbedder
 
@@ -221,31 +221,26 @@ _commented = st.lists(_INLINE.filter(lambda t: "<!--" not in t), min_size=1,
                       max_size=14).map(" ".join)
 
 
+#: Every container with TEXT shown, HIDDEN in a comment and MORE beside it.
+_CONTAINERS = {
+    "para": "TEXT",
+    "list": "- TEXT\n  <!-- HIDDEN -->\n- MORE",
+    "ordered": "1. TEXT\n\n   <!--\n   HIDDEN\n   -->\n2. MORE",
+    "quote": "> TEXT\n> <!-- HIDDEN\n> second line -->",
+    "table": "| a | b <!-- c --> |\n|---|---|\n| TEXT | MORE |",
+    "tabs": ("{{< tabs >}}\n{{% tab name=\"Linux\" %}}\nTEXT\n{{% /tab %}}\n"
+             "{{% tab name=\"Mac\" %}}\nMORE\n{{% /tab %}}\n{{< /tabs >}}"),
+    "admonition": "!!! note \"Title\"\n    TEXT\n    <!-- HIDDEN -->",
+    "hugo-note": "{{< note >}}\nTEXT\n{{< /note >}}",
+    "comment-block": "<!--\nHIDDEN\n-->",
+}
+
+
 @st.composite
 def _container(draw: st.DrawFn) -> str:
-    text = draw(_prose)
-    more = draw(_prose)
-    hidden = draw(_commented)
-    shape = draw(st.sampled_from(["para", "list", "ordered", "quote", "table", "tabs",
-                                  "admonition", "hugo-note", "comment-block"]))
-    if shape == "list":
-        return f"- {text}\n  <!-- {hidden} -->\n- {more}"
-    if shape == "ordered":
-        return f"1. {text}\n\n   <!--\n   {hidden}\n   -->\n2. {more}"
-    if shape == "quote":
-        return f"> {text}\n> <!-- {hidden}\n> second line -->"
-    if shape == "table":
-        return f"| a | b <!-- c --> |\n|---|---|\n| {text} | {more} |"
-    if shape == "tabs":
-        return (f"{{{{< tabs >}}}}\n{{{{% tab name=\"Linux\" %}}}}\n{text}\n{{{{% /tab %}}}}\n"
-                f"{{{{% tab name=\"Mac\" %}}}}\n{more}\n{{{{% /tab %}}}}\n{{{{< /tabs >}}}}")
-    if shape == "admonition":
-        return f"!!! note \"Title\"\n    {text}\n    <!-- {hidden} -->"
-    if shape == "hugo-note":
-        return f"{{{{< note >}}}}\n{text}\n{{{{< /note >}}}}"
-    if shape == "comment-block":
-        return f"<!--\n{hidden}\n-->"
-    return text
+    shape = draw(st.sampled_from(sorted(_CONTAINERS)))
+    return (_CONTAINERS[shape].replace("TEXT", draw(_prose)).replace("MORE", draw(_prose))
+            .replace("HIDDEN", draw(_commented)))
 
 
 @st.composite

@@ -164,44 +164,38 @@ _REACH = 4096
 def _bracket_end(text: str, pos: int, end: int) -> int:
     """After the ``]`` that closes the ``[`` at ``pos`` (nested brackets counted, escapes
     skipped); ``-1`` when none does."""
-    depth, i = 0, pos
-    while i < end:
-        char = text[i]
-        if char == "\\":
-            i += 2
-            continue
-        if char == "[":
-            depth += 1
-        elif char == "]":
-            depth -= 1
-            if depth == 0:
-                return i + 1
-        i += 1
-    return -1
+    return _closing(text, pos, end, "[]", quotes="")
 
 
 def _paren_end(text: str, pos: int, end: int) -> int:
-    """After the ``)`` that closes the ``(`` at ``pos`` (a ``<…>`` destination, quoted titles
-    and nested parentheses followed); ``-1`` when none does."""
+    """After the ``)`` that closes the ``(`` at ``pos`` (quoted titles and nested
+    parentheses followed); ``-1`` when none does."""
+    return _closing(text, pos, end, "()", quotes="\"'")
+
+
+def _closing(text: str, pos: int, end: int, pair: str, quotes: str) -> int:
+    """After the ``pair[1]`` that closes the ``pair[0]`` at ``pos``: nested pairs counted,
+    escapes skipped, ``quotes`` (at the first depth) followed to their end; ``-1`` when none
+    does before ``end`` or a blank line (which ends any inline construct)."""
+    opening, closing = pair
     depth, i = 0, pos
     while i < end:
         char = text[i]
         if char == "\\":
             i += 2
             continue
-        if char in "\"'" and depth == 1:
-            close = text.find(char, i + 1, end)
-            if close < 0:
+        if char in quotes and depth == 1:
+            i = text.find(char, i + 1, end)
+            if i < 0:
                 return -1
-            i = close
-        elif char == "(":
+        elif char == opening:
             depth += 1
-        elif char == ")":
+        elif char == closing:
             depth -= 1
             if depth == 0:
                 return i + 1
         elif char == "\n" and text.startswith("\n", i + 1):
-            return -1  # a blank line ends any inline construct
+            return -1
         i += 1
     return -1
 
