@@ -177,7 +177,7 @@ def _closing(text: str, pos: int, end: int, pair: str, quotes: str) -> int:
     """After the ``pair[1]`` that closes the ``pair[0]`` at ``pos``: nested pairs counted,
     escapes skipped, ``quotes`` (at the first depth) followed to their end; ``-1`` when none
     does before ``end`` or a blank line (which ends any inline construct)."""
-    opening, closing = pair
+    opening, closing = pair[0], pair[1]
     depth, i = 0, pos
     while i < end:
         char = text[i]
