@@ -26,10 +26,12 @@ from .formats.site_markup import render_markup
 from .plan import Section, build_sections
 from .plan.breadcrumbs import CRUMB_SHARE
 from .text import clean_text, sentence_spans
+from .text.inline import inline_spans
 from .tokens import TokenCounter
 
 __all__ = ["Span", "StructureReport", "as_read", "audit_markdown", "cut_blocks",
-           "headings_only", "inline_code", "shared_top_sections", "uncovered"]
+           "embed_text_problems", "headings_only", "inline_code", "inline_cuts",
+           "shared_top_sections", "uncovered"]
 
 Span = tuple[int, int]
 
@@ -45,6 +47,9 @@ class StructureReport:
     shared_top: list[int] = field(default_factory=list)
     uncovered: list[Span] = field(default_factory=list)
     tiny: list[int] = field(default_factory=list)
+    #: Chunk boundaries inside an inline construct (a link, an image, a code span, emphasis,
+    #: an HTML element) that does not alone exceed the budget, with that construct's span.
+    inline_cut: list[tuple[int, Span]] = field(default_factory=list)
 
     def cut_by_kind(self) -> Counter[str]:
         return Counter(kind for kind, _ in self.cut)
@@ -329,6 +334,81 @@ def overlap_problems(source: str, blocks: Sequence[Block], spans: Sequence[Span]
     return problems
 
 
+def _prose_leaves(blocks: Sequence[Block], prefix: str = "") -> Iterator[tuple[Block, str]]:
+    """The paragraphs, headings and table rows of the block tree, in order, each with the
+    header a chunk that starts inside it repeats (a table's)."""
+    for block in blocks:
+        if block.kind in ("paragraph", "heading", "row"):
+            yield block, prefix
+        else:
+            yield from _prose_leaves(block.children, block.prefix or prefix)
+
+
+def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
+                counter: TokenCounter, max_tokens: int) -> list[tuple[int, Span]]:
+    """Chunk ends and starts inside an inline construct of prose (:func:`inline_spans`: a
+    link, an image, a code span, emphasis, an HTML element) that fits a chunk of its own with
+    the largest breadcrumb: ``(chunk index, construct)``."""
+    room = max_tokens - max_tokens // CRUMB_SHARE - 2
+    found_leaves = [(b, prefix) for b, prefix in _prose_leaves(blocks)
+                    if any(c in source[b.start:b.end] for c in "[*_~<`")]
+    if not found_leaves:
+        return []
+    leaves = [b for b, _ in found_leaves]
+    rooms = []
+    for _, prefix in found_leaves:  # a repeated header takes its share, unless half the room
+        header = counter.count(prefix + "\n") if prefix else 0
+        rooms.append(room - header if 2 * header <= room else room)
+    starts = [b.start for b in leaves]
+    headings = [(b.start, b.end) for b in blocks if b.kind == "heading"]
+    found: dict[int, list[Span]] = {}
+    out = []
+    excused: set[Span] = set()
+    for index, span in enumerate(spans):
+        for at in span:
+            i = bisect.bisect_right(starts, at) - 1
+            if i < 0 or not leaves[i].start < at < leaves[i].end:
+                continue
+            if i not in found:
+                found[i] = inline_spans(source, leaves[i].start, leaves[i].end)
+            for a, b in found[i]:
+                if not a < at < b or counter.count(source[a:b]) > rooms[i] or (a, b) in excused:
+                    continue
+                if at == span[1] and _headings_alone(source, headings, span[0], a):
+                    excused.add((a, b))  # guarantee 3 first: cut so the headings have company
+                    continue
+                out.append((index, (a, b)))
+    return out
+
+
+def _headings_alone(source: str, headings: Sequence[Span], start: int, end: int) -> bool:
+    """Does ``source[start:end]`` hold headings and nothing else a reader sees (blanks, list
+    and quote markers)?"""
+    text = source[start:end]
+    for a, b in headings:
+        if a < end and b > start:
+            text = text.replace(source[max(a, start):min(b, end)], " ", 1)
+    return bool(headings) and not text.strip(" \t\r\n>-*+0123456789.)")
+
+
+def embed_text_problems(source: str, chunks: Sequence[tuple[int, int, str]],
+                        site: str = "plain") -> list[str]:
+    """What ``embed_text`` must never hold, for ``chunks`` as ``(start, end, embed_text)`` of
+    ``source`` read for ``site`` with comments dropped: the front matter (raw YAML) and any
+    HTML comment, wherever it stands (a list item, a quote, a table, a tab)."""
+    doc = parse_markdown(source, site)
+    front = doc.front_matter_block
+    yaml = source[front.start:front.end].strip("-\r\n \t") if front is not None else ""
+    problems = []
+    for i, (start, end, embed_text) in enumerate(chunks):
+        if len(yaml) > 8 and start < front.end and yaml in embed_text:  # type: ignore[union-attr]
+            problems.append(f"chunk {i}: front matter in embed_text")
+        for a, b in doc.comments:
+            if start <= a and b <= end and b - a > 8 and source[a:b] in embed_text:
+                problems.append(f"chunk {i}: comment {source[a:b][:40]!r} in embed_text")
+    return problems
+
+
 def _crowded_heading_runs(source: str, blocks: Sequence[Block], counter: TokenCounter,
                           max_tokens: int) -> list[Span]:
     """Spans of the runs of consecutive headings that leave no room for content: with the
@@ -358,6 +438,7 @@ def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[in
     body_start = doc.blocks[0].start if doc.blocks else len(source)
     big = _crowded_heading_runs(source, doc.blocks, counter, max_tokens)
     return StructureReport(
+        inline_cut=inline_cuts(source, doc.blocks, spans, counter, max_tokens),
         chunks=len(spans),
         over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
         cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens, tiled),

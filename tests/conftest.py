@@ -47,6 +47,25 @@ def corpus_files() -> list[Path]:
     return sorted(CORPORA.rglob("*.md")) if CORPORA.is_dir() else []
 
 
+#: The documentation-site corpora and the site each page is written for (issue 32); every
+#: other corpus is plain Markdown.
+SITE_CORPORA = {"hugo-docs": "hugo", "ory-docs": "docusaurus", "rocketmq-docs": "plain"}
+
+
+def site_corpus_mdx() -> list[Path]:
+    """The MDX pages of the site corpora (``corpus_files`` gives their ``.md`` pages)."""
+    return sorted(p for name in SITE_CORPORA for p in (CORPORA / name).rglob("*.mdx"))
+
+
+def site_of(path: Path) -> str:
+    """The site a corpus page is chunked for: its corpus's, else ``"plain"``."""
+    try:
+        first = path.relative_to(CORPORA).parts[0]
+    except (ValueError, IndexError):
+        return "plain"
+    return SITE_CORPORA.get(first, "plain")
+
+
 def with_corpus(files: list[Path], corpus_dir: Path) -> list[object]:
     """Parameters for a test over ``files``, marked ``corpus`` (``make test-fast`` leaves them
     out); one skipped placeholder when ``corpus_dir`` is absent."""

@@ -370,13 +370,14 @@ def test_headings_over_a_comment_travel_with_the_block_after_them(counter) -> No
 def test_a_page_of_front_matter_alone(counter) -> None:
     """Found by the long profile: a page that is front matter and nothing else gave a chunk of
     no text (0, 0) flat and at every level, so level 1 did not tile the source. Flat, there is
-    no body to chunk; a hierarchy's level 1 holds the front matter, and each finer level, which
-    it fits, repeats it."""
+    no body to chunk; a hierarchy's level 1 holds the front matter, and no finer level has
+    anything to embed (issue 32: no leaf embeds raw YAML)."""
     for source in ("---\n\n---\n\n", "---\ntitle: Backups\n---\n"):
         assert mdchunk.chunk_markdown(source, max_tokens=64, overlap_tokens=0) == []
         chunks = mdchunk.chunk_hierarchy(source, levels=(2048, 512, 128), overlap_tokens=0)
         assert_hierarchy(source, chunks, (2048, 512, 128), counter)
-        assert [(c.level, c.text) for c in chunks] == [(n, source) for n in (1, 2, 3)]
+        assert [(c.level, c.text, c.embed_text.strip("\n")) for c in chunks] == [
+            (1, source, "Backups" if "title" in source else "")]
 
 
 def test_a_comment_between_a_heading_and_an_empty_section_is_not_cut(counter) -> None:

@@ -17,6 +17,7 @@ import mdchunk
 from mdchunk.audit import (
     as_read,
     audit_markdown,
+    embed_text_problems,
     headings_only,
     overlap_problems,
     shared_top_sections,
@@ -32,13 +33,15 @@ from .conftest import (
     corpus_files,
     embedded_text,
     fixture_files,
+    site_corpus_mdx,
+    site_of,
     with_corpus,
 )
 
 BUDGETS = [(512, 64), (256, 32), (128, 16), (48, 8)]
 QUESTION_LINE = re.compile(r"(?i)(?:^|(?<=[\r\n]))[ \t]*((?:question|q|问题|问)[ \t]*[:：])")
 FIXTURE_MARKDOWN = fixture_files(".md", ".mdx")
-CORPUS_MARKDOWN = with_corpus(corpus_files(), CORPORA)
+CORPUS_MARKDOWN = with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA)
 
 
 def _ids(paths: list) -> list[str]:
@@ -68,16 +71,19 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
     assert report.headings_only == [] or not headings, "guarantee 3: a chunk of headings alone"
     assert report.shared_top == [], "guarantee 3: two top-level sections in one chunk"
     assert report.uncovered == [], "guarantee 4: text no chunk covers"
+    assert report.inline_cut == [], "a boundary inside a link, code span or emphasis that fits"
+    assert embed_text_problems(source, [(a, b, c.embed_text) for (a, b), c in zip(spans, chunks)],
+                               site) == []
     blocks = parse_markdown(source).blocks
     assert overlap_problems(source, blocks, spans, counter, overlap_tokens) == [], "guarantee 5"
 
 
-def check_file(path: Path, max_tokens: int, overlap: int, counter) -> None:
+def check_file(path: Path, max_tokens: int, overlap: int, counter, site: str = "plain") -> None:
     source = read_document(path)
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap,
-                                    doc_id=path.name)
+                                    doc_id=path.name, site=site)
     assert chunks, "a non-empty document gives chunks"
-    assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap)
+    assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap, site=site)
 
 
 @pytest.mark.parametrize("max_tokens,overlap", BUDGETS)
@@ -90,7 +96,8 @@ def test_markdown_guarantees(path: Path, max_tokens: int, overlap: int, counter)
 @pytest.mark.parametrize("path", CORPUS_MARKDOWN, ids=_ids(CORPUS_MARKDOWN))
 def test_markdown_guarantees_on_the_runbook_corpora(path: Path, max_tokens: int, overlap: int,
                                                     counter) -> None:
-    check_file(path, max_tokens, overlap, counter)
+    """The runbooks and the documentation sites (issue 32), each page read for its site."""
+    check_file(path, max_tokens, overlap, counter, site_of(path))
 
 
 def test_the_corpora_are_there() -> None:

@@ -18,6 +18,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 
 import mdchunk
 from mdchunk.audit import as_read, audit_markdown
+from mdchunk.formats import parse_markdown
 from mdchunk.formats.registry import format_for
 from mdchunk.text import read_document
 
@@ -48,7 +49,13 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
     for c in chunks:
         by_level[c.level].append(c)
     assert [c.level for c in chunks] == sorted(c.level for c in chunks), "coarsest level first"
-    assert set(by_level) == set(range(1, depth + 1))
+    front_matter_alone = all(c.kinds == ["front_matter"] for c in by_level[1])
+    assert set(by_level) == (set(range(1, depth + 1)) if not front_matter_alone else {1}), \
+        "every level, but below a page of front matter alone (nothing to embed)"
+    front = parse_markdown(source, site).front_matter_block if markdown else None
+    yaml = source[front.start:front.end].strip("-\r\n \t") if front is not None else ""
+    if len(yaml) > 8:
+        assert not [c.level for c in chunks if yaml in c.embed_text], "front matter embedded"
 
     top = by_level[1]
     assert "".join(c.text for c in top) == source, "guarantee 6: level 1 tiles the source"
@@ -72,9 +79,12 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
     for level in range(1, depth):
         for parent in by_level[level]:
             kids = children[parent.id]
-            if parent.text.strip() and parent.kinds != ["front_matter"]:
+            # front matter and what no page shows beside it: nothing to embed below it
+            blind = parent.kinds == ["front_matter"] and not (
+                embedded_text(source, parent, site).strip() if markdown else True)
+            if parent.text.strip() and not blind:
                 assert kids, "a parent with text has children"
-            if counter.count(parent.embed_text) <= levels[level]:
+            if counter.count(parent.embed_text) <= levels[level] and not blind:
                 assert [(k.start, k.end) for k in kids] == [(parent.start, parent.end)], \
                     "a parent that fits the finer budget is its own only child"
             for prev, nxt in zip(kids, kids[1:]):  # overlap stays among siblings

@@ -54,17 +54,18 @@ def test_site_help_is_built_from_the_records() -> None:
     assert option.help.startswith(help_text)
 
 
-@pytest.mark.parametrize("site,flavour,explicit_ids,mdx,rules", [
-    ("plain", "github", "in_place", False, ()),
-    ("docusaurus", "github", "uncounted", True, ()),
-    ("mkdocs", "mkdocs", "page_first", False, ("content_tabs",)),
-    ("hugo", "hugo", "in_place", False, ()),
+@pytest.mark.parametrize("site,flavour,explicit_ids,mdx,in_code,rules", [
+    ("plain", "github", "in_place", False, False, ()),
+    ("docusaurus", "github", "uncounted", True, False, ()),
+    ("mkdocs", "mkdocs", "page_first", False, False, ("content_tabs",)),
+    ("hugo", "hugo", "in_place", False, True, ()),
 ])
 def test_each_record_says_what_its_site_does(site: str, flavour: str, explicit_ids: str,
-                                             mdx: bool, rules: tuple[str, ...]) -> None:
+                                             mdx: bool, in_code: bool,
+                                             rules: tuple[str, ...]) -> None:
     record = generator(site)
-    assert (slug_flavour(site), record.explicit_ids, record.mdx) == (  # type: ignore[arg-type]
-        flavour, explicit_ids, mdx)
+    assert (slug_flavour(site), record.explicit_ids, record.mdx,  # type: ignore[arg-type]
+            record.shortcodes_in_code) == (flavour, explicit_ids, mdx, in_code)
     assert tuple(rule.name for rule in record.parser_rules) == rules
     assert other_sites_rules(site).isdisjoint(rules)
 

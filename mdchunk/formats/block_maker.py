@@ -13,6 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from markdown_it.common.html_re import comment as html_comment
 from markdown_it.token import Token
 from mdit_py_plugins.attrs.parse import ParseError
 from mdit_py_plugins.attrs.parse import parse as parse_attrs
@@ -46,24 +47,50 @@ class BlockMaker:
     def paragraph(self, start: int, end: int, content: str) -> Block:
         """A paragraph of inline ``content`` (its lines as the parser gives them), its HTML
         comments recorded as its inline parse finds them (not in code spans)."""
-        if "<!--" in content:
-            md = full_parser()
-            children = md.inline.parse(content, md, self.env, [])
-            self.find_comments(start, end, [t.content for t in children if t.type == "html_inline"
-                                            and t.content.startswith("<!--")])
+        self.inline_comments(start, end, content)
         return Block("paragraph", start, end)
+
+    def inline_comments(self, start: int, end: int, content: str) -> None:
+        """Record the HTML comments of inline ``content`` (a paragraph's, a heading's, a table
+        row's cells) as its inline parse finds them (not in code spans)."""
+        if "<!--" in content:
+            self.find_comments(start, end, self.comments_of(content))
+
+    def comments_of(self, content: str) -> list[str]:
+        """The HTML comments of inline ``content``, in order, as its inline parse finds them."""
+        if "<!--" not in content:
+            return []
+        md = full_parser()
+        children = md.inline.parse(content, md, self.env, [])
+        return [t.content for t in children
+                if t.type == "html_inline" and t.content.startswith("<!--")]
+
+    def row(self, start: int, end: int) -> Block:
+        """A table's row, the HTML comments of its cells recorded (each cell's text between
+        unescaped pipes, parsed inline: both readers split it the same way)."""
+        if "<!--" in self.source[start:end]:
+            self.find_comments(start, end, [comment for cell in _CELL_SEPARATOR.split(
+                self.source[start:end]) for comment in self.comments_of(cell.strip())])
+        return Block("row", start, end)
 
     def find_comments(self, start: int, end: int, comments: Sequence[str]) -> list[tuple[int, int]]:
         """Record where each of ``comments`` (as the parser gave them, in order) lies in
-        ``source[start:end]``."""
+        ``source[start:end]``: inside a list item or a quote, the lines of a comment that runs
+        over several lines lie in the source behind the container's indentation and ``>``
+        markers, which the parser's content has taken away."""
         found = []
         pos = start
         for comment in comments:
-            at = self.source.find(comment, pos, end)
-            if at < 0:
+            if "\n" not in comment:
+                at = self.source.find(comment, pos, end)
+                match = (at, at + len(comment)) if at >= 0 else None
+            else:
+                hit = _behind_markers(comment).search(self.source, pos, end)
+                match = hit.span() if hit else None
+            if match is None:
                 continue
-            found.append((at, at + len(comment)))
-            pos = at + len(comment)
+            found.append(match)
+            pos = match[1]
         self.comments.extend(found)
         return found
 
@@ -82,6 +109,7 @@ class BlockMaker:
         """A heading of ``content`` (its inline text; ``children`` its inline tokens, when the
         parse made them), its ``{#id}`` markup recorded as hidden."""
         title, heading_id, markup = _heading_title(content, self.env, children)
+        self.inline_comments(start, end, content)
         if markup:
             self.hide_id_markup(start, end, markup)
         return Block("heading", start, end, level=level, title=title, heading_id=heading_id)
@@ -107,12 +135,14 @@ class BlockMaker:
         return start, rstrip_end(self.source, start, end)
 
     def table(self, start: int, end: int, rows: Sequence[Block]) -> Block:
-        """A table of ``rows`` (its header row first): the first child is its header (header row
-        and delimiter row), repeated as prefix."""
+        """A table of ``rows`` (its header row first, its comments recorded): the first child
+        is its header (header row and delimiter row), repeated as prefix."""
         body = tuple(rows[1:])
         header_end = body[0].start if body else end
         header = Block("row", start, rstrip_end(self.source, start, header_end))
-        prefix = self.source[header.start:header.end]
+        # repeated in embed_text as the page shows it: without its comments
+        hidden = [(a, b) for a, b in self.comments if header.start <= a and b <= header.end]
+        prefix = without_spans(self.source, header.start, header.end, hidden)
         return Block("table", start, end, (header, *body), prefix=prefix)
 
     def fence_line(self, start: int) -> str:
@@ -120,6 +150,9 @@ class BlockMaker:
         line_end = NEWLINE.search(self.source, start)
         return self.source[start: line_end.start() if line_end else len(self.source)].strip()
 
+
+#: A pipe between two cells of a table's row (a backslash escapes it).
+_CELL_SEPARATOR = re.compile(r"(?<!\\)\|")
 
 #: Characters that may start inline markup (CommonMark, strikethrough, math, footnotes) or a
 #: soft line break; a heading without any is its own plain text.
@@ -207,11 +240,23 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
     return " ".join("".join(parts).split())
 
 
-def _html_comments(html: str) -> list[str]:
-    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern."""
-    from markdown_it.common.html_re import HTML_TAG_RE
+def _behind_markers(comment: str) -> re.Pattern[str]:
+    """A pattern for ``comment`` (several lines, as a parser gives a container's content) as
+    the source has it: any line break, then any indentation and ``>`` markers, before each
+    line after the first."""
+    lines = NEWLINE.split(comment)
+    return re.compile(re.escape(lines[0]) + "".join(
+        r"(?:\r\n?|\n)[ \t>]*" + re.escape(line.lstrip(" \t")) for line in lines[1:]))
 
-    return [m.group() for m in HTML_TAG_RE.finditer(html) if m.group().startswith("<!--")]
+
+def _html_comments(html: str) -> list[str]:
+    """The comments of an HTML block's content, by markdown-it's own HTML comment pattern,
+    wherever they stand in it (its tag pattern matches only at the start: a second comment on
+    the line, or one inside a ``<div>``, went unseen)."""
+    return [m.group() for m in _HTML_COMMENT.finditer(html)]
+
+
+_HTML_COMMENT = re.compile(html_comment)
 
 
 def plain_text(content: str) -> str:

@@ -110,10 +110,13 @@ class Document:
     rewrites: tuple[Rewrite, ...] = ()
 
     def hidden(self, comments: bool) -> tuple[Rewrite, ...]:
-        """What ``embed_text`` shows differently, in order, none overlapping another: heading
-        id markup and, when ``comments``, the HTML comments left out; generator markup
-        rewritten."""
-        spans = sorted((*((a, b, "") for a, b in self.id_markup),
+        """What ``embed_text`` shows differently, in order, none overlapping another: the
+        front matter (which only a hierarchy's first level tiles: no chunk embeds raw YAML),
+        heading id markup and, when ``comments``, the HTML comments left out; generator
+        markup rewritten."""
+        front = self.front_matter_block
+        spans = sorted((*(((front.start, front.end, ""),) if front is not None else ()),
+                        *((a, b, "") for a, b in self.id_markup),
                         *((a, b, "") for a, b in (self.comments if comments else ())),
                         *self.rewrites), key=lambda r: (r[0], -r[1]))
         out: list[Rewrite] = []

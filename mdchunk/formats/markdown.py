@@ -128,6 +128,8 @@ class _BlockBuilder(BlockMaker):
             return self.heading(start, end, int(opening.tag[1:]), inline.content, inline.children)
         if name == "paragraph":
             return self.paragraph(start, end, tokens[i + 1].content)
+        if name == "row":
+            return self.row(start, end)
         if kind(name).inline:
             return Block(name, start, end)
         children = tuple(tile(self.source, self.blocks(tokens, i + 1, close), start, end))

@@ -314,6 +314,8 @@ class _TreeReader:
             return self.table(node, start, end, depth)
         if name in ("heading", "lheading"):
             return self.heading(node, start, end)
+        if name == "trow":
+            return self.make.row(start, end)
         if name in _LEAVES:
             prefix = self.make.fence_line(start) if name == "fence" else ""
             return Block(_LEAVES[name], start, end, prefix=prefix)

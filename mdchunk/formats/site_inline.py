@@ -23,16 +23,20 @@ from typing import Any
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 from mdit_py_plugins.myst_role.index import myst_role
 
 from .blocks import Rewrite
 
-__all__ = ["CALLOUTS", "MarkupEnv", "admonition_label", "inline_rewrites", "shortcode_text"]
+__all__ = ["CALLOUTS", "MarkupEnv", "admonition_label", "escaped_shortcodes", "inline_rewrites",
+           "shortcode_text"]
 
-#: What one document's inline parses share: ``rewrites`` found, ``mdx`` (JSX expressions and
-#: every component tag are markup: a Docusaurus page or a document with MDX imports),
+#: What one document's inline parses share: ``rewrites`` found, ``shortcodes_in_code`` (the
+#: site renders shortcodes before Markdown, so code spans hold them too: Hugo), ``mdx`` (JSX
+#: expressions and every component tag are markup: a Docusaurus page or a document with MDX
+#: imports),
 #: ``components`` (names the document imports) and ``tab_labels`` (a ``<Tabs values>``'s
 #: value → label).
 MarkupEnv = dict[str, Any]
@@ -117,6 +121,56 @@ def _shortcode(state: StateInline, silent: bool) -> bool:
         _record(state, state.pos, match.end(),
                 shortcode_text(match[3], match[4], closing=bool(match[2])))
     state.pos = match.end()
+    return True
+
+
+#: ``{{</* name params */>}}``: a shortcode escaped, which Hugo shows as the tag itself.
+_ESCAPED_SHORTCODE = re.compile(r"\{\{([<%])/\*(.*?)\*/([>%])\}\}", re.DOTALL)
+
+
+def escaped_shortcodes(source: str, start: int, end: int) -> list[Rewrite]:
+    """The escaped shortcodes of ``source[start:end]`` (any text: prose, a code span, a code
+    block), each shown as Hugo shows it: ``{{</* tab name="x" */>}}`` → ``{{< tab name="x" >}}``."""
+    if source.find("/*", start, end) < 0:
+        return []
+    return [(m.start(), m.end(), _unescaped(m))
+            for m in _ESCAPED_SHORTCODE.finditer(source, start, end) if _unescaped(m)]
+
+
+def _unescaped(match: re.Match[str]) -> str:
+    """What the page shows for an escaped shortcode; ``""`` when its delimiters differ."""
+    return "{{" + match[1] + match[2] + match[3] + "}}" if (match[1] == "<") == (
+        match[3] == ">") else ""
+
+
+def _escaped_shortcode(state: StateInline, silent: bool) -> bool:
+    if not state.src.startswith("{{", state.pos):
+        return False
+    match = _ESCAPED_SHORTCODE.match(state.src, state.pos, state.posMax)
+    if match is None or not _unescaped(match):
+        return False
+    if not silent:
+        _record(state, state.pos, match.end(), _unescaped(match))
+    state.pos = match.end()
+    return True
+
+
+def _code_span(state: StateInline, silent: bool) -> bool:
+    """On a Hugo page, a code span as markdown-it reads it, its shortcodes as the page shows
+    them: Hugo renders shortcodes before Markdown, code spans included."""
+    if state.src[state.pos] != "`" or not state.env.get("shortcodes_in_code"):
+        return False
+    start = state.pos
+    if not backtick(state, silent):
+        return False
+    if not silent and "{{" in state.src[start:state.pos]:
+        escaped = escaped_shortcodes(state.src, start, state.pos)
+        state.env["rewrites"].extend((state.src, *r) for r in escaped)
+        for match in _SHORTCODE.finditer(state.src, start, state.pos):
+            if (match[1] == "<") == (match[5] == ">") and not any(
+                    a <= match.start() < b for a, b, _ in escaped):
+                state.env["rewrites"].append((state.src, match.start(), match.end(), shortcode_text(
+                    match[3], match[4], closing=bool(match[2]))))
     return True
 
 
@@ -304,7 +358,8 @@ def _record(state: StateInline, start: int, end: int, text: str) -> None:
 
 
 _RULES: tuple[tuple[str, Callable[[StateInline, bool], bool]], ...] = (
-    ("site_shortcode", _shortcode), ("site_role", _role), ("site_expression", _expression),
+    ("site_escaped_shortcode", _escaped_shortcode), ("site_shortcode", _shortcode),
+    ("site_role", _role), ("site_expression", _expression),
     ("site_jsx_tag", _jsx_tag))
 
 
@@ -315,6 +370,7 @@ def _parser() -> MarkdownIt:
     md.use(dollarmath_plugin).use(footnote_plugin)
     for name, rule in _RULES:
         md.inline.ruler.before("text", name, rule)
+    md.inline.ruler.before("backticks", "site_code_span", _code_span)
     return md
 
 

@@ -33,7 +33,7 @@ from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
 from .callouts import group_callouts
 from .content_tabs import CONTENT_TAB_LINE
-from .site_inline import MarkupEnv, admonition_label, inline_rewrites
+from .site_inline import MarkupEnv, admonition_label, escaped_shortcodes, inline_rewrites
 from .sites.generators import read_as
 from .tabs import group_tabs
 
@@ -78,7 +78,9 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     source = doc.source
     if not _may_hold_markup(source):
         return doc
-    env: MarkupEnv = {"mdx": read_as(site).mdx, "components": set(), "tab_labels": {}}
+    record = read_as(site)
+    env: MarkupEnv = {"mdx": record.mdx, "shortcodes_in_code": record.shortcodes_in_code,
+                      "components": set(), "tab_labels": {}}
     found: list[Rewrite] = []
     for block in doc.blocks:
         if block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
@@ -195,6 +197,8 @@ class _Marker:
         match = _DIRECTIVE_FENCE.fullmatch(self.source, start, end)
         if match is None or match["name"] not in _MYST_ADMONITIONS:
             self.snippets(block.start, block.end)
+            if self.env.get("shortcodes_in_code"):  # rendered in code blocks too
+                self.found.extend(escaped_shortcodes(self.source, block.start, block.end))
             return block
         name = match["name"] if match["name"] != "admonition" else ""
         self.found.append((start, end, admonition_label(name or "Note", match["title"])

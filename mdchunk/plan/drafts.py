@@ -141,6 +141,14 @@ class Drafter:
             return None
         return self.counts.counter.count(self._visible(start, end, hidden))
 
+    def shows_text(self, start: int, end: int) -> bool:
+        """Does ``embed_text`` keep any text of ``source[start:end]`` (not front matter, a
+        comment, or markup alone)?"""
+        hidden = self._hidden_in(start, end)
+        if not hidden:
+            return bool(self.counts.source[start:end].strip())
+        return bool(self._visible(start, end, hidden))
+
     def _visible(self, start: int, end: int, hidden: Sequence[Rewrite]) -> str:
         return visible_text(self.counts.source, start, end, hidden)
 

@@ -67,8 +67,12 @@ def _top_level(tops: Sequence[Section], kit: PackingKit, strategy: BoundaryStrat
 def _children(parent: Node, position: int, level: int, kit: PackingKit,
               strategy: BoundaryStrategy) -> list[Node]:
     """``parent``'s chunks one level down: itself when it fits the finer budget, else its
-    part of the tree packed with that budget."""
+    part of the tree packed with that budget; none when it holds front matter alone (no chunk
+    embeds raw YAML, and no other text would be left uncovered)."""
     span = parent.draft
+    if tuple(span.kinds) == ("front_matter",) and not kit.drafter.shows_text(span.start,
+                                                                             span.end):
+        return []  # front matter alone (no first block fit beside it): nothing to embed
     alone = kit.drafter.draft(span.start, span.end, span.path, span.kinds, span.prefix)
     if kit.drafter.fits(alone):  # weighed again: the finer budget allows a shorter breadcrumb
         return [Node(level, alone, position, parent.tree)]

@@ -157,7 +157,9 @@ class PiecePacker:
         embed_text leaves out: it costs nothing, so no cut of it could make room."""
         if self.unseen(piece):
             return []
-        return self.cutter.cut(piece, room, self.room - self.squeeze)
+        group = self.group
+        return self.cutter.cut(piece, room, self.room - self.squeeze,
+                               company=bool(group.pieces) and not group.has_content)
 
     def add(self, piece: Piece) -> None:
         self.group.pieces.append(piece)

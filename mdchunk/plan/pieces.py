@@ -10,11 +10,13 @@ code between lines (fence reopened), prose between sentences, then words, then t
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 
 from ..formats.blocks import Block, kinds_of
 from ..formats.kinds import SEAMS, SeamName, kind, merge_kinds
 from ..text import SentenceIndex, line_spans, word_spans
+from ..text.inline import destinations, merged_words
 from ..tokens import SpanCounts
 
 __all__ = ["Group", "Piece", "PieceCutter", "block_piece", "heading_piece"]
@@ -51,6 +53,9 @@ class Piece:
     cost: tuple[int, int] | None = None
     #: That count, once known (-1 before): a piece is weighed at every step that meets it.
     tokens: int = -1
+    #: Cut from lines of code (or another block cut by lines): its brackets, stars and
+    #: backticks are text, not inline constructs whose words stay together.
+    verbatim: bool = False
 
 
 @dataclass(slots=True)
@@ -96,6 +101,40 @@ def block_piece(block: Block) -> Piece:
                  atomic=row.atomic)
 
 
+def _before_construct(constructs: list[tuple[int, int]], start: int, cut: int) -> int:
+    """The size of the part ``[start, cut)``, its end moved back to the start of the inline
+    construct it falls inside (``0`` when that construct opens the part)."""
+    k = bisect_right(constructs, (cut, cut)) - 1
+    if k >= 0 and constructs[k][0] < cut < constructs[k][1] and constructs[k][0] >= start:
+        return constructs[k][0] - start
+    return cut - start
+
+
+def _split_at(words: list[tuple[int, int]], cuts: list[int]) -> list[tuple[int, int]]:
+    """``words`` with each one that ``cuts`` fall strictly inside cut there."""
+    if not cuts:
+        return words
+    out: list[tuple[int, int]] = []
+    for a, b in words:
+        bounds = [a, *sorted(c for c in cuts if a < c < b), b]
+        out += zip(bounds, bounds[1:])
+    return out
+
+
+def _with_words(groups: list[tuple[int, int]], words: list[tuple[int, int]]
+                ) -> list[tuple[int, int, list[tuple[int, int]]]]:
+    """Each of ``groups`` (words made one, in order) with the ``words`` it holds."""
+    out = []
+    k = 0
+    for a, b in groups:
+        inner = []
+        while k < len(words) and words[k][0] < b:
+            inner.append(words[k])
+            k += 1
+        out.append((a, b, inner))
+    return out
+
+
 def _prefix(piece: Piece) -> str:
     """What a chunk that starts inside ``piece`` repeats: its block's header or fence, else
     what it inherited; both when it inherited a tab's label (a code block in a tab)."""
@@ -121,12 +160,14 @@ class PieceCutter:
         """What repeating ``prefix`` (a table header, a fence) at a chunk's start costs."""
         return self.counts.count_small(prefix + "\n") if prefix else 0
 
-    def cut(self, piece: Piece, room: int, fresh_room: int) -> list[Piece]:
+    def cut(self, piece: Piece, room: int, fresh_room: int, company: bool = False
+            ) -> list[Piece]:
         """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none does.
 
         ``room`` is what is left in the chunk being filled, and ``fresh_room`` what a new chunk
         offers: a last-resort cut by tokens makes its first part ``room`` big, so a heading
-        before it is never left alone, and the others ``fresh_room``.
+        before it is never left alone (``company``: only headings are in the chunk, and it may
+        cut inside an inline construct for them), and the others ``fresh_room``.
         """
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
@@ -156,22 +197,26 @@ class PieceCutter:
                      for i, child in enumerate(block.children)]
             return self._tile(piece, parts)
         rung = SEAMS.get(piece.seam, SEAMS["tokens"])
-        spans = self._spans(piece, room, fresh_room)
+        spans = self._spans(piece, room, fresh_room, company)
         if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
             if rung.finer is None:
                 return []
-            return self.cut(replace(piece, seam=rung.finer), room, fresh_room)
+            return self.cut(replace(piece, seam=rung.finer,
+                                    verbatim=piece.verbatim or piece.seam == "lines"),
+                            room, fresh_room, company)
         # Text-level parts keep the piece's kinds and paragraph; built directly, as a long
         # paragraph has thousands of sentences (dataclasses.replace is slow).
         kinds, paragraph = piece.kinds, piece.paragraph
         tail, continues = piece.tail, piece.continues
+        verbatim = piece.verbatim or piece.seam == "lines"
         parts = [Piece(a, b, kinds, rung.parts, prefix=first_prefix if i == 0 else prefix,
                        continues=continues or i > 0,
-                       tail=tail, spare=piece.spare, paragraph=paragraph)
+                       tail=tail, spare=piece.spare, paragraph=paragraph, verbatim=verbatim)
                  for i, (a, b) in enumerate(spans)]
         return self._tile(piece, parts)
 
-    def _spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+    def _spans(self, piece: Piece, room: int, fresh_room: int, company: bool
+               ) -> list[tuple[int, int]]:
         source = self.source
         if piece.seam == "lines":
             lines = line_spans(source, piece.start, piece.end)
@@ -188,23 +233,64 @@ class PieceCutter:
         if piece.seam == "sentences":
             return self.sentences.spans(piece.start, piece.end)
         if piece.seam == "words":
-            return word_spans(source, piece.start, piece.end)
-        return self._token_spans(piece, room, fresh_room)
+            words = word_spans(source, piece.start, piece.end)
+            if piece.verbatim:
+                return words  # a line of code: its brackets and stars are code
+            return self._whole_constructs(piece, words, fresh_room)
+        return self._token_spans(piece, room, fresh_room, company)
 
-    def _token_spans(self, piece: Piece, room: int, fresh_room: int) -> list[tuple[int, int]]:
+    def _whole_constructs(self, piece: Piece, words: list[tuple[int, int]], fresh_room: int
+                          ) -> list[tuple[int, int]]:
+        """``words`` of prose with the words of each inline construct (a link, an image, a code
+        span, emphasis, an HTML element) made one, but for a construct that alone exceeds what
+        a fresh chunk holds: its words stay apart, its link destinations whole."""
+        source = self.source
+        spans = self.sentences.inline(piece.start, piece.end)
+        merged = merged_words(source, words, spans)
+        if len(merged) == len(words):
+            return words
+        prefix = self.prefix_tokens(_prefix(piece))  # repeated unless it eats half the room
+        budget = fresh_room - (prefix if 2 * prefix <= fresh_room else 0)
+        out: list[tuple[int, int]] = []
+        for a, b, inner in _with_words(merged, words):
+            if len(inner) == 1 or self.counts.count_span(a, b) <= budget:
+                out.append((a, b))
+                continue
+            # too long as one: only the constructs inside that fit stay whole
+            fitting = [(x, y) for x, y in spans if a <= x and y <= b
+                       and self.counts.count_span(x, y) <= budget]
+            kept = sorted([*fitting, *destinations(source, a, b)])
+            pieces = _split_at(inner, [x for span in fitting for x in span])  # `a`|`b`: two
+            for c, d, words_in in _with_words(merged_words(source, pieces, kept), pieces):
+                if len(words_in) > 1 and self.counts.count_span(c, d) > budget:
+                    out += merged_words(source, words_in, destinations(source, c, d))
+                else:
+                    out.append((c, d))
+        return out
+
+    def _token_spans(self, piece: Piece, room: int, fresh_room: int, company: bool
+                     ) -> list[tuple[int, int]]:
         """The last resort: spans of a token count; the first fills ``room``, the rest fill
         fresh chunks."""
-        limit = max(1, fresh_room - self.prefix_tokens(piece.prefix) - 2)
+        prefix = self.prefix_tokens(piece.prefix)  # repeated unless it eats half the room
+        limit = max(1, fresh_room - (prefix if 2 * prefix <= fresh_room else 0) - 2)
         spans, pos = [], piece.start
         text = self.source
         prefix_within = self.counts.counter.prefix_within
         size_limit = max(1, min(room - 2, limit))
+        constructs = [] if piece.verbatim else self.sentences.inline(piece.start, piece.end)
         while pos < piece.end:
             size = prefix_within(text, size_limit, pos, piece.end)
             if size == 0 and size_limit < limit:  # not even one token fits here: start afresh
                 size_limit = limit
                 continue
             size = max(1, size)
+            if constructs:  # no cut inside an inline construct
+                before = _before_construct(constructs, pos, pos + size)
+                if before == 0 and size_limit < limit and not company:  # it opens the part:
+                    size_limit = limit  # start afresh
+                    continue
+                size = before or size  # a construct alone too long for a chunk: cut inside
             spans.append((pos, pos + size))
             pos += size
             size_limit = limit

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from ..formats.blocks import Block, kinds_of
-from ..formats.kinds import UNSEEN_KINDS, merge_kinds
+from ..formats.kinds import UNSEEN_KINDS, kind, merge_kinds
 from .drafts import Draft
 from .kit import PackingKit
 from .pieces import Piece, block_piece, heading_piece
@@ -143,12 +143,18 @@ class SectionPacker:
             lead = ()
         else:  # comments no reader sees (a licence header) lead the first sub-section too
             lead = (*lead, *heading, *section.blocks)
+        empty: list[Block] = []  # headings of a run of empty sections
         for i, child in enumerate(section.children):
             if child.is_empty and i + 1 < len(section.children):
                 lead = (*lead, *child.heading_blocks())  # an empty section heads the next one
                 # its headings, and those leading straight into it, may stand alone
                 self.spare_headings.update(b.start for b in lead)
+                empty += [child.heading] if child.heading else []
                 continue
+            if child.blocks and not kind(child.blocks[0].kind).atomic:
+                # steps written as empty headings: all but the first travel with the prose
+                self.spare_headings.difference_update(b.start for b in empty[1:])  # under them
+            empty = []
             child_units = self.section(child, lead)
             lead = ()
             if len(child_units) == 1 and child_units[0].mergeable:

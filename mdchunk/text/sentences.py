@@ -17,6 +17,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 
+from .inline import code_spans, inline_spans
+
 __all__ = ["SentenceIndex", "code_spans", "line_spans", "sentence_spans", "word_spans"]
 
 Span = tuple[int, int]
@@ -77,64 +79,15 @@ def _spans_between(text: str, cuts: list[int], start: int, end: int) -> list[Spa
     return spans
 
 
-def code_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
-    """Code spans of ``text[start:end]``, backticks included, by CommonMark's rule (6.1).
-
-    A backtick string (a maximal run of backticks) opens a code span that the next backtick
-    string of exactly the same length closes; runs of other lengths in between are code. A
-    string no such run follows is literal text, and the scan goes on after it. Outside code a
-    backslash escapes a backtick (``\\```` is a literal backtick, and the rest of its run may
-    open a span); inside code a backslash is literal. Only the inline level within the span
-    given: the block structure (which lines are one paragraph) is the reader's. Autolinks and
-    raw HTML, which CommonMark lets hold backticks, are not looked for.
-
-    >>> t = "Use `a.b` or ``x ` y``, not \\\\`this\\\\` nor ```this`"
-    >>> [t[a:b] for a, b in code_spans(t)]
-    ['`a.b`', '``x ` y``']
-    """
-    end = len(text) if end is None else end
-    pos = text.find("`", start, end)
-    if pos < 0:
-        return []  # the common case costs one search
-    spans: list[Span] = []
-    outside = start  # where the text outside code resumed (backslashes escape there)
-    # Once a search for a closer has run to the end, where the last run of each length starts
-    # (markdown-it's cache): an opener with no run of its length after it is literal at once.
-    last: dict[int, int] | None = None
-    while pos >= 0:
-        run_end = pos + 1
-        while run_end < end and text[run_end] == "`":
-            run_end += 1
-        escapes = 0
-        while pos - escapes > outside and text[pos - escapes - 1] == "\\":
-            escapes += 1
-        opener = pos + escapes % 2  # an escaped first backtick is literal
-        length = run_end - opener
-        if length and (last is None or last.get(length, -1) > opener):
-            seen: dict[int, int] = {}
-            tick = text.find("`", run_end, end)
-            while tick >= 0:
-                after = tick + 1
-                while after < end and text[after] == "`":
-                    after += 1
-                if after - tick == length:
-                    break
-                seen[after - tick] = tick
-                tick = text.find("`", after, end)
-            if tick >= 0:
-                spans.append((opener, after))
-                outside = run_end = after
-            else:
-                last = seen
-        pos = text.find("`", run_end, end)
-    return spans
-
-
-def _sentence_cuts(text: str, start: int, end: int, code: list[Span]) -> list[tuple[int, bool]]:
-    """Where the sentences of ``text[start:end]`` end, given its ``code`` spans, each with
-    whether a line break ends it (a break inside a sentence, to whole sentences): one scan
-    serves both kinds of sentence."""
+def _sentence_cuts(text: str, start: int, end: int, code: list[Span],
+                   inline: list[Span]) -> list[tuple[int, bool]]:
+    """Where the sentences of ``text[start:end]`` end, given its ``code`` spans and its
+    ``inline`` constructs (:func:`~.inline.inline_spans`: no sentence ends inside a link or
+    emphasis either), each with whether a line break ends it (a break inside a sentence, to
+    whole sentences): one scan serves both kinds of sentence."""
     code_starts = [a for a, _ in code]
+    inline = inline if inline != code else []  # constructs besides code spans
+    inline_starts = [a for a, _ in inline]
     cuts = []
     for match in _SENTENCE_END.finditer(text, start, end):
         dot = match.start()
@@ -147,6 +100,10 @@ def _sentence_cuts(text: str, start: int, end: int, code: list[Span]) -> list[tu
                 continue  # the terminator is code
             if k < len(code) and code_starts[k] < cut:
                 cut = code_starts[k]  # the closing marks ran into a code span: it opens the next
+        if inline:
+            k = bisect_right(inline_starts, cut - 1)
+            if k and cut < inline[k - 1][1]:
+                continue  # inside a link, an image, emphasis or an HTML element
         cuts.append((cut, text[dot] in "\r\n"))
     return cuts
 
@@ -175,7 +132,8 @@ def sentence_spans(text: str, start: int = 0, end: int | None = None, *,
     ['End with `.` or `)`.', '完成。', '`ratio` 参数']
     """
     end = len(text) if end is None else end
-    cuts = _sentence_cuts(text, start, end, code_spans(text, start, end))
+    code = code_spans(text, start, end)
+    cuts = _sentence_cuts(text, start, end, code, inline_spans(text, start, end, code))
     return _spans_between(text, _ends(cuts, at_line_breaks), start, end)
 
 
@@ -221,6 +179,7 @@ class SentenceIndex:
         self._spans: dict[Span, list[Span]] = {}
         self._bounds: dict[Span, tuple[list[int], frozenset[int]]] = {}
         self._code: dict[Span, list[Span]] = {}
+        self._inline: dict[Span, list[Span]] = {}
         self._cuts: dict[Span, list[tuple[int, bool]]] = {}
 
     def code(self, start: int, end: int) -> list[Span]:
@@ -231,13 +190,22 @@ class SentenceIndex:
             code = self._code[key] = code_spans(self.source, start, end)
         return code
 
+    def inline(self, start: int, end: int) -> list[Span]:
+        """:func:`~.inline.inline_spans` of ``source[start:end]``, found once."""
+        key = (start, end)
+        spans = self._inline.get(key)
+        if spans is None:
+            spans = self._inline[key] = inline_spans(self.source, start, end,
+                                                     self.code(start, end))
+        return spans
+
     def _sentences(self, start: int, end: int, at_line_breaks: bool) -> list[Span]:
         """A paragraph's sentences, from one scan however many times and ways it is asked."""
         key = (start, end)
         cuts = self._cuts.get(key)
         if cuts is None:
             cuts = self._cuts[key] = _sentence_cuts(self.source, start, end,
-                                                    self.code(start, end))
+                                                    self.code(start, end), self.inline(start, end))
         return _spans_between(self.source, _ends(cuts, at_line_breaks), start, end)
 
     def spans(self, start: int, end: int) -> list[Span]:

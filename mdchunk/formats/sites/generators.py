@@ -74,6 +74,9 @@ class SiteGenerator:
     #: Its pages are MDX: a ``{…}`` expression and a capitalised tag nobody imported are
     #: markup on every page (elsewhere only on a page with MDX ``import``/``export``).
     mdx: bool = False
+    #: It renders shortcodes before Markdown, so a shortcode inside a code span or code block
+    #: shows its text there too, and an escaped one (``{{</* x */>}}``) shows as ``{{< x >}}``.
+    shortcodes_in_code: bool = False
 
     def rules_that_may_act(self, source: str) -> tuple[SiteRule, ...]:
         """Its parser rules that may act on ``source`` (none: the fast reader may read it)."""
@@ -88,7 +91,8 @@ GENERATORS: tuple[SiteGenerator, ...] = (
                   mdx=True),
     SiteGenerator("mkdocs", "directory URLs, content tabs", MKDOCS, "page_first",
                   mkdocs_route, parser_rules=(CONTENT_TABS,)),
-    SiteGenerator("hugo", "pretty URLs, goldmark ids", HUGO, "in_place", hugo_route),
+    SiteGenerator("hugo", "pretty URLs, goldmark ids", HUGO, "in_place", hugo_route,
+                  shortcodes_in_code=True),
 )
 _BY_NAME: dict[str, SiteGenerator] = {g.name: g for g in GENERATORS}
 
