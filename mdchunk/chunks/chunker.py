@@ -201,16 +201,15 @@ class Chunker:
         """A leaf's draft with its line of context (:mod:`.context`): the document's own when
         the config asks for it, then the ``enrich`` callable's, each where the budget leaves
         room."""
+        doc = document.reading.doc
+        text = doc.source[draft.start:draft.end]
         if self.config.doc_context:
-            doc = document.reading.doc
-            at = draft.start + len(doc.source[draft.start:draft.end]) \
-                - len(doc.source[draft.start:draft.end].lstrip())
+            at = draft.start + len(text) - len(text.lstrip())  # where its first block is
             line = doc_context(document.reading.metadata, [h.title for h in draft.path],
                                lead_in(doc.blocks, document.starts, doc.source, at))
             draft = with_line(draft, line, kit.counts.counter, kit.max_tokens, keep_end=True)
         if self.enricher is not None:
-            doc = document.reading.doc
-            line = self.enricher.line(doc.source, doc.source[draft.start:draft.end])
+            line = self.enricher.line(doc.source, text)
             draft = with_line(draft, line, kit.counts.counter, kit.max_tokens)
         return draft
 

@@ -112,6 +112,8 @@ class EnrichCache:
 
     @staticmethod
     def key(document: str, leaf: str) -> str:
+        """The content hash of a document and a leaf of it (each length-prefixed, so that no
+        two pairs run together into the same bytes)."""
         digest = hashlib.blake2b(digest_size=16)
         for part in (document, leaf):
             data = part.encode("utf-8", "surrogatepass")
@@ -119,15 +121,19 @@ class EnrichCache:
         return digest.hexdigest()
 
     def get(self, key: str) -> str | None:
+        """The line kept for ``key``, or ``None`` when it was never written."""
         with self._lock:
             if key in self.memory or self._db is None:
                 return self.memory.get(key)
             row = self._db.execute("SELECT line FROM lines WHERE key = ?", (key,)).fetchone()
-        if row is not None:
-            self.memory[key] = row[0]
-        return None if row is None else str(row[0])
+            if row is None:
+                return None
+            line = self.memory[key] = str(row[0])
+            return line
 
     def put(self, key: str, line: str) -> None:
+        """Keep ``line`` for ``key`` (on disk too, committed at once: a run that stops keeps
+        what its model already answered)."""
         with self._lock:
             self.memory[key] = line
             if self._db is not None:
@@ -151,6 +157,7 @@ class Enricher:
         self.calls = 0
 
     def line(self, document: str, leaf: str) -> str:
+        """The line for ``leaf`` within ``document``: from the cache, else asked once."""
         key = EnrichCache.key(document, leaf)
         cached = self.cache.get(key)
         if cached is not None:
