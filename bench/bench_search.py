@@ -520,6 +520,8 @@ def styles_part(args: argparse.Namespace, tmp: Path) -> str:
         print(f"  skipped {name}: its documents are not under {args.corpus_dir}", flush=True)
     if not questions:
         return "No question to ask (corpora absent, or nothing matches --questions/--corpus)."
+    search_styles.weighted_modes(args.weights)
+    search_styles.write_settings(tmp / "run", args.setting or [])
     names = list(dict.fromkeys(q.corpus for q in questions))
     staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
               for name in names}
@@ -547,6 +549,11 @@ def main(argv: list[str] | None = None) -> int:
                          "question ids and id prefixes, comma-separated (rz-,hu-01)")
     ap.add_argument("--label", default="this run",
                     help="styles: what the figures are, e.g. 'before, measured under load'")
+    ap.add_argument("--weights", help="styles: hybrid also at these DENSE,BM25 weights, "
+                                      "';'-separated (0.5,0.5;0.7,0.3)")
+    ap.add_argument("--setting", action="append",
+                    help="styles: a chunker option for mdchunk index, as a TOML line of an "
+                         "mdchunk.toml (lead_in = true); repeatable")
     ap.add_argument("--out", type=Path,
                     help="the markdown; the styles study writes its JSON beside it (.json)")
     args = ap.parse_args(argv)

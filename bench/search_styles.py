@@ -37,7 +37,9 @@ from typing import Any
 import bench_retrieval as br
 
 TOP_K = 5
-MODES = ("dense", "bm25", "hybrid")
+#: The modes asked, each a column; ``--weights`` adds hybrid at other weights
+#: (``hybrid@0.5,0.5``: :func:`weighted_modes`).
+MODES: list[str] = ["dense", "bm25", "hybrid"]
 #: Runs ``mdchunk`` from this checkout (its package, not an installed one) as the CLI does.
 CLI = "import sys; from mdchunk.cli import main; sys.argv[0] = 'mdchunk'; sys.exit(main())"
 
@@ -100,6 +102,22 @@ class Indexed:
     backend: str = ""
 
 
+def weighted_modes(weights: str | None) -> None:
+    """Add a hybrid mode per ``DENSE,BM25`` pair of ``--weights`` (``;``-separated) to the
+    modes asked (the query-side fusion is measured on the same collections)."""
+    for pair in (weights or "").split(";"):
+        if pair.strip():
+            MODES.append(f"hybrid@{pair.strip()}")
+
+
+def write_settings(folder: Path, settings: Sequence[str]) -> None:
+    """An ``mdchunk.toml`` in the folder the CLI runs in, one ``key = value`` line per
+    ``--setting`` (a TOML value: ``lead_in = true``): chunker options measured without a flag."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "mdchunk.toml").write_text("".join(f"{line}\n" for line in settings),
+                                        encoding="utf-8")
+
+
 def cli_arguments(name: str, folder: Path, db: Path) -> list[str]:
     """``mdchunk index`` as a user of this corpus runs it: defaults, plus the site flavour
     and include root when all of its pages come from one site generator."""
@@ -116,16 +134,16 @@ def collection_name(corpus: str) -> str:
     return "styles_" + corpus.replace("-", "_")
 
 
-def run_cli(args: Sequence[str]) -> tuple[float, float]:
-    """Run ``mdchunk ARGS`` in a child process; its wall and CPU seconds. Its output is kept
-    quiet unless it fails."""
+def run_cli(args: Sequence[str], cwd: Path | None = None) -> tuple[float, float]:
+    """Run ``mdchunk ARGS`` in a child process (in ``cwd``, where an ``mdchunk.toml`` may
+    be); its wall and CPU seconds. Its output is kept quiet unless it fails."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
            "PYTHONPATH": os.pathsep.join(p for p in (str(br.REPO),
                                                       os.environ.get("PYTHONPATH")) if p)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True,
-                          text=True, check=False)
+                          text=True, check=False, cwd=cwd)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
@@ -146,7 +164,7 @@ def index_corpus(name: str, staged: Any, into: Path) -> Indexed:
     """Index the staged corpus into a database file of its own (so that its size is its own)."""
     db = into / f"styles-{name}.db"
     args = cli_arguments(name, staged.folder, db)
-    wall, cpu = run_cli(args)
+    wall, cpu = run_cli(args, into / "run")
     shown = ["mdchunk", *(a.replace(str(into), "$TMP") for a in args)]
     return Indexed(name, collection_name(name), shown, wall, cpu, size_on_disk(db) / 1e6)
 
@@ -183,13 +201,16 @@ def ask(question: br.Question, indexed: Indexed, db: Path, embedder: Any,
 
     chars = br.evidence_chars(source, question.evidence)
     answers = {}
-    for mode in MODES:
+    for name in MODES:
+        mode, _, pair = name.partition("@")
+        weights = tuple(float(w) for w in pair.split(",")) if pair else None
         hits = search(question.question, db=str(db), collection=indexed.collection, k=TOP_K,
-                      mode=mode, model=None if mode == "bm25" else embedder)
+                      mode=mode, model=None if mode == "bm25" else embedder,  # type: ignore[arg-type]
+                      weights=weights)  # type: ignore[arg-type]
         spans = [(h.doc_id, h.start, h.end) for h in hits]
         complete = br.covers([(a, b) for d, a, b in spans if d == question.doc], chars)
         tokens = sum(len(encoding.encode(h.text, disallowed_special=())) for h in hits)
-        answers[mode] = Answer(complete, tokens, spans)
+        answers[name] = Answer(complete, tokens, spans)
     return answers
 
 
@@ -227,8 +248,11 @@ class Tally:
                 "tokens@5": {m: round(self.mean_tokens(m), 1) for m in MODES}}
 
 
-TALLY_HEAD = ("questions | dense | BM25 | hybrid | tokens dense | tokens BM25 | tokens hybrid",
-              "---:|---:|---:|---:|---:|---:|---:")
+def tally_head() -> tuple[str, str]:
+    """The columns of a tally: questions, complete@5 per mode, tokens per mode."""
+    shown = [m.replace("bm25", "BM25") for m in MODES]
+    return (" | ".join(["questions", *shown, *(f"tokens {m}" for m in shown)]),
+            "|".join(["---:"] * (1 + 2 * len(MODES))))
 
 
 def tally_by(questions: Sequence[br.Question], answers: dict[str, dict[str, Answer]],
@@ -243,19 +267,20 @@ def tally_by(questions: Sequence[br.Question], answers: dict[str, dict[str, Answ
 def markdown(questions: Sequence[br.Question], answers: dict[str, dict[str, Answer]],
              indexed: dict[str, Indexed], context: dict[str, Any]) -> str:
     """The study's tables: by style and language, by corpus, by kind for each style."""
+    head = tally_head()
     lines = [f"### complete@5 by style and language ({context['label']})", "",
              f"Load averages (1, 5, 15 min): {context['load_start']} at the start, "
              f"{context['load_end']} at the end; {context['cpus']} CPUs. "
              f"Questions: {len(questions)}. Skipped (documents absent): "
              f"{', '.join(context['skipped']) or 'none'}.", "",
-             "| style | lang | " + TALLY_HEAD[0] + " |", "|---|---|" + TALLY_HEAD[1] + "|"]
+             "| style | lang | " + head[0] + " |", "|---|---|" + head[1] + "|"]
     for (style, lang), tally in tally_by(questions, answers, lambda q: (q.style, q.lang)).items():
         lines.append(f"| {style} | {lang} | " + " | ".join(tally.cells()) + " |")
     lines += ["", "complete@5 in %, tokens: mean cl100k_base tokens of the five hits' texts.",
               "", "#### By corpus", "",
-              "| corpus | style | model (backend) | " + TALLY_HEAD[0]
+              "| corpus | style | model (backend) | " + head[0]
               + " | index s | CPU s | MB |",
-              "|---|---|---|" + TALLY_HEAD[1] + "|---:|---:|---:|"]
+              "|---|---|---|" + head[1] + "|---:|---:|---:|"]
     for (corpus, style), tally in tally_by(questions, answers,
                                            lambda q: (q.corpus, q.style)).items():
         ix = indexed[corpus]
@@ -263,7 +288,7 @@ def markdown(questions: Sequence[br.Question], answers: dict[str, dict[str, Answ
                      + " | ".join(tally.cells())
                      + f" | {ix.wall_s:.1f} | {ix.cpu_s:.1f} | {ix.size_mb:.1f} |")
     lines += ["", "#### By kind of evidence", "",
-              "| style | kind | " + TALLY_HEAD[0] + " |", "|---|---|" + TALLY_HEAD[1] + "|"]
+              "| style | kind | " + head[0] + " |", "|---|---|" + head[1] + "|"]
     for (style, kind), tally in tally_by(questions, answers, lambda q: (q.style, q.kind)).items():
         lines.append(f"| {style} | {kind} | " + " | ".join(tally.cells()) + " |")
     return "\n".join(lines)

@@ -86,6 +86,11 @@ class ChunkerConfig:
     semantic_model: str | None = None
     #: Quantile in [0, 1): higher cuts more often, where the budget and min_tokens allow.
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    #: Context from the document in each leaf's ``embed_text`` (:mod:`mdchunk.chunks.context`):
+    #: the page's title and front matter ``description``, and the paragraph that introduces
+    #: a list, code block or table the leaf starts inside, between breadcrumb and text, in the
+    #: room the budget leaves; ``text`` never holds it.
+    doc_context: bool = False
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
@@ -138,6 +143,8 @@ class ChunkerConfig:
                 or not 0 <= self.semantic_threshold < 1):
             raise ConfigError(f"semantic_threshold={self.semantic_threshold!r} must be a number "
                               "in [0, 1)")
+        if not isinstance(self.doc_context, bool):
+            raise ConfigError(f"doc_context={self.doc_context!r} must be True or False")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
             raise ConfigError(
                 f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
@@ -188,6 +195,8 @@ class ChunkerConfig:
             shape["semantic_threshold"] = self.semantic_threshold
             if self.semantic == "embedding":
                 shape["semantic_model"] = self.semantic_model
+        if self.doc_context:  # hashed only when on: ids made before it existed stay put
+            shape["doc_context"] = True
         data = json.dumps(shape, sort_keys=True).encode()
         return hashlib.blake2b(data, digest_size=8).hexdigest()
 
@@ -213,6 +222,7 @@ class ChunkerOptions(TypedDict, total=False):
     semantic: Semantic | None
     semantic_model: str | None
     semantic_threshold: float
+    doc_context: bool
 
 
 def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> ChunkerConfig:

@@ -30,7 +30,7 @@ EVERY_FIELD = mdchunk.ChunkerConfig(
     max_tokens=200, overlap_tokens=16, min_tokens=20, tokenizer=_words, oversized="keep",
     levels=(400, 200), html_comments="keep", base_url="https://example.org/docs", site="mkdocs",
     title_keys=("sidebar_label",), clean=False, includes="/nonexistent", semantic="lexical",
-    semantic_model="some-model", semantic_threshold=0.25)
+    semantic_model="some-model", semantic_threshold=0.25, doc_context=True)
 
 
 def _options(config: mdchunk.ChunkerConfig) -> dict[str, object]:

@@ -27,6 +27,7 @@ from ..plan.strategies.llm import LLM_TIMEOUT, Llm
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
+from .context import Enrich, Enricher, doc_context, lead_in, with_line
 from .includes import IncludeRoot
 from .read import read, read_file
 from .reading import Reading
@@ -44,11 +45,15 @@ class Chunker:
 
     def __init__(self, config: ChunkerConfig | None = None,
                  strategy: BoundaryStrategy | None = None, *, encoder: Embedder | None = None,
-                 llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT) -> None:
+                 llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT,
+                 enrich: Enrich | Enricher | None = None) -> None:
         """``strategy`` overrides the one the config asks for (:func:`boundary_strategy`);
         ``encoder`` is the embedding scorer's model (default: ``config.semantic_model``,
         loaded on first use); ``llm`` (``prompt -> reply``) proposes cuts inside sections,
-        each given ``llm_timeout`` seconds, and makes results :class:`ChunkList` s."""
+        each given ``llm_timeout`` seconds, and makes results :class:`ChunkList` s.
+        ``enrich`` (``(document, leaf_text) -> line``, or an :class:`~.context.Enricher`
+        with its own cache) writes a line of context into each leaf's ``embed_text``, asked
+        once per distinct document and leaf (:mod:`.context`)."""
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
         self.strategy: BoundaryStrategy = strategy or boundary_strategy(
@@ -57,6 +62,8 @@ class Chunker:
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
         #: Where included files are read from; says once per file what it could not include.
         self.includes = IncludeRoot(self.config.includes)
+        self.enricher = enrich if enrich is None or isinstance(enrich, Enricher) \
+            else Enricher(enrich)
 
     # -- entry points -------------------------------------------------------------------------
 
@@ -146,7 +153,8 @@ class Chunker:
                             hidden=reading.doc.hidden(self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         document = _Document.of(reading, doc_id, self.fingerprint)
-        return self._result([self._chunk(document, draft, 3, index, None)
+        return self._result([self._chunk(document, self._in_context(document, draft, kit), 3,
+                                         index, None)
                              for index, draft in enumerate(drafts)], [kit])
 
     def _result(self, chunks: list[Chunk], kits: Sequence[PackingKit]) -> list[Chunk]:
@@ -181,12 +189,29 @@ class Chunker:
         chunks: list[Chunk] = []
         parent_ids: list[str] = []
         for nodes in planned:
-            level = [self._chunk(document, node.draft, node.level, index,
-                                 None if node.parent is None else parent_ids[node.parent])
+            level = [self._chunk(document, self._in_context(document, node.draft, kits[-1])
+                                 if node.level == len(budgets) else node.draft, node.level,
+                                 index, None if node.parent is None else parent_ids[node.parent])
                      for index, node in enumerate(nodes)]
             parent_ids = [chunk.id for chunk in level]
             chunks += level
         return self._result(chunks, kits)
+
+    def _in_context(self, document: _Document, draft: Draft, kit: PackingKit) -> Draft:
+        """A leaf's draft with its line of context (:mod:`.context`): the document's own when
+        the config asks for it, then the ``enrich`` callable's, each where the budget leaves
+        room."""
+        doc = document.reading.doc
+        text = doc.source[draft.start:draft.end]
+        if self.config.doc_context:
+            at = draft.start + len(text) - len(text.lstrip())  # where its first block is
+            line = doc_context(document.reading.metadata, [h.title for h in draft.path],
+                               lead_in(doc.blocks, document.starts, doc.source, at))
+            draft = with_line(draft, line, kit.counts.counter, kit.max_tokens, keep_end=True)
+        if self.enricher is not None:
+            line = self.enricher.line(doc.source, text)
+            draft = with_line(draft, line, kit.counts.counter, kit.max_tokens)
+        return draft
 
     @staticmethod
     def _chunk(document: _Document, draft: Draft, level: int, index: int,
@@ -243,11 +268,13 @@ class _Document:
     metadata: dict[str, Any]
     fingerprint: str
     tabs: Sequence[tuple[int, int, str]]
+    #: The top-level blocks' starts, to find the block a leaf starts in.
+    starts: Sequence[int]
 
     @classmethod
     def of(cls, reading: Reading, doc_id: str, fingerprint: str) -> _Document:
         return cls(reading, doc_id, json_ready(reading.metadata), fingerprint,
-                   tab_spans(reading.doc.blocks))
+                   tab_spans(reading.doc.blocks), [b.start for b in reading.doc.blocks])
 
 
 def reader_of(reader: FormatName, format: FormatName | None) -> FormatName:

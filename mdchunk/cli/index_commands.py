@@ -80,7 +80,7 @@ def index(
 
 
 @with_flags("query", *STORE, "k", "mode", "path_prefix", "model", "backend", "fusion", "weights",
-            "token", "old_token", "as_json", "expand")
+            "token", "old_token", "as_json", "expand", "rerank")
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],

@@ -102,6 +102,9 @@ ExpandOption = Annotated[Expand, typer.Option(
     "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
                      f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
                      "level after level).")]
+RerankOption = _option(str, "--rerank", metavar="MODEL", help="Rerank the candidates with a "
+                      "local cross-encoder (a folder, or a name in the local Hugging Face cache, "
+                      "e.g. BAAI/bge-reranker-base) before k are kept. Default: none.")
 MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
 #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
 OldToken = _option(str, "--token", hidden=True)
@@ -208,9 +211,10 @@ FLAGS: dict[str, Flag] = {
     "fusion": Flag("fusion", FusionOption),
     "weights": Flag("weights", WeightsOption, _weights),
     "expand": Flag("expand", ExpandOption, default="none"),
+    "rerank": Flag("rerank", RerankOption),
 }
 #: The search config's fields the flags set.
-SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand")
+SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")

@@ -6,8 +6,9 @@ a folder, a hub name in the local cache) and reads its shape; ``loading`` turns 
 into an embedder (``load_embedder``; ``seam_embedder``, the chunker's lazily loaded default);
 ``sentence_transformer`` runs a sentence-transformers model on a ``backends`` backend: torch
 (``torch_runtime``) or onnxruntime (``onnx_runtime``) over the export that ``onnx_export``
-makes, quantizes and caches; ``multilingual`` is USE multilingual v3 on numpy. Importing this
-package loads neither torch, onnxruntime nor any weights: they load on first use.
+makes, quantizes and caches; ``multilingual`` is USE multilingual v3 on numpy; ``rerankers``
+are search's optional second look at its candidates (a local cross-encoder, or any callable).
+Importing this package loads neither torch, onnxruntime nor any weights: they load on first use.
 """
 
 from __future__ import annotations
@@ -17,10 +18,12 @@ from .loading import load_embedder, seam_embedder
 from .multilingual import USE_MODEL, UniversalSentenceEncoder
 from .onnx_export import EXPORTER_VERSION
 from .protocol import Embedder
+from .rerankers import CrossEncoderReranker, Reranker, load_reranker
 from .resolve import DEFAULT_MODEL, resolve_model
 from .sentence_transformer import SentenceTransformerEmbedder, length_batches
 
-__all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "USE_MODEL", "Backend", "Embedder",
-           "SentenceTransformerEmbedder", "UniversalSentenceEncoder", "backend_of",
-           "default_backend", "export_of", "length_batches", "load_embedder", "resolve_model",
-           "seam_embedder", "vector_kind"]
+__all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "USE_MODEL", "Backend",
+           "CrossEncoderReranker", "Embedder", "Reranker", "SentenceTransformerEmbedder",
+           "UniversalSentenceEncoder", "backend_of", "default_backend", "export_of",
+           "length_batches", "load_embedder", "load_reranker", "resolve_model", "seam_embedder",
+           "vector_kind"]

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..config import ChunkerConfig
 from ..embedding import Backend, Embedder
+from ..embedding.rerankers import Reranker
 from ..errors import ConfigError
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
@@ -126,8 +127,10 @@ class IndexConfig:
 class SearchConfig:
     """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under
     ``path_prefix``; hybrid fused by ``fusion`` (``score`` or ``rrf``) with ``weights``
-    ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); each hit
-    widened by ``expand`` (``none``, ``parent`` or ``auto``)."""
+    ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); the fused
+    candidates reordered by ``rerank`` (a local cross-encoder's name or folder, or a callable
+    ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
+    (``none``, ``parent`` or ``auto``)."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -137,6 +140,7 @@ class SearchConfig:
     weights: tuple[float, float] | None = None
     fusion: FusionName | None = None
     expand: Expand = "none"
+    rerank: str | Reranker | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(SearchMode):
@@ -146,6 +150,14 @@ class SearchConfig:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise ConfigError(f"k={self.k!r} must be a positive integer")
         self.fused()  # checked now, not when the store answers
+        rerank: object = self.rerank
+        if rerank is not None:
+            if isinstance(rerank, os.PathLike):  # a folder, kept as a string like db's
+                rerank = os.fspath(rerank)
+                object.__setattr__(self, "rerank", rerank)
+            if not callable(rerank) and not (isinstance(rerank, str) and rerank):
+                raise ConfigError(f"rerank={self.rerank!r} must be None, a cross-encoder's "
+                                  "name or folder, or a callable (query, texts) -> scores")
         if self.weights is not None:
             object.__setattr__(self, "weights", tuple(self.weights))
 

@@ -13,6 +13,7 @@ import logging
 from collections.abc import Sequence
 
 from ..embedding import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
+from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
 from .config import (
     BackendChoice,
@@ -39,7 +40,7 @@ from .store import (
     TextQuery,
 )
 
-__all__ = ["collapse_identical", "leaf_hits", "search", "search_store"]
+__all__ = ["collapse_identical", "leaf_hits", "rerank_hits", "search", "search_store"]
 
 
 def search(
@@ -58,6 +59,7 @@ def search(
     fusion: FusionName | None = None,
     backend: BackendChoice | None = None,
     milvus_token: str | None = None,
+    rerank: str | Reranker | None = None,
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
@@ -74,6 +76,10 @@ def search(
     that path. ``milvus_token`` is a Milvus server's credential (``token``, its old name, is
     deprecated).
 
+    ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
+    scores``: :mod:`mdchunk.embedding.rerankers`) reorders the fused leaves before ``k`` are
+    kept and before they are widened (:func:`rerank_hits`); off by default.
+
     Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
     parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
     their parent where at least :data:`~mdchunk.index.expand.MERGE_RATIO` of its children
@@ -88,7 +94,7 @@ def search(
         config = SearchConfig(StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
                               EmbedderConfig(model, backend), k=k, mode=mode,
                               path_prefix=path_prefix, weights=weights, fusion=fusion,
-                              expand=expand)
+                              expand=expand, rerank=rerank)
     else:
         refuse_both({name: value for name, value in locals().items()
                      if name not in ("query", "config")}, _SEARCH_DEFAULTS)
@@ -98,6 +104,7 @@ def search(
     model, backend = config.embedder.model, config.embedder.backend
     mode, k, path_prefix, expand = config.mode, config.k, config.path_prefix, config.expand
     chosen = config.fused()
+    reranker = load_reranker(config.rerank) if config.rerank is not None else None
     with MilvusStore(db, collection, token=token) as store:
         vector = None
         if mode == "bm25":
@@ -118,19 +125,23 @@ def search(
             vector = embedder.embed([query])[0]
         return search_store(store, query, vector, mode=mode, k=k,
                             where=PathPrefix(path_prefix) if path_prefix else None,
-                            fusion=chosen, expand=expand)
+                            fusion=chosen, expand=expand, rerank=reranker)
 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None, *,
                  mode: SearchMode, k: int, where: Filter | None = None,
-                 fusion: Fusion = DEFAULT_FUSION, expand: Expand = "none") -> list[SearchHit]:
+                 fusion: Fusion = DEFAULT_FUSION, expand: Expand = "none",
+                 rerank: Reranker | None = None) -> list[SearchHit]:
     """The ``k`` hits for ``query`` (and its ``vector``, for the dense side) in any store: the
-    leaves of one side or of both fused (:func:`leaf_hits`), repeated passages collapsed
-    (:func:`collapse_identical`) before and after widening them as ``expand`` says
+    leaves of one side or of both fused (:func:`leaf_hits`), reordered by ``rerank`` when
+    given (:func:`rerank_hits`), repeated passages collapsed (:func:`collapse_identical`)
+    before and after widening them as ``expand`` says
     (:func:`~mdchunk.index.expand.expand_hits`)."""
     # Candidates to spare for identical texts collapsed, and for merging when expanding.
     hits = leaf_hits(store, mode, search_text(query), vector, where=where,
                      limit=k * CANDIDATES_PER_HIT, fusion=fusion)
+    if rerank is not None:
+        hits = rerank_hits(rerank, query, hits)
     expanded = expand_hits(collapse_identical(hits), expand,
                            lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
     return collapse_identical(expanded)
@@ -158,6 +169,24 @@ def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[f
     hits = {hit.id: hit for hit in (*bm25, *dense)}
     fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
     return [dataclasses.replace(hits[key], score=score) for key, score in fused[:limit]]
+
+
+def rerank_hits(reranker: Reranker, query: str, hits: Sequence[SearchHit]) -> list[SearchHit]:
+    """``hits`` in the order ``reranker`` scores them, best first, each scored by it (ties keep
+    their order). It reads each passage under its section's path, as ``embed_text`` has it:
+    the headings often say what the passage is about. The hits stay the same ones.
+
+    >>> hits = [SearchHit(1.0, i, "d", "p", "", "", 1, 1, t) for i, t in (("a", "x"), ("b", "yy"))]
+    >>> [h.id for h in rerank_hits(lambda q, texts: [len(t) for t in texts], "q", hits)]
+    ['b', 'a']
+    """
+    if not hits:
+        return []
+    passages = [f"{hit.section_path}\n\n{hit.text}" if hit.section_path else hit.text
+                for hit in hits]
+    scores = rerank_scores(reranker, query, passages)
+    order = sorted(range(len(hits)), key=lambda i: -scores[i])
+    return [dataclasses.replace(hits[i], score=scores[i]) for i in order]
 
 
 @functools.lru_cache(maxsize=16)

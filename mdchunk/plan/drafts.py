@@ -48,6 +48,9 @@ class Draft:
     embed_text: str
     token_count: int
     oversized: bool = False
+    #: Characters of ``embed_text`` the breadcrumb takes (its head): a line of context goes
+    #: there, between the breadcrumb and the text (:mod:`mdchunk.chunks.context`).
+    crumb: int = 0
 
     @property
     def is_headings_only(self) -> bool:
@@ -118,12 +121,13 @@ class Drafter:
             start, end = self.tiling.span(start, end)
         counts = self.counts
         source = counts.source
-        head = self.crumbs.text(path, start, crumb_room) + (prefix + "\n" if prefix else "")
+        crumb = self.crumbs.text(path, start, crumb_room)
+        head = crumb + (prefix + "\n" if prefix else "")
         hidden = self._hidden_in(start, end)
         if hidden:  # what no site shows is not what the model reads either
             embed_text = head + self._visible(start, end, hidden)
             return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
-                         counts.counter.count(embed_text), oversized)
+                         counts.counter.count(embed_text), oversized, len(crumb))
         embed_text = head + source[start:end]
         if not head:
             tokens = counts.count_span(start, end)
@@ -131,7 +135,8 @@ class Drafter:
             tokens = counts.count_small(head) + counts.count_span(start, end)  # head ends with "\n"
         else:
             tokens = counts.counter.count(embed_text)
-        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized)
+        return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text, tokens, oversized,
+                     len(crumb))
 
     def visible_tokens(self, start: int, end: int) -> int | None:
         """Tokens of what ``embed_text`` keeps of ``source[start:end]`` when hidden spans lie
