@@ -211,14 +211,13 @@ def _export(folder: Path, work: Path) -> None:
                               f"{ONNX_HINT}") from exc
     model: Any = load_model(str(folder), "cpu")
     names = _input_names(model)
-    _eager_attention(model)
     features = model.tokenizer(list(_PROBES), padding=True, truncation=True,
                                max_length=model.max_seq_length, return_tensors="pt")
     wrapper = _graph_class()(model, names)
     try:
         # The tracer warns of every Python branch it freezes (checked below: the export must
         # reproduce torch on padded batches), the quantizer logs each tensor it leaves alone.
-        with torch.no_grad(), warnings.catch_warnings(), _quiet_root():
+        with torch.no_grad(), warnings.catch_warnings(), _quiet_root(), _eager_attention(model):
             warnings.simplefilter("ignore")
             torch.onnx.export(
                 wrapper, tuple(features[k] for k in names), str(work / FILES[False]),
@@ -245,15 +244,29 @@ def _export(folder: Path, work: Path) -> None:
     (work / "export.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
 
 
-def _eager_attention(model: Any) -> None:
-    """Trace attention as plain matrix products and a softmax (see the module's docstring)."""
+@contextlib.contextmanager
+def _eager_attention(model: Any) -> Iterator[None]:
+    """Trace attention as plain matrix products and a softmax (see the module's docstring),
+    then give the model back its own attention: the loaded model is shared with the torch
+    backend of the process."""
+    config = model[0].auto_model.config
+    before = getattr(config, "_attn_implementation", None)
+    _set_attention(model, "eager")
+    try:
+        yield
+    finally:
+        if before is not None:
+            _set_attention(model, before)
+
+
+def _set_attention(model: Any, kind: str) -> None:
     transformer = model[0].auto_model
     if hasattr(transformer, "set_attn_implementation"):
         with contextlib.suppress(ValueError, ImportError):
-            transformer.set_attn_implementation("eager")
+            transformer.set_attn_implementation(kind)
             return
     with contextlib.suppress(AttributeError):
-        transformer.config._attn_implementation = "eager"
+        transformer.config._attn_implementation = kind
 
 
 def _quantize_rows(work: Path) -> None:
