@@ -8,7 +8,7 @@ scale, its largest magnitude over 127, and its own int8 values, whatever else is
 the integer product of a row is exact, and the row's scale and the weights' per-channel scales
 are applied after it. A text's vector is then the same alone and in any batch (to float
 rounding), so texts can be batched; and a scale per token, rather than one for a batch's
-widest token, keeps more of each token's precision (cosine to fp32 0.997 at least, where one
+widest token, keeps more of each token's precision (cosine to fp32 0.9966 at least, where one
 scale per tensor gave 0.99).
 
 Each ``DynamicQuantizeLinear`` (x -> x_q, scale, zero point) becomes: the row's scale

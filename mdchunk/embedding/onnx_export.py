@@ -7,7 +7,7 @@ kernel's trace carries NaN guards (``IsNaN``, ``Where``) that took a sixth of th
 time. onnxruntime's own quantizer makes the int8 copy: per-channel int8 weights of the matrix
 products only (per-tensor weights dropped the cosine to fp32 to 0.94), and :mod:`.int8_rows`
 then scales the activations row by row, so that a vector does not depend on its batch (cosine
-to fp32 0.997 at least on the runbooks' leaves). The word-embedding table stays fp32:
+to fp32 0.9966 at least on the OpenShift leaves). The word-embedding table stays fp32:
 a lookup costs no arithmetic, so quantizing it saved only disk (35 MB of MiniLM's 59) and put
 an error into every token's input; without it the retrieval benches' dense hit@5 lies within
 a point of fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
