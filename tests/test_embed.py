@@ -113,9 +113,8 @@ def test_length_batches_respect_the_budget_and_cover_every_text() -> None:
 
 
 def test_length_sorted_batches_give_the_vectors_of_plain_encode() -> None:
-    """Batching by length reorders and regroups texts; each still gets its own vector (torch:
-    int8 ONNX quantizes each batch's activations with the batch's own range, see
-    tests/test_onnx.py)."""
+    """Batching by length reorders and regroups texts; each still gets its own vector (torch
+    here; the ONNX backends, int8 included, in tests/test_onnx.py)."""
     model = SentenceTransformerEmbedder(backend="torch")
     texts = [("word " * n).strip() + f" item {n}" for n in (3, 120, 7, 60, 1, 200, 15, 15)]
     plain = model._load().encode(texts, batch_size=32, normalize_embeddings=True,

@@ -36,7 +36,7 @@ from mdchunk.embedding.onnx_export import (
     exported,
 )
 from mdchunk.embedding.onnx_runtime import FILES, onnx_session
-from mdchunk.embedding.sentence_transformer import GPU_BATCH_SCALE
+from mdchunk.embedding.sentence_transformer import GPU_BATCH_SCALE, length_batches
 from mdchunk.errors import StoreError
 from mdchunk.index import index_paths, search
 from mdchunk.index.milvus import MilvusStore
@@ -151,13 +151,41 @@ def test_int8_and_fp32_vectors_agree_with_torch(cache: Path) -> None:
         assert embedder.token_lengths(TEXTS) == \
             SentenceTransformerEmbedder(backend="torch").token_lengths(TEXTS)
     int8 = SentenceTransformerEmbedder(backend="onnx-int8")
-    # int8 embeds each text alone: its neighbours do not move its vector (dynamic
-    # quantization would scale a batch's activations by the whole batch's range)
-    alone = np.vstack([int8.embed([t]) for t in TEXTS])
-    assert np.array_equal(alone, int8.embed(TEXTS))
-    assert np.array_equal(int8.embed(TEXTS[::-1]), int8.embed(TEXTS)[::-1])
     scores = int8.embed(["the replica falls behind"]) @ int8.embed(TEXTS).T
     assert int(scores.argmax()) == 1
+
+
+#: Neighbours for a text in a batch: shorter, longer (the text is padded), the same length.
+NEIGHBOURS = ["ok", "a", "Restart the worker when the queue backs up, then watch the lag. " * 9,
+              "The pooler keeps a few connections open to each database. " * 3, "disk full!"]
+
+
+def _assert_batch_free(embedder: SentenceTransformerEmbedder, texts: list[str]) -> None:
+    """Each text's vector alone equals (to 1e-6) its vector inside every batch tried: all the
+    texts and neighbours in one padded batch, in either order, and in small batches."""
+    alone = np.vstack([embedder.embed([t]) for t in texts])
+    crowd = texts + NEIGHBOURS
+    for order in (crowd, crowd[::-1], NEIGHBOURS[:2] + texts + NEIGHBOURS[2:]):
+        for budget in (10**6, 300):  # one batch of everything; a few
+            embedder._batch_tokens = budget
+            vectors = embedder.embed(order)
+            inside = np.vstack([vectors[order.index(t)] for t in texts])
+            assert np.max(np.abs(inside - alone)) <= 1e-6, (embedder.backend, budget)
+    embedder._batch_tokens = None
+
+
+def test_a_vector_is_the_same_alone_and_in_any_batch(cache: Path) -> None:
+    """Issue 32: int8 activations are scaled per row (one token of one text), so a text's
+    neighbours in a batch, and the padding they bring, do not move its vector; texts are
+    batched by length (dynamic quantization scaled a whole batch by its widest value, and
+    int8 had to embed each text alone)."""
+    for backend in ("onnx", "onnx-int8"):
+        embedder = SentenceTransformerEmbedder(backend=backend)  # type: ignore[arg-type]
+        assert embedder.backend == backend
+        _assert_batch_free(embedder, TEXTS)
+        texts = ["ok"] * 3 + ["disk full on the primary"] * 2
+        lengths = embedder.token_lengths(texts)
+        assert len(length_batches(lengths, embedder.batch_tokens)) == 1  # short texts: batched
 
 
 def test_a_broken_cache_is_rebuilt_with_one_warning(cache: Path, tmp_path: Path,
@@ -303,7 +331,12 @@ def test_int8_quantizes_the_matrix_products_and_keeps_the_word_embeddings(cache:
     weights = {t.name: t for t in graph.initializer}
     assert not [n.name for n in graph.node
                 if n.op_type == "MatMul" and any(i in weights for i in n.input)]
-    assert [n.op_type for n in graph.node].count("MatMulInteger") == 36  # 6 x q k v out up down
+    kinds = [n.op_type for n in graph.node]
+    assert kinds.count("MatMulIntegerToFloat") == 36  # 6 x q k v out up down
+    # activations scaled row by row (issue 32), not by a whole batch's range; attention traced
+    # without the fused kernel's NaN guards
+    assert "DynamicQuantizeLinear" not in kinds and kinds.count("QuantizeLinear") == 24
+    assert "IsNaN" not in kinds
     gathers = [n for n in graph.node if n.op_type == "Gather" and n.input[0] in weights]
     assert gathers and all(weights[n.input[0]].data_type == onnx.TensorProto.FLOAT
                            for n in gathers)
@@ -442,5 +475,6 @@ def test_any_local_sentence_transformers_model_is_exported_too(cache: Path,
         assert embedder.backend == backend and vectors.shape == (3, 16)
         assert np.min(np.sum(vectors * reference, axis=1)) > (0.9999 if backend == "onnx"
                                                                else 0.99)
+        _assert_batch_free(embedder, texts)
     exports = [p for p in (cache / "onnx").iterdir() if (p / "export.json").is_file()]
     assert len({p.name for p in exports}) >= 2  # its own cache entry beside MiniLM's

@@ -2,9 +2,12 @@
 
 The model (its transformer, pooling, any dense layers) is traced by ``torch.onnx.export``
 into one graph from token ids to the sentence embedding; no ``optimum``, so no pin on
-``transformers``. onnxruntime's own quantizer makes the int8 copy: dynamic, per-channel
-weights of the matrix products only (on the runbooks' leaves its vectors keep a cosine of 0.99
-to the fp32 ones, where per-tensor weights drop to 0.94). The word-embedding table stays fp32:
+``transformers``. Attention is traced as the model's plain ("eager") attention: the fused
+kernel's trace carries NaN guards (``IsNaN``, ``Where``) that took a sixth of the int8 run
+time. onnxruntime's own quantizer makes the int8 copy: per-channel int8 weights of the matrix
+products only (per-tensor weights dropped the cosine to fp32 to 0.94), and :mod:`.int8_rows`
+then scales the activations row by row, so that a vector does not depend on its batch (cosine
+to fp32 0.9966 at least on the OpenShift leaves). The word-embedding table stays fp32:
 a lookup costs no arithmetic, so quantizing it saved only disk (35 MB of MiniLM's 59) and put
 an error into every token's input; without it the retrieval benches' dense hit@5 lies within
 a point of fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
@@ -35,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import DependencyError
+from .int8_rows import RowQuantizationError, quantize_rows
 from .onnx_runtime import FILES, Export, OnnxSession, checksum, read_json
 from .resolve import model_folder
 from .torch_runtime import load_model
@@ -46,8 +50,9 @@ log = logging.getLogger(__name__)
 
 #: Bumped whenever what is exported changes (graph, opset, quantization): old caches are left,
 #: and a collection records the version its vectors came from (``IndexMeta.export``), so that
-#: it is rebuilt rather than mixed. 2: the word embeddings are no longer quantized.
-EXPORTER_VERSION = "2"
+#: it is rebuilt rather than mixed. 2: the word embeddings are no longer quantized. 3: eager
+#: attention traced, int8 activations scaled per row (:mod:`.int8_rows`).
+EXPORTER_VERSION = "3"
 #: The operators whose weights become int8 (matrix products: nearly all of the arithmetic).
 QUANTIZED_OPS = ("MatMul",)
 ONNX_HINT = "pip install 'mdchunk[onnx]'"
@@ -65,6 +70,8 @@ _PROBES = ("disk full", "Restart the worker when the queue backs up, then watch 
 _CHECKS = ("Promote the standby with pg_ctl promote when the primary is lost.", "ok",
            "Eviction starts when used_memory reaches maxmemory; allkeys-lru drops the least "
            "recently used keys first.", "Rotate the TLS certificate and reload nginx " * 12)
+#: The quantizer's int8 file, before :mod:`.int8_rows` rewrites it into the export's.
+_DYNAMIC = "model.int8.dynamic.onnx"
 _AGREEMENT = 0.999  # least cosine of the fp32 export to torch on the probes
 _SAMPLE = 1 << 20  # bytes read from each end of a large model file for the cache key
 
@@ -210,7 +217,7 @@ def _export(folder: Path, work: Path) -> None:
     try:
         # The tracer warns of every Python branch it freezes (checked below: the export must
         # reproduce torch on padded batches), the quantizer logs each tensor it leaves alone.
-        with torch.no_grad(), warnings.catch_warnings(), _quiet_root():
+        with torch.no_grad(), warnings.catch_warnings(), _quiet_root(), _eager_attention(model):
             warnings.simplefilter("ignore")
             torch.onnx.export(
                 wrapper, tuple(features[k] for k in names), str(work / FILES[False]),
@@ -218,13 +225,14 @@ def _export(folder: Path, work: Path) -> None:
                 opset_version=_OPSET,
                 dynamic_axes={**{k: {0: "batch", 1: "tokens"} for k in names},
                               "sentence_embedding": {0: "batch"}})
-            quantize_dynamic(str(work / FILES[False]), str(work / FILES[True]),
+            quantize_dynamic(str(work / FILES[False]), str(work / _DYNAMIC),
                              weight_type=QuantType.QInt8, per_channel=True,
                              op_types_to_quantize=list(QUANTIZED_OPS),
                              use_external_data_format=_large(work / FILES[False]))
     except Exception as exc:  # the tracer and quantizer raise many types
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise Unexportable(f"torch.onnx.export failed: {first[:200]}") from exc
+    _quantize_rows(work)
     shutil.copyfile(folder / "tokenizer.json", work / "tokenizer.json")
     record = {"exporter": EXPORTER_VERSION, "inputs": list(names),
               "max_seq_length": int(model.max_seq_length),
@@ -234,6 +242,49 @@ def _export(folder: Path, work: Path) -> None:
     record["files"] = {p.name: checksum(p) for p in sorted(work.iterdir())
                        if p.name != "export.json"}
     (work / "export.json").write_text(json.dumps(record, indent=1), encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _eager_attention(model: Any) -> Iterator[None]:
+    """Trace attention as plain matrix products and a softmax (see the module's docstring),
+    then give the model back its own attention: the loaded model is shared with the torch
+    backend of the process."""
+    config = model[0].auto_model.config
+    before = getattr(config, "_attn_implementation", None)
+    _set_attention(model, "eager")
+    try:
+        yield
+    finally:
+        if before is not None:
+            _set_attention(model, before)
+
+
+def _set_attention(model: Any, kind: str) -> None:
+    transformer = model[0].auto_model
+    if hasattr(transformer, "set_attn_implementation"):
+        with contextlib.suppress(ValueError, ImportError):
+            transformer.set_attn_implementation(kind)
+            return
+    with contextlib.suppress(AttributeError):
+        transformer.config._attn_implementation = kind
+
+
+def _quantize_rows(work: Path) -> None:
+    """The quantizer's int8 graph, its activations scaled per row (:mod:`.int8_rows`), as the
+    export's int8 file; the quantizer's own file goes."""
+    import onnx
+
+    source = work / _DYNAMIC
+    model = onnx.load(str(source))
+    try:
+        quantize_rows(model)
+    except RowQuantizationError as exc:
+        raise Unexportable(f"its int8 graph cannot be scaled per row: {exc}") from exc
+    large = _large(source)
+    onnx.save(model, str(work / FILES[True]), save_as_external_data=large,
+              all_tensors_to_one_file=True, location=f"{FILES[True]}.data")
+    for leftover in work.glob(f"{_DYNAMIC}*"):
+        leftover.unlink()
 
 
 @contextlib.contextmanager

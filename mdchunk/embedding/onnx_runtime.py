@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FILES", "Export", "OnnxSession", "checksum", "onnx_session", "read_json"]
+__all__ = ["FILES", "Export", "OnnxSession", "available_cores", "checksum", "onnx_session",
+           "read_json"]
 
 #: The export's model files: fp32 and int8.
 FILES = {False: "model.onnx", True: "model.int8.onnx"}
@@ -26,6 +27,15 @@ def checksum(path: Path) -> str:
         while block := handle.read(1 << 22):
             digest.update(block)
     return digest.hexdigest()
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity: a container's or ``taskset``'s
+    share, not the machine's count, which would start threads that only wait their turn)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
 
 
 def read_json(path: Path) -> Any:
@@ -71,11 +81,13 @@ class OnnxSession:
         from tokenizers import Tokenizer
 
         options = ort.SessionOptions()
-        options.intra_op_num_threads = threads or 0  # 0: onnxruntime's default, every core
+        options.intra_op_num_threads = threads or available_cores()
+        options.inter_op_num_threads = 1  # the graph is one chain: nothing to run beside it
         options.log_severity_level = 3  # errors only
         # Idle threads sleep instead of spinning: on shared cores a spinning pool burns the CPU
         # time other work needs, and the throughput per CPU second drops.
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        options.add_session_config_entry("session.inter_op.allow_spinning", "0")
         self.session = ort.InferenceSession(str(export.model_file(quantized)), options,
                                             providers=["CPUExecutionProvider"])
         self.inputs = export.inputs

@@ -24,10 +24,16 @@ if TYPE_CHECKING:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["GPU_BATCH_SCALE", "SentenceTransformerEmbedder", "length_batches"]
+__all__ = ["GPU_BATCH_SCALE", "ONNX_BATCH_TOKENS", "SentenceTransformerEmbedder", "length_batches"]
 
 #: A batch on a GPU holds this many times the tokens of one on the CPU.
 GPU_BATCH_SCALE = 4
+#: Tokens an ONNX batch holds, padding included. Measured on 2 cores (BENCHMARKS.md, issue
+#: 32): a larger batch costs more CPU time per text, not less (8,192 tokens: 2.3 times the CPU
+#: of 256), presumably as its activations outgrow the caches; short texts still gain from
+#: sharing a run (16-token texts: half the CPU time of one a run). So a long text runs alone
+#: and short ones about a dozen at a time.
+ONNX_BATCH_TOKENS = 256
 
 
 def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
@@ -68,8 +74,8 @@ class SentenceTransformerEmbedder:
 
     Texts are embedded in batches by length (:func:`length_batches`): each batch holds at most
     ``batch_tokens`` tokens, by default as many as ``batch_size`` texts of the model's full
-    window, so a batch of short texts holds more of them and no batch takes more memory than
-    ``batch_size`` texts ever could.
+    window (on ONNX at most :data:`ONNX_BATCH_TOKENS`), so a batch of short texts holds more of
+    them and no batch takes more memory than ``batch_size`` texts ever could.
     """
 
     def __init__(self, model: str | None = None, device: str | None = None,
@@ -150,7 +156,7 @@ class SentenceTransformerEmbedder:
         if self._batch_tokens:
             return self._batch_tokens
         if self._session() is not None and self._export is not None:
-            return self.batch_size * self._export.max_seq_length
+            return min(ONNX_BATCH_TOKENS, self.batch_size * self._export.max_seq_length)
         window = self._load().max_seq_length or self.max_tokens
         scale = GPU_BATCH_SCALE if self.device.startswith("cuda") else 1
         return self.batch_size * window * scale
@@ -164,15 +170,10 @@ class SentenceTransformerEmbedder:
             return out
         session = self._session()
         if session is not None:
+            # Each batch holds texts of about one length, padded to its longest; an int8
+            # vector does not depend on its batch (activations are scaled per row:
+            # .int8_rows), so batching changes no vector.
             encodings = session.encodings(texts)
-            if self.backend == "onnx-int8":
-                # Dynamic int8 scales a batch's activations by the whole batch's range, so a
-                # text's vector would move with its neighbours (cosine 0.99) and an interrupted
-                # run would not redo the vectors of a clean one. Alone, a text gets the same
-                # vector in every run, and no padding is computed: as fast as batches here.
-                for i, encoding in enumerate(encodings):
-                    out[i] = session.encode([encoding])[0]
-                return out
             for batch in length_batches([len(e.ids) for e in encodings], self.batch_tokens):
                 out[batch] = session.encode([encodings[i] for i in batch])
             return out
