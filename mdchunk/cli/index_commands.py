@@ -8,6 +8,7 @@ Milvus or a model.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -35,7 +36,7 @@ __all__ = ["index", "search"]
 
 
 @with_flags("paths", *STORE, "model", "backend", "max_tokens", "overlap", "tokenizer", "analyzer",
-            "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine", "address")
+            "units", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine", "address")
 def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
                                                 help="Files or folders to index.")],
@@ -65,13 +66,16 @@ def index(
         from ..index import index_paths
 
         config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address)
+        if flags["units"] is not None:
+            config = dataclasses.replace(config, units=bool(flags["units"]))
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
                                  on_error=lambda error: failures(None, error))
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
-                  f"chunks in {report.seconds:.1f}s; levels "
+                  f"chunks" + (f" and {report.embedded_units} units" if config.units else "")
+                  + f" in {report.seconds:.1f}s; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else ""),

@@ -70,6 +70,11 @@ BackendOption = Annotated[Optional[BackendChoice], typer.Option(
                       "use-multilingual ignores it." + _default("backend"))]
 Analyzer = Annotated[Optional[AnalyzerChoice], typer.Option(
     "--analyzer", help="auto, standard or jieba." + _default("analyzer"))]
+UnitsOption = Annotated[Optional[bool], typer.Option(
+    "--units/--no-units", help="Embed each leaf's sentences, list items, table rows and code "
+                               "lines too; a dense search scores a leaf by its own vector and "
+                               "its best unit's. Recorded with the index: switching rebuilds it "
+                               "(default: off).")]
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
 SiteOption = Annotated[Optional[Site], typer.Option(
@@ -201,6 +206,7 @@ FLAGS: dict[str, Flag] = {
     "model": Flag("model", Model),
     "backend": Flag("backend", BackendOption),
     "analyzer": Flag("analyzer", Analyzer),
+    "units": Flag("units", UnitsOption),
     "workers": Flag("workers", Workers),
     "globs": Flag("glob", Globs, _patterns),
     "excludes": Flag("exclude", Excludes, _patterns),

@@ -17,15 +17,15 @@ from .store import SearchHit
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FIELD_BYTES", "PARENT_FIELDS", "SCALAR_FIELDS", "chunk_row", "embed_hash", "leaf_hit",
-           "parent_row", "search_text"]
+__all__ = ["FIELD_BYTES", "PARENT_FIELDS", "SCALAR_FIELDS", "UNIT_FIELDS", "chunk_row",
+           "embed_hash", "leaf_hit", "parent_row", "search_text", "unit_row"]
 
 #: Byte limits of text fields: Milvus's VARCHAR limits, which are in bytes (the store with the
 #: tightest limits sets them for all, so that a row means the same in any store). Display fields
 #: are clipped to them; identifiers and text never are.
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
                "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
-               "url": 8192, "anchor": 1024, "search_text": 65535}
+               "url": 8192, "anchor": 1024, "search_text": 65535, "leaf_id": 64}
 
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
@@ -36,6 +36,9 @@ SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
 #: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
 #: number of chunks one level down whose ``parent_id`` it is.
 PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
+#: Every stored field of a unit row (:mod:`.units`) except its vector: its leaf, and the leaf's
+#: document and path (what a search's filter reads); ``content_hash`` is its text's hash.
+UNIT_FIELDS = ("id", "leaf_id", "doc_id", "path", "content_hash")
 
 
 def embed_hash(text: str) -> str:
@@ -86,6 +89,14 @@ def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
     row["content_hash"] = embed_hash(chunk.embed_text)
     row["search_text"] = _clip(search_text(chunk.embed_text), "search_text")
     return row
+
+
+def unit_row(unit_id: str, leaf: Mapping[str, Any], text: str,
+             vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The stored row of a unit of the leaf whose row is ``leaf`` (its text is not stored:
+    the leaf's text shows it)."""
+    return {"id": unit_id, "leaf_id": leaf["id"], "doc_id": leaf["doc_id"], "path": leaf["path"],
+            "content_hash": embed_hash(text), "dense": [float(x) for x in vector]}
 
 
 def search_text(text: str) -> str:
