@@ -36,7 +36,8 @@ __all__ = ["index", "search"]
 
 
 @with_flags("paths", *STORE, "model", "backend", "max_tokens", "overlap", "tokenizer", "analyzer",
-            "units", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine", "address")
+            "units", "bigrams", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine",
+            "address")
 def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
                                                 help="Files or folders to index.")],
@@ -66,8 +67,8 @@ def index(
         from ..index import index_paths
 
         config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address)
-        if flags["units"] is not None:
-            config = dataclasses.replace(config, units=bool(flags["units"]))
+        config = dataclasses.replace(config, units=_switch(flags["units"], config.units),
+                                     bigrams=_switch(flags["bigrams"], config.bigrams))
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
@@ -116,6 +117,11 @@ def search(
             out.print(f"   {preview(hit)}", markup=False, highlight=False)
         if not hits:
             out.print("no hits")
+
+
+def _switch(flag: object, default: bool) -> bool:
+    """An on/off flag's value, ``default`` when it was not given."""
+    return default if flag is None else bool(flag)
 
 
 def _index_config(settings: Settings, token: str | None, wait: float, engine: str,

@@ -75,6 +75,10 @@ UnitsOption = Annotated[Optional[bool], typer.Option(
                                "lines too; a dense search scores a leaf by its own vector and "
                                "its best unit's. Recorded with the index: switching rebuilds it "
                                "(default: off).")]
+BigramsOption = Annotated[Optional[bool], typer.Option(
+    "--bigrams/--no-bigrams", help="Add CJK character bigrams to what BM25 reads (leaves and "
+                                   "queries), beside the analyzer's words. Recorded with the "
+                                   "index: switching rebuilds it (default: off).")]
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
 SiteOption = Annotated[Optional[Site], typer.Option(
@@ -207,6 +211,7 @@ FLAGS: dict[str, Flag] = {
     "backend": Flag("backend", BackendOption),
     "analyzer": Flag("analyzer", Analyzer),
     "units": Flag("units", UnitsOption),
+    "bigrams": Flag("bigrams", BigramsOption),
     "workers": Flag("workers", Workers),
     "globs": Flag("glob", Globs, _patterns),
     "excludes": Flag("exclude", Excludes, _patterns),

@@ -229,7 +229,8 @@ class IndexingRun:
         parents = [parent_row(c, path=source.path, file_type=file_type, title=title,
                               child_count=doc.child_counts.get(c.id, 0)) for c in doc.parents]
         leaves = [chunk_row(c, path=source.path, file_type=file_type, title=title,
-                            vector=vectors[key]) for key, c in zip(doc.keys, doc.leaves)]
+                            vector=vectors[key], bigrams=self.preparer.bigrams)
+                  for key, c in zip(doc.keys, doc.leaves)]
         units = [unit_row(unit_id(leaf["id"], text), leaf, text, vectors[embed_hash(text)])
                  for leaf in leaves for text in doc.units.get(leaf["id"], ())]
         new_parents = _changed(parents, old_parents, PARENT_FIELDS)

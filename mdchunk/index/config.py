@@ -114,6 +114,9 @@ class IndexConfig:
     #: Embed each leaf's units too (sentences, list items, table rows, code lines:
     #: :mod:`mdchunk.index.units`) and score a leaf by its own vector and its best unit's.
     units: bool = False
+    #: Add CJK character bigrams to what BM25 reads, of leaves and queries
+    #: (:func:`mdchunk.index.rows.search_text`).
+    bigrams: bool = False
 
     def __post_init__(self) -> None:
         if self.analyzer != AUTO and self.analyzer not in ANALYZER_NAMES:

@@ -84,6 +84,8 @@ class Preparer:
     encoder: Embedder | None = None
     #: Whether the leaves' units are read for embedding too (:mod:`.units`).
     units: bool = False
+    #: Whether what BM25 reads of a leaf has CJK bigrams added (:func:`.rows.search_text`).
+    bigrams: bool = False
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
         chunks = _chunker(self.config, self.encoder).chunk_file(source.file, doc_id=source.doc_id)

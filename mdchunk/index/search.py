@@ -106,10 +106,8 @@ def search(
     with MilvusStore(db, collection, token=token) as store:
         vector = None
         units = False
-        if mode == "bm25":
-            store.check()
-        else:
-            meta = store.check()
+        meta = store.check()
+        if mode != "bm25":
             if backend not in (None, AUTO) and backend != meta.backend:
                 raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
                                  f"{backend}: search it without a backend, or re-index")
@@ -125,20 +123,21 @@ def search(
             units = meta.units
         return search_store(store, query, vector, mode=mode, k=k,
                             where=PathPrefix(path_prefix) if path_prefix else None,
-                            fusion=chosen, expand=expand, units=units)
+                            fusion=chosen, expand=expand, units=units, bigrams=meta.bigrams)
 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None, *,
                  mode: SearchMode, k: int, where: Filter | None = None,
-                 fusion: Fusion = DEFAULT_FUSION, expand: Expand = "none", units: bool = False
-                 ) -> list[SearchHit]:
+                 fusion: Fusion = DEFAULT_FUSION, expand: Expand = "none", units: bool = False,
+                 bigrams: bool = False) -> list[SearchHit]:
     """The ``k`` hits for ``query`` (and its ``vector``, for the dense side) in any store: the
     leaves of one side or of both fused (:func:`leaf_hits`), repeated passages collapsed
     (:func:`collapse_identical`) before and after widening them as ``expand`` says
     (:func:`~mdchunk.index.expand.expand_hits`). With ``units`` (an index that embeds its
-    leaves' units), the dense side scores leaves by their units too (:func:`unit_scored`)."""
+    leaves' units), the dense side scores leaves by their units too (:func:`unit_scored`); with
+    ``bigrams``, the query is analysed as the index's leaves were (CJK bigrams added)."""
     # Candidates to spare for identical texts collapsed, and for merging when expanding.
-    hits = leaf_hits(store, mode, search_text(query), vector, where=where,
+    hits = leaf_hits(store, mode, search_text(query, bigrams=bigrams), vector, where=where,
                      limit=k * CANDIDATES_PER_HIT, fusion=fusion, units=units)
     expanded = expand_hits(collapse_identical(hits), expand,
                            lambda ids: {r["id"]: r for r in store.parents(ids)}, k)

@@ -102,6 +102,9 @@ class IndexMeta:
     #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`), so that a
     #: dense search scores a leaf by its own vector and its best unit's.
     units: bool = False
+    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
+    #: :func:`mdchunk.index.rows.search_text`).
+    bigrams: bool = False
 
     def __post_init__(self) -> None:
         if not self.analysis:
@@ -112,7 +115,8 @@ class IndexMeta:
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
                 f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis,
                 f"{_PROP}backend": self.backend, f"{_PROP}export": self.export,
-                f"{_PROP}units": "1" if self.units else "0"}
+                f"{_PROP}units": "1" if self.units else "0",
+                f"{_PROP}bigrams": "1" if self.bigrams else "0"}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -128,7 +132,8 @@ class IndexMeta:
                        props.get(f"{_PROP}analysis") or "(not recorded)",
                        props.get(f"{_PROP}backend") or "torch",
                        props.get(f"{_PROP}export") or "",
-                       props.get(f"{_PROP}units") == "1")
+                       props.get(f"{_PROP}units") == "1",
+                       props.get(f"{_PROP}bigrams") == "1")
         except (KeyError, ValueError):
             return None
 
@@ -136,7 +141,7 @@ class IndexMeta:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
                 for name in ("model", "backend", "export", "dim", "config", "analyzer",
-                             "analysis", "units", "schema")
+                             "analysis", "units", "bigrams", "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 
