@@ -8,7 +8,6 @@ Milvus or a model.
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -67,8 +66,6 @@ def index(
         from ..index import index_paths
 
         config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address)
-        config = dataclasses.replace(config, units=_switch(flags["units"], config.units),
-                                     bigrams=_switch(flags["bigrams"], config.bigrams))
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
@@ -119,11 +116,6 @@ def search(
             out.print("no hits")
 
 
-def _switch(flag: object, default: bool) -> bool:
-    """An on/off flag's value, ``default`` when it was not given."""
-    return default if flag is None else bool(flag)
-
-
 def _index_config(settings: Settings, token: str | None, wait: float, engine: str,
                   address: str | None) -> IndexConfig:
     """The index run the settings describe, its chunker config whole. A tokenizer not named
@@ -140,4 +132,5 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
         embedder=EmbedderConfig(settings.value("model"), settings.value("backend")),
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
+        units=settings.value("units"), bigrams=settings.value("bigrams"),
         engine=run_engine, wait=wait)
