@@ -73,12 +73,12 @@ Analyzer = Annotated[Optional[AnalyzerChoice], typer.Option(
 UnitsOption = Annotated[Optional[bool], typer.Option(
     "--units/--no-units", help="Embed each leaf's sentences, list items, table rows and code "
                                "lines too; a dense search scores a leaf by its own vector and "
-                               "its best unit's. Recorded with the index: switching rebuilds it "
-                               "(default: off).")]
+                               "its best unit's. Recorded with the index: switching rebuilds "
+                               "it." + _default("units"))]
 BigramsOption = Annotated[Optional[bool], typer.Option(
     "--bigrams/--no-bigrams", help="Add CJK character bigrams to what BM25 reads (leaves and "
                                    "queries), beside the analyzer's words. Recorded with the "
-                                   "index: switching rebuilds it (default: off).")]
+                                   "index: switching rebuilds it." + _default("bigrams"))]
 BaseUrl = Annotated[Optional[str], typer.Option(
     "--base-url", help="Where the pages are published: each chunk gets url = page URL + #anchor.")]
 SiteOption = Annotated[Optional[Site], typer.Option(
