@@ -143,7 +143,7 @@ def test_switching_units_on_rebuilds_once_with_one_message(milvus: dict[str, str
 
         store.open(dataclasses.replace(recorded, schema="5"))
         assert store.meta() == IndexMeta(**{**{f: getattr(recorded, f) for f in (
-            "model", "dim", "config", "analyzer", "analysis", "backend", "export")},
+            "model", "dim", "config", "analyzer", "analysis", "backend", "export", "bigrams")},
             "schema": "5"})
     with caplog.at_level(logging.WARNING, logger="mdchunk.index"):
         rebuilt = index_paths([kb], model=EMB, **milvus)

@@ -119,7 +119,7 @@ def index_paths(
     includes: str | os.PathLike[str] | None = None,
     milvus_token: str | None = None,
     units: bool = False,
-    bigrams: bool = False,
+    bigrams: bool = True,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -146,7 +146,8 @@ def index_paths(
     server's credential (``token``, its old name, is deprecated). With ``units``, each leaf's
     units (sentences, list items, table rows, code lines) are embedded too, and a dense search
     scores a leaf by its own vector and its best unit's (:mod:`mdchunk.index.units`). With
-    ``bigrams``, BM25 reads CJK character bigrams beside the words (leaves and queries alike).
+    ``bigrams`` (the default), BM25 reads CJK character bigrams beside the words (leaves and
+    queries alike; nothing changes for text without Han characters).
 
     The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
     the leaves' (embedded and searched; the others are stored as their parents, in
