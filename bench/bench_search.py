@@ -39,6 +39,7 @@ import argparse
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -525,7 +526,8 @@ def styles_part(args: argparse.Namespace, tmp: Path) -> str:
     names = list(dict.fromkeys(q.corpus for q in questions))
     staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
               for name in names}
-    text, record = search_styles.styles_study(questions, staged, tmp, args.label, skipped)
+    text, record = search_styles.styles_study(questions, staged, tmp, args.label, skipped,
+                                              shlex.split(args.index_args))
     if args.out:
         record_file = args.out.with_suffix(".json")
         record_file.parent.mkdir(parents=True, exist_ok=True)
@@ -554,6 +556,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setting", action="append",
                     help="styles: a chunker option for mdchunk index, as a TOML line of an "
                          "mdchunk.toml (lead_in = true); repeatable")
+    ap.add_argument("--index-args", default="",
+                    help="styles: flags added to every `mdchunk index`, e.g. '--units'")
     ap.add_argument("--out", type=Path,
                     help="the markdown; the styles study writes its JSON beside it (.json)")
     args = ap.parse_args(argv)

@@ -160,10 +160,11 @@ def size_on_disk(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def index_corpus(name: str, staged: Any, into: Path) -> Indexed:
-    """Index the staged corpus into a database file of its own (so that its size is its own)."""
+def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = ()) -> Indexed:
+    """Index the staged corpus into a database file of its own (so that its size is its own),
+    with the ``extra`` flags of the variant measured (``--units``)."""
     db = into / f"styles-{name}.db"
-    args = cli_arguments(name, staged.folder, db)
+    args = [*cli_arguments(name, staged.folder, db), *extra]
     wall, cpu = run_cli(args, into / "run")
     shown = ["mdchunk", *(a.replace(str(into), "$TMP") for a in args)]
     return Indexed(name, collection_name(name), shown, wall, cpu, size_on_disk(db) / 1e6)
@@ -319,10 +320,12 @@ def load_averages() -> str:
 
 
 def styles_study(questions: Sequence[br.Question], staged: dict[str, Any], tmp: Path,
-                 label: str, skipped: Sequence[str]) -> tuple[str, dict[str, Any]]:
+                 label: str, skipped: Sequence[str], extra: Sequence[str] = ()
+                 ) -> tuple[str, dict[str, Any]]:
     """Index every staged corpus with the CLI, ask its questions in every mode; the markdown
     tables and the JSON record. ``staged`` maps a corpus name to its staged folder;
-    ``skipped`` names the corpora left out because their documents are absent."""
+    ``skipped`` names the corpora left out because their documents are absent; ``extra`` are
+    flags added to every ``mdchunk index`` (the variant measured)."""
     import peers
 
     encoding = peers.load_encoding()
@@ -332,7 +335,7 @@ def styles_study(questions: Sequence[br.Question], staged: dict[str, Any], tmp: 
     indexed: dict[str, Indexed] = {}
     answers: dict[str, dict[str, Answer]] = {}
     for name, corpus in staged.items():
-        ix = index_corpus(name, corpus, tmp)
+        ix = index_corpus(name, corpus, tmp, extra)
         db = tmp / f"styles-{name}.db"
         embedder, ix.model, ix.backend = query_embedder(db, ix.collection)
         indexed[name] = ix

@@ -119,8 +119,11 @@ def test_index_hands_the_chunker_config_over_whole(tmp_path: Path, monkeypatch) 
     assert config.model_tokens  # no tokenizer named: the model's own tokens
     assert (config.embedder.backend, config.analyzer, config.wait) == ("torch", "jieba", 2.0)
     assert config.store.db == str(tmp_path / "x.db") and config.selection.glob == ("*.md",)
+    assert (config.units, config.bigrams) == (False, True)  # the defaults
     named = runner.invoke(app, ["index", str(FIXTURES), "--tokenizer", "cl100k_base"])
     assert named.exit_code == 0 and not calls[-1].model_tokens
+    switched = runner.invoke(app, ["index", str(FIXTURES), "--units", "--no-bigrams"])
+    assert switched.exit_code == 0 and (calls[-1].units, calls[-1].bigrams) == (True, False)
 
 
 def test_search_hands_its_config_over_whole(monkeypatch) -> None:

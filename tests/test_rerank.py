@@ -43,9 +43,9 @@ class Reverse:
 
 
 def test_a_reranker_that_reverses_the_order_reverses_the_hits(store: MemoryStore) -> None:
-    plain = search_store(store, "redis keys", QUERY, mode="hybrid", k=4)
+    plain = search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=4))
     reverse = Reverse()
-    reranked = search_store(store, "redis keys", QUERY, mode="hybrid", k=4, rerank=reverse)
+    reranked = search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=4, rerank=reverse))
     assert [h.id for h in plain] == ["c", "d", "a", "b"]
     assert [h.id for h in reranked] == ["b", "a", "d", "c"]
     assert [h.score for h in reranked] == [3.0, 2.0, 1.0, 0.0]  # the reranker's own scores
@@ -59,11 +59,11 @@ def test_reranking_comes_before_k_are_kept_and_adds_nothing(store: MemoryStore) 
     candidates = leaf_hits(store, "bm25", "redis keys", None, where=None,
                            limit=1 * CANDIDATES_PER_HIT)
     assert [h.id for h in candidates] == ["c", "d", "b"]
-    [top] = search_store(store, "redis keys", None, mode="bm25", k=1, rerank=Reverse())
+    [top] = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=1, rerank=Reverse()))
     assert top.id == "b"  # the last candidate, which plain search would not have kept
     # whatever a reranker says, the hits are among the candidates: "a" never matched the text
-    everything = search_store(store, "redis keys", None, mode="bm25", k=5,
-                              rerank=lambda q, texts: [len(t) for t in texts])
+    everything = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=5,
+                              rerank=lambda q, texts: [len(t) for t in texts]))
     assert {h.id for h in everything} == {"b", "c", "d"}
 
 
@@ -76,15 +76,15 @@ def test_reranking_comes_before_widening(store: MemoryStore) -> None:
     def e_first(query: str, texts: Sequence[str]) -> list[float]:
         return [1.0 if t.endswith("\nredis keys") else 0.0 for t in texts]
 
-    (top, *_) = search_store(store, "redis keys", None, mode="bm25", k=2, expand="parent",
-                             rerank=e_first)
+    (top, *_) = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=2, expand="parent",
+                             rerank=e_first))
     assert (top.id, top.leaf_ids, top.score) == ("p", ("e",), 1.0)
 
 
 def test_off_by_default_and_nothing_is_called(store: MemoryStore) -> None:
     assert SearchConfig().rerank is None
-    assert search_store(store, "redis keys", QUERY, mode="hybrid", k=3) == \
-        search_store(store, "redis keys", QUERY, mode="hybrid", k=3, rerank=None)
+    assert search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=3)) == \
+        search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=3, rerank=None))
     reverse = Reverse()
     assert rerank_hits(reverse, "q", []) == [] and reverse.calls == []
 
@@ -97,8 +97,8 @@ def test_off_by_default_and_nothing_is_called(store: MemoryStore) -> None:
 def test_a_reranker_that_answers_wrongly_is_refused(store: MemoryStore, scores: list[object],
                                                      message: str) -> None:
     with pytest.raises(ConfigError, match=message):
-        search_store(store, "redis keys", None, mode="bm25", k=3,
-                     rerank=lambda q, texts: scores)  # type: ignore[arg-type,return-value]
+        search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3,
+                     rerank=lambda q, texts: scores))  # type: ignore[arg-type,return-value]
 
 
 def test_the_config_takes_a_name_a_folder_or_a_callable(tmp_path: Path) -> None:
@@ -160,8 +160,8 @@ def test_a_local_cross_encoder_reranks(store: MemoryStore, tmp_path: Path) -> No
     scores = reranker("why are keys evicted", texts)
     assert len(scores) == 2 and all(isinstance(s, float) for s in scores)
     assert reranker("why are keys evicted", texts) == pytest.approx(scores)  # deterministic
-    plain = search_store(store, "redis keys", QUERY, mode="hybrid", k=4)
-    reranked = search_store(store, "redis keys", QUERY, mode="hybrid", k=4, rerank=reranker)
+    plain = search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=4))
+    reranked = search_store(store, "redis keys", QUERY, SearchConfig(mode="hybrid", k=4, rerank=reranker))
     assert {h.id for h in reranked} == {h.id for h in plain}
     assert [h.score for h in reranked] == sorted((h.score for h in reranked), reverse=True)
     assert reranker("q", []) == []

@@ -35,7 +35,13 @@ from mdchunk.index import index_paths
 def progress(done, total, doc_id, embedded):
     print(done, total, flush=True)
 
-index_paths([sys.argv[1]], db=sys.argv[2], collection="kb", progress=progress, batch_chunks=8)
+if sys.argv[3:] == ["units"]:  # units, with a hash model: many more rows written, quickly
+    from tests.conftest_milvus import HashEmbedder
+    index_paths([sys.argv[1]], db=sys.argv[2], collection="kb", progress=progress,
+                batch_chunks=8, model=HashEmbedder(dim=32), units=True)
+else:
+    index_paths([sys.argv[1]], db=sys.argv[2], collection="kb", progress=progress,
+                batch_chunks=8)
 print("finished", flush=True)
 """
 
@@ -47,11 +53,11 @@ def _corpus(root: Path) -> Path:
     return Path(shutil.copytree(real, root, ignore=shutil.ignore_patterns(".*")))
 
 
-def _start(kb: Path, db: str) -> subprocess.Popen[str]:
+def _start(kb: Path, db: str, *extra: str) -> subprocess.Popen[str]:
     with open(f"{db}.stderr", "a", encoding="utf-8") as log:  # the child keeps its own handle
         log.write("--- run\n")
         log.flush()
-        return subprocess.Popen([sys.executable, "-c", _SCRIPT, str(kb), db], text=True,
+        return subprocess.Popen([sys.executable, "-c", _SCRIPT, str(kb), db, *extra], text=True,
                                 stdout=subprocess.PIPE, stderr=log,
                                 env={**os.environ, "HF_HUB_OFFLINE": "1"},
                                 start_new_session=True)
@@ -64,11 +70,12 @@ def _kill(proc: subprocess.Popen[str]) -> None:
     proc.stdout.close()
 
 
-def _killed_run(kb: Path, db: str, rng: random.Random, *, first_doc: int, last_doc: int) -> int:
+def _killed_run(kb: Path, db: str, rng: random.Random, *, first_doc: int, last_doc: int,
+                extra: tuple[str, ...] = ()) -> int:
     """Run the indexer and SIGKILL it a random time after it has committed a randomly chosen
     document of this run (``first_doc`` to ``last_doc`` in its progress count), or during its
     start when ``first_doc`` is 0; returns the last progress count seen."""
-    proc = _start(kb, db)
+    proc = _start(kb, db, *extra)
     assert proc.stdout is not None
     seen = 0
     if first_doc == 0:
@@ -104,8 +111,8 @@ def _manifest_state(db: str) -> tuple[int, int]:
     return pending, len(entries) - pending
 
 
-def _complete_run(kb: Path, db: str) -> None:
-    proc = _start(kb, db)
+def _complete_run(kb: Path, db: str, *extra: str) -> None:
+    proc = _start(kb, db, *extra)
     out, _ = proc.communicate(timeout=900)
     log = Path(f"{db}.stderr").read_text(encoding="utf-8")
     assert proc.returncode == 0 and out.rstrip().endswith("finished"), log[-3000:]
@@ -183,3 +190,49 @@ def test_sigkilled_indexer_then_rerun_equals_an_uninterrupted_run(tmp_path: Path
     _complete_run(kb, db)
     index_paths([clean_kb], model=model, **clean)
     _assert_same_index({"db": db, "collection": "kb"}, kb, clean, clean_kb)
+
+
+def _units(db: str) -> dict[str, tuple[str, str]]:
+    """Every stored unit: its leaf and text hash, by id (after checking each has its leaf)."""
+    from milvus_lite.server_manager import server_manager_instance
+
+    from mdchunk.index.milvus import MilvusStore
+    from mdchunk.index.milvus.collections import select_rows
+
+    with MilvusStore(db, "kb") as store:
+        store._load()
+        leaves = {r["id"] for r in store.rows(("id",))}
+        rows = select_rows(store._client, store.units_collection, 'id != ""',
+                           ["id", "leaf_id", "content_hash"])
+    server_manager_instance.release_server(db)
+    assert {r["leaf_id"] for r in rows} <= leaves, "a unit outlives its leaf"
+    return {r["id"]: (r["leaf_id"], r["content_hash"]) for r in rows}
+
+
+def test_sigkilled_units_index_converges_too(tmp_path: Path) -> None:
+    """Units (issue 31) are written before their leaf and removed after it: kills in between
+    leave nothing a rerun does not put right."""
+    from mdchunk.index import index_paths
+
+    from .conftest_milvus import HashEmbedder
+
+    rng = random.Random(SEED + 31)
+    kb, clean_kb = _corpus(tmp_path / "kb"), _corpus(tmp_path / "clean")
+    total = len(list(kb.rglob("*.md"))) + len(list(kb.rglob("*.txt")))
+    db = str(tmp_path / "killed.db")
+    clean = {"db": str(tmp_path / "clean.db"), "collection": "kb"}
+    units = ("units",)
+    for first in (1, total // 2):
+        _killed_run(kb, db, rng, first_doc=first, last_doc=total - 1, extra=units)
+    _complete_run(kb, db, *units)
+    index_paths([clean_kb], model=HashEmbedder(dim=32), units=True, **clean)
+    _assert_same_index({"db": db, "collection": "kb"}, kb, clean, clean_kb)
+    assert _units(db) == _units(clean["db"]) and _units(db)
+
+    _edit(kb, random.Random(SEED + 1))
+    _edit(clean_kb, random.Random(SEED + 1))
+    _killed_run(kb, db, rng, first_doc=1, last_doc=total - 1, extra=units)
+    _complete_run(kb, db, *units)
+    index_paths([clean_kb], model=HashEmbedder(dim=32), units=True, **clean)
+    _assert_same_index({"db": db, "collection": "kb"}, kb, clean, clean_kb)
+    assert _units(db) == _units(clean["db"])

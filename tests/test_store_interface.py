@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 
+from mdchunk.index.config import SearchConfig
 from mdchunk.index.fusion import FUSION_DEPTH, RRF_K, Fusion
 from mdchunk.index.rows import leaf_hit
-from mdchunk.index.search import leaf_hits, search_store
+from mdchunk.index.search import UNIT_DEPTH, leaf_hits, search_store
 from mdchunk.index.store import (
     ChunkStore,
     DenseQuery,
@@ -50,6 +51,7 @@ class MemoryStore:
         self.recorded: IndexMeta | None = None
         self.leaves: dict[str, dict[str, Any]] = {}
         self.parent_rows: dict[str, dict[str, Any]] = {}
+        self.units: dict[str, dict[str, Any]] = {}
         self.asked: list[tuple[str, int, PathPrefix | None]] = []
 
     def meta(self) -> IndexMeta | None:
@@ -82,6 +84,33 @@ class MemoryStore:
         for i in ids:
             self.leaves.pop(i, None)
 
+    def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
+        return [r for r in self.units.values() if r["doc_id"] == doc_id]
+
+    def upsert_units(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.units.update((r["id"], dict(r)) for r in rows)
+
+    def delete_units(self, ids: Sequence[str]) -> None:
+        for i in ids:
+            self.units.pop(i, None)
+
+    def search_units(self, query: DenseQuery, *, limit: int, where: PathPrefix | None = None
+                     ) -> list[str]:
+        self.asked.append(("units", limit, where))
+        scored = sorted(((_cosine(query.vector, r["dense"]), r["leaf_id"])
+                         for r in self.units.values()), key=lambda pair: -pair[0])
+        return list(dict.fromkeys(leaf_id for _, leaf_id in scored[:limit]))
+
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
+        found: dict[str, list[Any]] = {}
+        for row in self.units.values():
+            if row["leaf_id"] in leaf_ids:
+                found.setdefault(row["leaf_id"], []).append(row["dense"])
+        return found
+
+    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        return [self.leaves[i] for i in dict.fromkeys(ids) if i in self.leaves]
+
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         return [r for r in self.parent_rows.values() if r["doc_id"] == doc_id]
 
@@ -96,6 +125,7 @@ class MemoryStore:
         return [self.parent_rows[i] for i in dict.fromkeys(ids) if i in self.parent_rows]
 
     def delete_doc(self, doc_id: str) -> None:
+        self.delete_units([r["id"] for r in self.doc_units(doc_id)])
         self.delete_chunks([r["id"] for r in self.doc_chunks(doc_id)])
         self.delete_parents([r["id"] for r in self.doc_parents(doc_id)])
 
@@ -208,14 +238,14 @@ def test_search_store_filters_collapses_and_widens(store: MemoryStore) -> None:
                               parent_id="p", start=8)])
     store.upsert_parents([{**leaf("p", "Redis.\n\nredis keys redis keys", (0, 0),
                                   doc_id="ops/e.md"), "child_count": 1}])
-    hits = search_store(store, "redis keys", None, mode="bm25", k=3)
+    hits = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3))
     assert [h.id for h in hits] == ["e", "c", "d"]  # c2 repeats c's text: collapsed into c
     # a filter reaches the store as it was given, and keeps only what it names
-    assert [h.id for h in search_store(store, "redis keys", None, mode="bm25", k=3,
-                                       where=PathPrefix("ops/"))] == ["e"]
+    assert [h.id for h in search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3,
+                                       path_prefix="ops/"))] == ["e"]
     assert store.asked[-1] == ("bm25", 9, PathPrefix("ops/"))
     # widened to its parent, which marks where the leaf lies in its text
-    (top, *_) = search_store(store, "redis keys", None, mode="bm25", k=3, expand="parent")
+    (top, *_) = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3, expand="parent"))
     assert (top.id, top.score, top.leaf_ids) == ("p", 4.0, ("e",))
     assert top.text[slice(*top.marks[0])] == "redis keys redis keys"
 
@@ -227,3 +257,36 @@ def test_a_dense_side_needs_a_vector(store: MemoryStore) -> None:
         with pytest.raises(ConfigError, match="query vector"):
             leaf_hits(store, mode, "redis", None, where=None, limit=3)  # type: ignore[arg-type]
     assert store.asked == []
+
+
+def unit(id: str, leaf_id: str, dense: tuple[float, float]) -> dict[str, Any]:
+    return {"id": id, "leaf_id": leaf_id, "doc_id": "docs/a.md", "path": "docs/a.md",
+            "content_hash": id, "dense": list(dense)}
+
+
+def test_with_units_a_leaf_is_scored_by_its_own_vector_and_its_best_unit(store: MemoryStore
+                                                                        ) -> None:
+    # c's own vector is orthogonal to the query, but one of its sentences says what it asks;
+    # a unit of a leaf no longer stored is ignored
+    store.upsert_units([unit("c1", "c", (1.0, 0.0)), unit("c2", "c", (0.0, 1.0)),
+                        unit("b1", "b", (0.6, 0.8)), unit("x1", "gone", (1.0, 0.0))])
+    hits = leaf_hits(store, "dense", "", QUERY, where=None, limit=3, units=True)
+    # a (no units) counts itself twice: 1.0; b (.8 + .6) / 2; c (0 + 1) / 2; d alone .6
+    assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 1.0), ("b", 0.7), ("d", 0.6)]
+    hits = leaf_hits(store, "dense", "", QUERY, where=None, limit=4, units=True)
+    assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 1.0), ("b", 0.7), ("d", 0.6),
+                                                         ("c", 0.5)]
+    assert hits[-1].text == "redis keys keys evicted"  # the leaf, not the unit, is returned
+    # without units, c is last by its own cosine
+    assert [h.id for h in leaf_hits(store, "dense", "", QUERY, where=None, limit=4)][-1] == "c"
+    # both lists are drawn from, UNIT_DEPTH deep per hit
+    assert ("units", 4 * UNIT_DEPTH, None) in store.asked
+
+
+def test_a_unit_can_lift_a_leaf_above_a_closer_one(store: MemoryStore) -> None:
+    # d is further from the query than b, but one of d's sentences is the query; none of b's
+    store.upsert_units([unit("d1", "d", (1.0, 0.0)), unit("d2", "d", (0.6, 0.8)),
+                        unit("b1", "b", (0.0, 1.0))])
+    hits = leaf_hits(store, "dense", "", QUERY, where=None, limit=4, units=True)
+    assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 1.0), ("d", 0.8), ("b", 0.4),
+                                                         ("c", 0.0)]

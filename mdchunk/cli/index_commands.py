@@ -35,7 +35,8 @@ __all__ = ["index", "search"]
 
 
 @with_flags("paths", *STORE, "model", "backend", "max_tokens", "overlap", "tokenizer", "analyzer",
-            "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine", "address")
+            "units", "bigrams", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine",
+            "address")
 def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
                                                 help="Files or folders to index.")],
@@ -71,7 +72,8 @@ def index(
                                  on_error=lambda error: failures(None, error))
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
                   f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
-                  f"chunks in {report.seconds:.1f}s; levels "
+                  f"chunks" + (f" and {report.embedded_units} units" if config.units else "")
+                  + f" in {report.seconds:.1f}s; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else ""),
@@ -130,4 +132,5 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
         embedder=EmbedderConfig(settings.value("model"), settings.value("backend")),
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
+        units=settings.value("units"), bigrams=settings.value("bigrams"),
         engine=run_engine, wait=wait)

@@ -90,6 +90,13 @@ Excludes = _option(list[str], "--exclude", help="Leave out files and folders tha
                    "gitignore-style pattern (repeatable).")
 Gitignore = _option(bool, "--gitignore/--no-gitignore",
                     help="Honour .gitignore files [default: on].")
+UnitsOption = _option(bool, "--units/--no-units", help="Embed each leaf's sentences, list items, "
+                     "table rows and code lines too; a dense search scores a leaf by its own "
+                     "vector and its best unit's. Recorded with the index: switching rebuilds "
+                     "it." + _default("units"))
+BigramsOption = _option(bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams to what "
+                        "BM25 reads (leaves and queries), beside the analyzer's words. Recorded "
+                        "with the index: switching rebuilds it." + _default("bigrams"))
 
 # -- search's own flags, typed by the library's literals ---------------------------------------
 ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
@@ -198,6 +205,8 @@ FLAGS: dict[str, Flag] = {
     "model": Flag("model", Model),
     "backend": Flag("backend", BackendOption),
     "analyzer": Flag("analyzer", Analyzer),
+    "units": Flag("units", UnitsOption),
+    "bigrams": Flag("bigrams", BigramsOption),
     "workers": Flag("workers", Workers),
     "globs": Flag("glob", Globs, _patterns),
     "excludes": Flag("exclude", Excludes, _patterns),

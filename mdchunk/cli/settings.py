@@ -50,6 +50,10 @@ class RunOptions:
     #: embeds on the collection's own; USE ignores it.
     backend: BackendChoice = "auto"
     analyzer: AnalyzerChoice = "auto"
+    #: Embed each leaf's units too, for dense search to score leaves by (``--units``).
+    units: bool = False
+    #: Add CJK character bigrams to what BM25 reads (``--bigrams``).
+    bigrams: bool = True
     #: gitignore-style patterns of the files to take (instead of the known extensions), as
     #: ``--glob``; ``include``, its old name, is read with a warning.
     glob: tuple[str, ...] = ()

@@ -21,8 +21,9 @@ from ..sources import Source
 from .cache import VectorCache
 from .engine import Engine, PreparedDoc, Preparer
 from .planning import IndexPlan
-from .rows import PARENT_FIELDS, SCALAR_FIELDS, chunk_row, parent_row
+from .rows import PARENT_FIELDS, SCALAR_FIELDS, chunk_row, embed_hash, parent_row, unit_row
 from .store import ChunkStore, ManifestEntry
+from .units import unit_id
 
 if TYPE_CHECKING:
     import numpy as np
@@ -62,6 +63,10 @@ class IndexReport:
     written_parents: int = 0
     kept_parents: int = 0
     removed_parents: int = 0
+    #: Units (:mod:`.units`) embedded, written and removed, when the index embeds them.
+    embedded_units: int = 0
+    written_units: int = 0
+    removed_units: int = 0
     rebuilt: bool = False
     max_tokens: int = 0
     levels: tuple[int, ...] = ()
@@ -178,15 +183,43 @@ class IndexingRun:
         self.cache.remember(fresh)
         reusable = {**own, **shared, **fresh}
         self.report.embedded_chunks += len(todo)
+        old_units = self.embed_units(group, reusable) if self.preparer.units else {}
         for doc in group:
-            self.commit(doc, stored.get(doc.source.doc_id, {}), reusable)
+            self.commit(doc, stored.get(doc.source.doc_id, {}), reusable,
+                        old_units.get(doc.source.doc_id, {}))
             self.report.reused_chunks += sum(1 for key in doc.keys if key in own)
             self.report.cached_chunks += sum(1 for key in doc.keys if key in shared)
             self.tick(doc.source.doc_id)
 
-    def commit(self, doc: PreparedDoc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any]
-               ) -> None:
-        """Write one document in the order of :mod:`.indexer`'s docstring, manifest entry last."""
+    def embed_units(self, group: list[PreparedDoc], vectors: dict[str, Any]
+                    ) -> dict[str, dict[str, Any]]:
+        """Embed the group's units that no stored unit of their document has the text of,
+        adding their vectors to ``vectors`` (by text hash, as the leaves'); the stored unit
+        rows, by document and unit id."""
+        stored: dict[str, dict[str, Any]] = {}
+        for doc in group:
+            if doc.known:
+                rows = self.store.doc_units(doc.source.doc_id)
+                stored[doc.source.doc_id] = {r["id"]: r for r in rows}
+                for row in rows:
+                    vectors.setdefault(row["content_hash"], row["dense"])
+        todo: dict[str, str] = {}
+        for doc in group:
+            for texts in doc.units.values():
+                for text in texts:
+                    key = embed_hash(text)
+                    if key not in vectors:
+                        todo.setdefault(key, text)
+        if todo:
+            vectors.update(zip(todo, self.embedder.embed(list(todo.values()))))
+        self.report.embedded_units += len(todo)
+        return stored
+
+    def commit(self, doc: PreparedDoc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any],
+               old_units: Mapping[str, Any] | None = None) -> None:
+        """Write one document in the order of :mod:`.indexer`'s docstring, manifest entry last;
+        a leaf's units are written before it and removed after it (``old_units``: the stored
+        ones by id)."""
         self.guard()
         store, report, source = self.store, self.report, doc.source
         title = _title(doc.leaves, source)
@@ -196,13 +229,20 @@ class IndexingRun:
         parents = [parent_row(c, path=source.path, file_type=file_type, title=title,
                               child_count=doc.child_counts.get(c.id, 0)) for c in doc.parents]
         leaves = [chunk_row(c, path=source.path, file_type=file_type, title=title,
-                            vector=vectors[key]) for key, c in zip(doc.keys, doc.leaves)]
+                            vector=vectors[key], bigrams=self.preparer.bigrams)
+                  for key, c in zip(doc.keys, doc.leaves)]
+        units = [unit_row(unit_id(leaf["id"], text), leaf, text, vectors[embed_hash(text)])
+                 for leaf in leaves for text in doc.units.get(leaf["id"], ())]
         new_parents = _changed(parents, old_parents, PARENT_FIELDS)
         store.upsert_parents(new_parents)
+        new_units = [u for u in units if u["id"] not in (old_units or {})]
+        store.upsert_units(new_units)
         new_leaves = _changed(leaves, old, SCALAR_FIELDS)
         store.upsert_chunks(new_leaves)
         stale_leaves = _stale(old, leaves)
         store.delete_chunks(stale_leaves)
+        stale_units = _stale(old_units or {}, units)
+        store.delete_units(stale_units)
         stale_parents = _stale(old_parents, parents)
         store.delete_parents(stale_parents)
         store.manifest.put([ManifestEntry(source.doc_id, doc.digest, self.fingerprint,
@@ -213,6 +253,8 @@ class IndexingRun:
         report.written_parents += len(new_parents)
         report.kept_parents += len(parents) - len(new_parents)
         report.removed_parents += len(stale_parents)
+        report.written_units += len(new_units)
+        report.removed_units += len(stale_units)
 
 
 def _changed(rows: list[dict[str, Any]], old: Mapping[str, Mapping[str, Any]],

@@ -96,7 +96,9 @@ class IndexConfig:
     ``rebuild``, a collection built with another model or config is rebuilt (else refused).
     ``batch_chunks`` chunks are embedded a round; ``wait`` seconds are waited for another run
     on the same index; ``selection`` says which files of a folder are documents; ``engine``
-    is where documents are chunked and embedded (this process by default).
+    is where documents are chunked and embedded (this process by default). With ``units``,
+    every leaf's units are embedded as well, for a dense search to score leaves by
+    (:mod:`mdchunk.index.units`; recorded with the index, so switching it rebuilds).
     """
 
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
@@ -110,6 +112,13 @@ class IndexConfig:
     wait: float = 0.0
     selection: Selection | None = None
     engine: Engine | None = None
+    #: Embed each leaf's units too (sentences, list items, table rows, code lines:
+    #: :mod:`mdchunk.index.units`) and score a leaf by its own vector and its best unit's.
+    units: bool = False
+    #: Add CJK character bigrams to what BM25 reads, of leaves and queries
+    #: (:func:`mdchunk.index.rows.search_text`): on by default, since the styles bench found
+    #: them raising paraphrased Chinese questions and lowering no lexical one (issue 31).
+    bigrams: bool = True
 
     def __post_init__(self) -> None:
         if self.analyzer != AUTO and self.analyzer not in ANALYZER_NAMES:

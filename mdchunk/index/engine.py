@@ -15,7 +15,7 @@ import functools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from ..chunks import Chunk, Chunker
@@ -24,6 +24,7 @@ from ..embedding import Embedder
 from ..errors import ConfigError, InputError
 from ..sources import Source
 from .rows import embed_hash
+from .units import leaf_units
 
 __all__ = ["Engine", "LocalEngine", "Prepared", "PreparedDoc", "Preparer", "Window",
            "window_of"]
@@ -41,6 +42,8 @@ class PreparedDoc:
     keys: list[str]  # embed hashes of the leaves
     parents: list[Chunk]
     child_counts: Mapping[str, int]
+    #: Leaf id -> the texts of its units (:mod:`.units`), when the index embeds them.
+    units: Mapping[str, list[str]] = field(default_factory=dict)
 
 
 #: A document of the plan and what preparing it gave: the document, or why it could not be read.
@@ -79,6 +82,10 @@ class Preparer:
     window: Window | None = None
     #: The model that scores seams when ``config.semantic == "embedding"`` (the index's own).
     encoder: Embedder | None = None
+    #: Whether the leaves' units are read for embedding too (:mod:`.units`).
+    units: bool = False
+    #: Whether what BM25 reads of a leaf has CJK bigrams added (:func:`.rows.search_text`).
+    bigrams: bool = False
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
         chunks = _chunker(self.config, self.encoder).chunk_file(source.file, doc_id=source.doc_id)
@@ -88,7 +95,8 @@ class Preparer:
         keys = [embed_hash(c.embed_text) for c in leaves]
         return PreparedDoc(source, digest, known, leaves, keys,
                            [c for c in chunks if c.level < leaf_level],
-                           Counter(c.parent_id for c in chunks if c.parent_id is not None))
+                           Counter(c.parent_id for c in chunks if c.parent_id is not None),
+                           {c.id: leaf_units(c.text) for c in leaves} if self.units else {})
 
     def check(self, chunks: Sequence[Chunk], source: Source) -> None:
         """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""

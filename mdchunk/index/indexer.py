@@ -118,6 +118,8 @@ def index_paths(
     shaping: Mapping[str, Any] | None = None,
     includes: str | os.PathLike[str] | None = None,
     milvus_token: str | None = None,
+    units: bool = False,
+    bigrams: bool = True,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -141,7 +143,11 @@ def index_paths(
     documents no longer found are removed. A collection built with another model or chunker
     config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
     are embedded per round; each round commits its documents. ``milvus_token`` is a Milvus
-    server's credential (``token``, its old name, is deprecated).
+    server's credential (``token``, its old name, is deprecated). With ``units``, each leaf's
+    units (sentences, list items, table rows, code lines) are embedded too, and a dense search
+    scores a leaf by its own vector and its best unit's (:mod:`mdchunk.index.units`). With
+    ``bigrams`` (the default), BM25 reads CJK character bigrams beside the words (leaves and
+    queries alike; nothing changes for text without Han characters).
 
     The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
     the leaves' (embedded and searched; the others are stored as their parents, in
@@ -193,7 +199,8 @@ def index_paths(
         chunker, model_tokens=tokenizer is None, embedder=EmbedderConfig(model, backend),
         store=StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
         analyzer=analyzer, prune=prune, rebuild=rebuild,  # type: ignore[arg-type]  # checked
-        batch_chunks=batch_chunks, wait=wait, selection=selection, engine=engine)
+        batch_chunks=batch_chunks, wait=wait, selection=selection, engine=engine, units=units,
+        bigrams=bigrams)
     return run_index(paths, config, progress, on_error)
 
 
@@ -228,7 +235,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
         report.analyzer, report.model = analyzer, embedder.name
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
-                         backend=report.backend, export=export_of(embedder))
+                         backend=report.backend, export=export_of(embedder), units=config.units,
+                         bigrams=config.bigrams)
         report.rebuilt = store.open(meta, rebuild=config.rebuild) and recorded is not None
         entries = store.manifest.entries()
         plan = plan_index(sources, entries, fingerprint, prune=config.prune,
@@ -236,7 +244,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
         # a semantic index scores seams with its own model, loaded once for both
         preparer = Preparer(chunker, window_of(embedder)
                             if chunker.tokenizer != embedder.tokenizer else None,
-                            embedder if chunker.semantic == "embedding" else None)
+                            embedder if chunker.semantic == "embedding" else None,
+                            units=config.units, bigrams=config.bigrams)
         engine = config.engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
             run = IndexingRun(store, run_embedder, preparer, fingerprint, report, progress,

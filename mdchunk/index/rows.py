@@ -6,6 +6,7 @@ rows through :class:`~mdchunk.index.store.ChunkStore` and compares them with the
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -17,15 +18,15 @@ from .store import SearchHit
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FIELD_BYTES", "PARENT_FIELDS", "SCALAR_FIELDS", "chunk_row", "embed_hash", "leaf_hit",
-           "parent_row", "search_text"]
+__all__ = ["FIELD_BYTES", "PARENT_FIELDS", "SCALAR_FIELDS", "UNIT_FIELDS", "chunk_row",
+           "cjk_bigrams", "embed_hash", "leaf_hit", "parent_row", "search_text", "unit_row"]
 
 #: Byte limits of text fields: Milvus's VARCHAR limits, which are in bytes (the store with the
 #: tightest limits sets them for all, so that a row means the same in any store). Display fields
 #: are clipped to them; identifiers and text never are.
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
                "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
-               "url": 8192, "anchor": 1024, "search_text": 65535}
+               "url": 8192, "anchor": 1024, "search_text": 65535, "leaf_id": 64}
 
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
@@ -36,6 +37,9 @@ SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
 #: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
 #: number of chunks one level down whose ``parent_id`` it is.
 PARENT_FIELDS = (*_CHUNK_FIELDS, "child_count")
+#: Every stored field of a unit row (:mod:`.units`) except its vector: its leaf, and the leaf's
+#: document and path (what a search's filter reads); ``content_hash`` is its text's hash.
+UNIT_FIELDS = ("id", "leaf_id", "doc_id", "path", "content_hash")
 
 
 def embed_hash(text: str) -> str:
@@ -75,25 +79,54 @@ def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str
 
 
 def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
-              vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+              vector: Sequence[float] | np.ndarray, bigrams: bool = False) -> dict[str, Any]:
     """The stored row of a leaf; raises :class:`StoreError` if the verbatim text cannot fit.
 
-    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here).
+    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here);
+    ``bigrams`` adds CJK character bigrams to what BM25 reads (:func:`search_text`).
     """
     row = _fields(chunk, path=path, file_type=file_type, title=title,
                   hint="chunk with oversized='split'")
     row["dense"] = [float(x) for x in vector]
     row["content_hash"] = embed_hash(chunk.embed_text)
-    row["search_text"] = _clip(search_text(chunk.embed_text), "search_text")
+    row["search_text"] = _clip(search_text(chunk.embed_text, bigrams=bigrams), "search_text")
     return row
 
 
-def search_text(text: str) -> str:
+def unit_row(unit_id: str, leaf: Mapping[str, Any], text: str,
+             vector: Sequence[float] | np.ndarray) -> dict[str, Any]:
+    """The stored row of a unit of the leaf whose row is ``leaf`` (its text is not stored:
+    the leaf's text shows it)."""
+    return {"id": unit_id, "leaf_id": leaf["id"], "doc_id": leaf["doc_id"], "path": leaf["path"],
+            "content_hash": embed_hash(text), "dense": [float(x) for x in vector]}
+
+
+def search_text(text: str, *, bigrams: bool = False) -> str:
     """What BM25 reads of a chunk's text, or of a query: the text after hygiene
     (:func:`mdchunk.text.clean_text`), so that a zero-width space or a soft hyphen inside a word,
     a BOM or a control character does not split or hide the word the query names. The stored
-    ``text`` stays verbatim."""
-    return clean_text(text).text
+    ``text`` stays verbatim.
+
+    With ``bigrams`` (an index that records them), every pair of adjacent Han characters is
+    appended as a word of its own (:func:`cjk_bigrams`), so that a paraphrase the word
+    segmenter cuts differently ("磁盘快满了" against "磁盘空间不足") still shares terms."""
+    cleaned = clean_text(text).text
+    if not bigrams:
+        return cleaned
+    pairs = cjk_bigrams(cleaned)
+    return f"{cleaned}\n{' '.join(pairs)}" if pairs else cleaned
+
+
+_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+
+
+def cjk_bigrams(text: str) -> list[str]:
+    """Every two adjacent Han characters of ``text``, in order.
+
+    >>> cjk_bigrams("磁盘快满了 disk 满")
+    ['磁盘', '盘快', '快满', '满了']
+    """
+    return [run[i:i + 2] for run in _HAN_RUN.findall(text) for i in range(len(run) - 1)]
 
 
 def parent_row(chunk: Chunk, *, path: str, file_type: str, title: str, child_count: int

@@ -63,9 +63,10 @@ ANALYZER_NAMES = tuple(ANALYZERS)
 #: Version of the stored rows' layout (:mod:`.rows`), recorded with the index. Version 2 added
 #: ``parent_id`` to chunk rows and the parents collection, version 3 ``url`` and ``anchor``,
 #: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
-#: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``;
+#: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``,
+#: version 6 added the units collection (a leaf's sentences, items, rows: :mod:`.units`);
 #: an index of another version is rebuilt by the next indexing run and refused by search.
-SCHEMA_VERSION = "5"
+SCHEMA_VERSION = "6"
 _PROP = "mdchunk."
 
 
@@ -98,6 +99,12 @@ class IndexMeta:
     #: and numpy): a new recipe's int8 vectors differ a little from an old one's. An ONNX
     #: collection that records none was built with recipe 1, before it was recorded.
     export: str = ""
+    #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`), so that a
+    #: dense search scores a leaf by its own vector and its best unit's.
+    units: bool = False
+    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
+    #: :func:`mdchunk.index.rows.search_text`).
+    bigrams: bool = False
 
     def __post_init__(self) -> None:
         if not self.analysis:
@@ -107,7 +114,9 @@ class IndexMeta:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
                 f"{_PROP}dim": str(self.dim), f"{_PROP}config": self.config,
                 f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis,
-                f"{_PROP}backend": self.backend, f"{_PROP}export": self.export}
+                f"{_PROP}backend": self.backend, f"{_PROP}export": self.export,
+                f"{_PROP}units": "1" if self.units else "0",
+                f"{_PROP}bigrams": "1" if self.bigrams else "0"}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -122,7 +131,9 @@ class IndexMeta:
                        props[f"{_PROP}schema"],
                        props.get(f"{_PROP}analysis") or "(not recorded)",
                        props.get(f"{_PROP}backend") or "torch",
-                       props.get(f"{_PROP}export") or "")
+                       props.get(f"{_PROP}export") or "",
+                       props.get(f"{_PROP}units") == "1",
+                       props.get(f"{_PROP}bigrams") == "1")
         except (KeyError, ValueError):
             return None
 
@@ -130,7 +141,7 @@ class IndexMeta:
         """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
         return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
                 for name in ("model", "backend", "export", "dim", "config", "analyzer",
-                             "analysis", "schema")
+                             "analysis", "units", "bigrams", "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 
@@ -265,6 +276,30 @@ class ChunkStore(Protocol):
 
     def delete_chunks(self, ids: Sequence[str]) -> None: ...
 
+    def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every stored unit row of a document (:data:`~mdchunk.index.rows.UNIT_FIELDS` and
+        ``dense``)."""
+        ...
+
+    def upsert_units(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
+
+    def delete_units(self, ids: Sequence[str]) -> None: ...
+
+    def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
+                     ) -> list[str]:
+        """The leaves (ids, best first, each once) of the ``limit`` units nearest ``query``
+        among the leaves ``where`` keeps."""
+        ...
+
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
+        """The stored unit vectors of each of ``leaf_ids`` that has units."""
+        ...
+
+    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored leaf rows among ``ids`` with what a hit shows and ``dense``; unknown ids
+        are left out."""
+        ...
+
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (:data:`~mdchunk.index.rows.PARENT_FIELDS`)."""
         ...
@@ -279,7 +314,7 @@ class ChunkStore(Protocol):
         ...
 
     def delete_doc(self, doc_id: str) -> None:
-        """Remove a document's leaves, then its parents."""
+        """Remove a document's units, then its leaves, then its parents."""
         ...
 
     def flush(self) -> None:

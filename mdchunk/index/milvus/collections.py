@@ -16,6 +16,7 @@ from ..store import ANALYZERS, IndexMeta
 
 __all__ = ["ANALYZERS", "DUMMY_VECTOR", "INT_FIELDS", "QUERY_WINDOW", "create_chunk_collection",
            "create_dense_index", "create_manifest_collection", "create_parent_collection",
+           "create_unit_collection",
            "ensure_indexes", "is_local", "select_rows"]
 
 log = logging.getLogger("mdchunk.index.milvus")  # the store's records, under its name
@@ -74,6 +75,19 @@ def create_parent_collection(client: Any, collection: str) -> None:
     client.create_collection(collection, schema=schema)
 
 
+def create_unit_collection(client: Any, collection: str, dim: int) -> None:
+    """The units' collection (:mod:`mdchunk.index.units`): one vector per unit, keyed by the
+    unit's id, with its leaf's id, document and path. Empty when units are not embedded."""
+    from pymilvus import DataType
+
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
+    for name in ("leaf_id", "doc_id", "path", "content_hash"):
+        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
+    schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
+    client.create_collection(collection, schema=schema)
+
+
 def create_manifest_collection(client: Any, collection: str) -> None:
     """The manifest's collection: one row per document, keyed by its id."""
     from pymilvus import DataType
@@ -89,8 +103,9 @@ def create_manifest_collection(client: Any, collection: str) -> None:
     client.create_collection(collection, schema=schema)
 
 
-def ensure_indexes(client: Any, chunks: str, parents: str, manifest: str, *, uri: str) -> None:
-    """Create whichever index of the three collections is missing (the dense index:
+def ensure_indexes(client: Any, chunks: str, parents: str, manifest: str, units: str, *,
+                   uri: str) -> None:
+    """Create whichever index of the four collections is missing (the dense indexes:
     :func:`create_dense_index`).
 
     Creating a collection and its indexes are separate calls, so an interrupted creation
@@ -108,6 +123,8 @@ def ensure_indexes(client: Any, chunks: str, parents: str, manifest: str, *, uri
         manifest: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"})],
         parents: [("dummy", {"index_type": "AUTOINDEX", "metric_type": "L2"}),
                                   ("doc_id", {"index_type": "INVERTED"})],
+        units: [("doc_id", {"index_type": "INVERTED"}), ("leaf_id", {"index_type": "INVERTED"}),
+                ("dense", None)],
     }
     for collection, indexes in wanted.items():
         have = set(client.list_indexes(collection))
@@ -115,14 +132,14 @@ def ensure_indexes(client: Any, chunks: str, parents: str, manifest: str, *, uri
             if field in have:
                 continue
             if params is None:
-                create_dense_index(client, chunks, uri=uri)
+                create_dense_index(client, collection, uri=uri)
                 continue
             index = client.prepare_index_params()
             index.add_index(field, index_name=field, **params)
             client.create_index(collection, index, sync=False)
 
 
-def create_dense_index(client: Any, chunks: str, *, uri: str) -> None:
+def create_dense_index(client: Any, collection: str, *, uri: str) -> None:
     """HNSW on a server; Milvus Lite (and a Lite server without faiss) gets AUTOINDEX."""
     from pymilvus import MilvusException
 
@@ -131,7 +148,7 @@ def create_dense_index(client: Any, chunks: str, *, uri: str) -> None:
         params = client.prepare_index_params()
         params.add_index("dense", index_name="dense", index_type=kind, metric_type="COSINE")
         try:
-            client.create_index(chunks, params, sync=False)
+            client.create_index(collection, params, sync=False)
             return
         except MilvusException as exc:
             if kind == kinds[-1]:

@@ -10,9 +10,11 @@ The manifest (``<collection>_manifest``, one row per document: :mod:`.manifest`)
 in Milvus too, so two machines indexing into one server agree on what is already there. So do
 the parents of a hierarchical index (``<collection>_parents``): the chunks above the leaves,
 with their text and provenance but no embedding, fetched by id when a search widens a hit to its
-context. The collections' schemas and indexes are :mod:`.collections`, filter expressions
-:mod:`.filters`, the connection :mod:`.client`; this module writes, reads and searches one
-side at a time (fusing the two is :mod:`mdchunk.index.search`'s, for any store).
+context; and the units of the leaves (``<collection>_units``, :mod:`mdchunk.index.units`), one
+vector each with its leaf's id, when the index embeds them. The collections' schemas and
+indexes are :mod:`.collections`, filter expressions :mod:`.filters`, the connection
+:mod:`.client`; this module writes, reads and searches one side at a time (fusing the two
+is :mod:`mdchunk.index.search`'s, for any store).
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from ...errors import StoreError
-from ..rows import PARENT_FIELDS, SCALAR_FIELDS, leaf_hit
+from ..rows import PARENT_FIELDS, SCALAR_FIELDS, UNIT_FIELDS, leaf_hit
 from ..store import SCHEMA_VERSION, DenseQuery, Filter, IndexMeta, SearchHit, SideQuery
 from .client import connect, errors
 from .collections import (
@@ -31,6 +33,7 @@ from .collections import (
     QUERY_WINDOW,
     create_chunk_collection,
     create_parent_collection,
+    create_unit_collection,
     ensure_indexes,
     is_local,
     select_rows,
@@ -59,6 +62,7 @@ class MilvusStore:
         self._client = connect(uri, token, timeout)
         self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
         self.parents_collection = f"{collection}_parents"
+        self.units_collection = f"{collection}_units"
 
     # -- plumbing ---------------------------------------------------------------------------
 
@@ -109,7 +113,7 @@ class MilvusStore:
             raise StoreError(f"Milvus at {self.uri}: collection {self.collection!r} holds "
                              f"{meta.model} vectors (dim {meta.dim}), not {model} (dim {dim}); "
                              "search with the model it was indexed with or re-index")
-        self._load(self.collection, self.parents_collection)
+        self._load(self.collection, self.parents_collection, self.units_collection)
         return meta
 
     def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
@@ -132,8 +136,9 @@ class MilvusStore:
         with self._errors(f"create collection {self.collection!r}"):
             if recorded is None:
                 # A manifest without its chunks would claim documents are indexed, and parents
-                # without them would be stale: drop both first.
-                for name in (self.manifest.collection, self.parents_collection):
+                # and units without them would be stale: drop them first.
+                for name in (self.manifest.collection, self.parents_collection,
+                             self.units_collection):
                     if self._client.has_collection(name):
                         self._client.drop_collection(name)
                 self._create_chunks(meta)
@@ -142,15 +147,19 @@ class MilvusStore:
                 self.manifest.create()
             if not self._client.has_collection(self.parents_collection):
                 self._create_parents()
+            if not self._client.has_collection(self.units_collection):
+                create_unit_collection(self._client, self.units_collection, meta.dim)
             self._ensure_indexes()
         self._load()
         return created
 
     def drop(self) -> None:
-        """Drop manifest first, then parents, then chunks: an interrupted drop never leaves a
-        stale manifest, and the next :meth:`open` drops whatever is left with the chunks."""
+        """Drop manifest first, then parents and units, then chunks: an interrupted drop never
+        leaves a stale manifest, and the next :meth:`open` drops whatever is left with the
+        chunks."""
         with self._errors(f"drop collection {self.collection!r}"):
-            for name in (self.manifest.collection, self.parents_collection, self.collection):
+            for name in (self.manifest.collection, self.parents_collection,
+                         self.units_collection, self.collection):
                 if self._client.has_collection(name):
                     self._client.drop_collection(name)
 
@@ -173,8 +182,9 @@ class MilvusStore:
                 self._client.flush(name)
 
     @property
-    def _collections(self) -> tuple[str, str, str]:
-        return self.collection, self.parents_collection, self.manifest.collection
+    def _collections(self) -> tuple[str, str, str, str]:
+        return (self.collection, self.parents_collection, self.manifest.collection,
+                self.units_collection)
 
     def _create_chunks(self, meta: IndexMeta) -> None:
         create_chunk_collection(self._client, self.collection, meta)
@@ -186,7 +196,7 @@ class MilvusStore:
         """The collections' missing indexes (a step of its own: an interrupted :meth:`open`
         leaves a collection without them, and the next finishes the job)."""
         ensure_indexes(self._client, self.collection, self.parents_collection,
-                       self.manifest.collection, uri=self.uri)
+                       self.manifest.collection, self.units_collection, uri=self.uri)
 
     # -- chunks -----------------------------------------------------------------------------
 
@@ -215,6 +225,37 @@ class MilvusStore:
     def delete_chunks(self, ids: Sequence[str], batch: int = 1024) -> None:
         self._delete(self.collection, ids, batch, "delete chunks")
 
+    def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
+        """Every stored unit row of a document, with its vector."""
+        with self._errors(f"read units of {doc_id}"):
+            return select_rows(self._client, self.units_collection, equals("doc_id", doc_id),
+                               [*UNIT_FIELDS, "dense"])
+
+    def upsert_units(self, rows: Sequence[Mapping[str, Any]], batch: int = 512) -> None:
+        self._upsert(self.units_collection, rows, batch, "write units")
+
+    def delete_units(self, ids: Sequence[str], batch: int = 1024) -> None:
+        self._delete(self.units_collection, ids, batch, "delete units")
+
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
+        """The unit vectors of each of ``leaf_ids`` (for a search: a few dozen leaves)."""
+        found: dict[str, list[Any]] = {}
+        if leaf_ids:
+            with self._errors("read unit vectors"):
+                for row in select_rows(self._client, self.units_collection,
+                                       one_of("leaf_id", dict.fromkeys(leaf_ids)),
+                                       ["leaf_id", "dense"]):
+                    found.setdefault(row["leaf_id"], []).append(row["dense"])
+        return found
+
+    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        """The stored leaves among ``ids``: what a hit shows, and ``dense``."""
+        if not ids:
+            return []
+        with self._errors("read leaves"):
+            return select_rows(self._client, self.collection, one_of("id", dict.fromkeys(ids)),
+                               ["id", *_OUTPUT_FIELDS, "dense"])
+
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (all of :data:`PARENT_FIELDS`)."""
         with self._errors(f"read parents of {doc_id}"):
@@ -238,8 +279,10 @@ class MilvusStore:
                                one_of("id", dict.fromkeys(ids)), list(PARENT_FIELDS))
 
     def delete_doc(self, doc_id: str) -> None:
-        """Remove a document's leaves, then its parents: a leaf never outlives its parent."""
-        for name, what in ((self.collection, "chunks"), (self.parents_collection, "parents")):
+        """Remove a document's units, then its leaves, then its parents: a unit never outlives
+        its leaf, nor a leaf its parent."""
+        for name, what in ((self.units_collection, "units"), (self.collection, "chunks"),
+                           (self.parents_collection, "parents")):
             with self._errors(f"delete {what} of {doc_id}"):
                 self._client.delete(name, filter=equals("doc_id", doc_id))
 
@@ -290,3 +333,14 @@ class MilvusStore:
         signed = abs if side == "bm25" else float
         return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
                 for hit in result[0]]
+
+    def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
+                     ) -> list[str]:
+        """The leaves of the ``limit`` units nearest ``query``'s vector, best first, once each."""
+        with self._errors(f"unit search in {self.units_collection!r}"):
+            result = self._client.search(self.units_collection, [list(query.vector)],
+                                         anns_field="dense",
+                                         search_params={"metric_type": "COSINE"}, limit=limit,
+                                         filter=expression(where), output_fields=["leaf_id"])
+        return list(dict.fromkeys(hit["entity"]["leaf_id"] for hit in result[0]))
+
