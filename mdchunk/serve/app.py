@@ -59,8 +59,7 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
         try:
             yield
         finally:
-            if state.jobs is not None:
-                state.jobs.shutdown()
+            jobs.shutdown()
             if service is None:
                 state.wait_open(timeout=30)
                 state.close()
@@ -71,7 +70,7 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
     app.include_router(router)
     _add_probes(app)
     _add_error_handlers(app)
-    _add_extras(app, state)
+    jobs = add_index_routes(app, state)
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                            allow_methods=["GET", "POST"],
@@ -80,11 +79,6 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
                        max_body_bytes=config.max_body_bytes, timeout=config.timeout,
                        metrics=state.metrics)
     return app
-
-
-def _add_extras(app: FastAPI, state: ServerState) -> None:
-    """Indexing jobs, the search page and MCP, each in a module of its own."""
-    add_index_routes(app, state)
 
 
 def _add_probes(app: FastAPI) -> None:

@@ -105,8 +105,9 @@ class Jobs:
         self._pool.shutdown(wait=True)
 
 
-def add_index_routes(app: FastAPI, state: ServerState) -> None:
-    state.jobs = Jobs(state)
+def add_index_routes(app: FastAPI, state: ServerState) -> Jobs:
+    """The two routes, over a new :class:`Jobs` (returned, for the app to shut down)."""
+    jobs = Jobs(state)
     responses: dict[int | str, dict[str, Any]] = {
         **ERRORS, 403: ERRORS[401] | {"description": "Indexing is off"},
         409: ERRORS[401] | {"description": "Another run is indexing"}}
@@ -115,14 +116,12 @@ def add_index_routes(app: FastAPI, state: ServerState) -> None:
     def index(body: IndexRequest, request: Request) -> JobResponse:
         """Index ``paths`` (under the server's roots) as a job; its report at
         ``/v1/jobs/{id}``."""
-        jobs = state_of(request).jobs
-        assert jobs is not None
         state_of(request).service  # noqa: B018  (503 while the index opens)
         return JobResponse(id=jobs.start(body.paths), state="running")
 
     @app.get("/v1/jobs/{job_id}", responses=ERRORS)
-    def job(job_id: str, request: Request) -> JobResponse:
+    def job(job_id: str) -> JobResponse:
         """An indexing job: running, done (with its ``IndexReport``) or failed."""
-        jobs = state_of(request).jobs
-        assert jobs is not None
         return jobs.status(job_id)
+
+    return jobs

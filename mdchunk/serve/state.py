@@ -1,19 +1,15 @@
 """What one server holds while it runs: its config, its :class:`~.service.Service` once that is
 open and warm (opened in the background, so that the server answers ``/healthz`` at once and
-``/readyz`` only after the warm-up query), its metrics and its indexing jobs."""
+``/readyz`` only after the warm-up query), and its metrics."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from typing import TYPE_CHECKING
 
 from .config import ServeConfig
 from .metrics import Metrics
 from .service import Service
-
-if TYPE_CHECKING:
-    from .jobs import Jobs
 
 __all__ = ["NotReady", "ServerState"]
 
@@ -32,7 +28,6 @@ class ServerState:
         self.metrics = Metrics()
         self._service = service
         self.failure: str | None = None
-        self.jobs: Jobs | None = None
         self._opened = threading.Event()
         if service is not None:
             self._opened.set()
