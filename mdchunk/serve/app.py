@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -51,13 +51,17 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
     """The app serving ``config``'s index. ``service`` (already open and warm) is used as it
     is; without one, the app opens its own in the background when it starts."""
     state = ServerState(config, service)
+    mcp = _mcp(state)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if service is None:
             state.open_in_background()
         try:
-            yield
+            async with AsyncExitStack() as stack:
+                if mcp is not None:
+                    await stack.enter_async_context(mcp[0].session_manager.run())
+                yield
         finally:
             jobs.shutdown()
             if service is None:
@@ -71,6 +75,8 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
     _add_probes(app)
     _add_error_handlers(app)
     jobs = add_index_routes(app, state)
+    if mcp is not None:
+        app.router.routes.extend(mcp[1].routes)  # /mcp, outside the OpenAPI schema
     if config.cors_origins:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                            allow_methods=["GET", "POST"],
@@ -79,6 +85,17 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
                        max_body_bytes=config.max_body_bytes, timeout=config.timeout,
                        metrics=state.metrics)
     return app
+
+
+def _mcp(state: ServerState) -> tuple[Any, Any] | None:
+    """The MCP server over ``state`` 's service and its streamable-HTTP app; ``None`` where
+    the ``mcp`` SDK is not installed (the HTTP API works without it)."""
+    try:
+        from .mcp_tools import mcp_server, streamable_app
+    except ImportError:
+        return None
+    server = mcp_server(lambda: state.service)
+    return server, streamable_app(server, state.config.host)
 
 
 def _add_probes(app: FastAPI) -> None:
