@@ -84,25 +84,42 @@ class Guard:
             return
         declared = _content_length(scope)
         if declared is not None and declared > self.max_body_bytes:
-            await self._refuse(send, "too_large", f"the body is over {self.max_body_bytes} bytes")
+            await self._too_large(send)
             return
         if self.in_flight >= self.max_concurrent:
             await self._refuse(send, "busy", f"{self.max_concurrent} requests are being "
                                "answered; try again shortly", [(b"retry-after", b"1")])
             return
         self.in_flight += 1
+        over = {"limit": False, "answered": False}
         try:
-            await asyncio.wait_for(self.app(scope, self._bounded(receive), send), self.timeout)
+            await asyncio.wait_for(self.app(scope, self._bounded(receive, over),
+                                            self._replacing(send, over)), self.timeout)
         except _TooLarge:
             if not status["sent"]:
-                await self._refuse(send, "too_large",
-                                   f"the body is over {self.max_body_bytes} bytes")
+                await self._too_large(send)
         except TimeoutError:
             if not status["sent"]:
                 await self._refuse(send, "timeout", f"no answer within {self.timeout:g}s",
                                    [(b"retry-after", b"1")])
         finally:
             self.in_flight -= 1
+
+    def _replacing(self, send: Send, over: dict[str, bool]) -> Send:
+        """``send``, except that once the body went past the limit the app's answer (a 400
+        for a body it could not read) is replaced by the 413."""
+
+        async def replacing(message: Message) -> None:
+            if not over["limit"]:
+                await send(message)
+            elif not over["answered"]:
+                over["answered"] = True
+                await self._too_large(send)
+
+        return replacing
+
+    async def _too_large(self, send: Send) -> None:
+        await self._refuse(send, "too_large", f"the body is over {self.max_body_bytes} bytes")
 
     def _authorized(self, scope: Scope) -> bool:
         if self.token is None:
@@ -111,7 +128,7 @@ class Guard:
         expected = b"Bearer " + self.token.encode()
         return hmac.compare_digest(given, expected)
 
-    def _bounded(self, receive: Receive) -> Receive:
+    def _bounded(self, receive: Receive, over: dict[str, bool]) -> Receive:
         """``receive``, raising :class:`_TooLarge` once the body passes the limit (a body
         sent in chunks declares no length)."""
         seen = 0
@@ -122,6 +139,7 @@ class Guard:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_body_bytes:
+                    over["limit"] = True
                     raise _TooLarge
             return message
 
