@@ -59,7 +59,10 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
             state.open_in_background()
         try:
             async with AsyncExitStack() as stack:
-                if mcp is not None:
+                if mcp is not None and not state.mcp_started:
+                    # once per app: the SDK's session manager runs once (a test client may
+                    # start an app's lifespan again)
+                    state.mcp_started = True
                     await stack.enter_async_context(mcp[0].session_manager.run())
                 yield
         finally:

@@ -5,7 +5,7 @@ out of range is a 400 before any work is done."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -25,6 +25,8 @@ __all__ = ["ChunkRequest", "ChunkResponse", "CollectionsResponse", "EmbedRequest
 _NAME_PART = r"[A-Za-z0-9_][A-Za-z0-9_\-]*(\.[A-Za-z0-9_\-]+)*"
 _TOKENIZER_NAME = rf"^{_NAME_PART}(/{_NAME_PART})?$"
 _STRICT = ConfigDict(extra="forbid")
+#: A hybrid search's weight of one side.
+Weight = Annotated[float, Field(ge=0.0, le=1e6, allow_inf_nan=False)]
 
 
 class ChunkerFields(BaseModel):
@@ -95,7 +97,7 @@ class SearchRequest(BaseModel):
     k: int = Field(5, ge=1, le=100)
     mode: SearchMode = "hybrid"
     path_prefix: str | None = Field(None, max_length=1000)
-    weights: tuple[float, float] | None = None
+    weights: tuple[Weight, Weight] | None = None
     fusion: FusionName | None = None
     expand: Expand = "none"
 

@@ -28,6 +28,7 @@ class ServerState:
         self.metrics = Metrics()
         self._service = service
         self.failure: str | None = None
+        self.mcp_started = False
         self._opened = threading.Event()
         if service is not None:
             self._opened.set()
