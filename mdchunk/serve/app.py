@@ -68,7 +68,7 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
         finally:
             jobs.shutdown()
             if service is None:
-                state.wait_open(timeout=30)
+                state.wait_open(timeout=1)  # a model still loading is not waited for
                 state.close()
 
     app = FastAPI(title="mdchunk serve", version=__version__, lifespan=lifespan,
