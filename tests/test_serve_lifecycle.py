@@ -73,7 +73,7 @@ def test_exits_when_stdin_closes() -> None:
 def test_beyond_loopback_refuses_to_start_without_a_token() -> None:
     env = {k: v for k, v in serve_env().items() if k != "MDCHUNK_SERVE_TOKEN"}
     done = subprocess.run(serve_command("--host", "0.0.0.0", "--db", NO_INDEX),
-                          capture_output=True, text=True, env=env, timeout=60)
+                          check=False, capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode != 0 and "token" in done.stderr and not done.stdout
 
 
