@@ -156,9 +156,7 @@ class Service:
             return []
         with self._store_lock:
             count = self.store.count()
-            documents = len(self.store.manifest.entries())
         return [{"name": self.config.store.collection, "db": self.config.store.db,
                  "model": meta.model, "dim": meta.dim, "backend": meta.backend,
-                 "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count,
-                 "documents": documents}]
+                 "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count}]
 
