@@ -23,6 +23,7 @@ from .config import ServeConfig
 from .guard import ERROR_STATUS, Guard
 from .jobs import Forbidden, add_index_routes
 from .metrics import CONTENT_TYPE
+from .page import add_page
 from .service import NotFound, Service
 from .state import NotReady, ServerState
 
@@ -78,6 +79,7 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
     _add_probes(app)
     _add_error_handlers(app)
     jobs = add_index_routes(app, state)
+    add_page(app)
     if mcp is not None:
         app.router.routes.extend(mcp[1].routes)  # /mcp, outside the OpenAPI schema
     if config.cors_origins:

@@ -149,6 +149,13 @@ class Service:
     def _parents_of(self, ids: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
         return {row["id"]: row for row in self.store.parents(ids)}
 
+    def parents_of(self, ids: Sequence[str]) -> dict[str, SearchHit]:
+        """The stored parents among ``ids``, by id (one store call for a page of hits)."""
+        with self._store_lock:
+            rows = self.store.parents(list(dict.fromkeys(ids)))
+        return {str(row["id"]): dataclasses.replace(leaf_hit(0.0, row), marks=(), leaf_ids=())
+                for row in rows}
+
     def collections(self) -> list[dict[str, Any]]:
         """The served collection: what it was built with and how many leaves it holds."""
         meta = self.meta
