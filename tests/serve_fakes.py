@@ -5,7 +5,10 @@ the app, the guard) is the real thing."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from mdchunk import Chunker, ChunkerConfig
@@ -58,3 +61,27 @@ def fake_service(config: ServeConfig | None = None) -> Service:
     service = Service(config or ServeConfig(), store=served_store(embedder), embedder=embedder)
     service.warm_up()
     return service
+
+
+@contextmanager
+def live_server(token: str | None = None) -> Iterator[str]:
+    """The app over :func:`fake_service`, served by uvicorn on a thread on 127.0.0.1 (a free
+    port): real HTTP for a client in another language or a browser. Yields its base URL."""
+    import uvicorn
+
+    from mdchunk.serve.app import create_app
+    from mdchunk.serve.runner import bound_socket
+
+    config = ServeConfig(port=0, token=token)
+    sock = bound_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(create_app(config, fake_service(config)),
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

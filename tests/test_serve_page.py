@@ -6,8 +6,6 @@ one is installed, else skipped as test_inspect_page does."""
 from __future__ import annotations
 
 import os
-import threading
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -17,7 +15,7 @@ from fastapi.testclient import TestClient
 
 from mdchunk.serve import ServeConfig
 from mdchunk.serve.app import create_app
-from tests.serve_fakes import fake_service
+from tests.serve_fakes import fake_service, live_server
 
 from .test_inspect_page import _browser
 
@@ -46,41 +44,25 @@ def test_the_query_is_escaped(client: TestClient) -> None:
 
 def test_the_page_in_chromium() -> None:
     browser_path = _browser()
-    import uvicorn
     from playwright.sync_api import sync_playwright
 
-    from mdchunk.serve.runner import bound_socket
-
-    config = ServeConfig(port=0)
-    sock = bound_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(config, fake_service(config)),
-                                           log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    while not server.started:
-        time.sleep(0.05)
-    url = f"http://127.0.0.1:{sock.getsockname()[1]}/"
     args = ["--no-sandbox"] if os.geteuid() == 0 else []
-    try:
-        with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=browser_path, args=args, headless=True)
-            try:
-                page = browser.new_page()
-                page.goto(url)
-                page.fill("input[name=q]", "maxmemory evicts keys")
-                page.select_option("select[name=mode]", "bm25")
-                page.click("button[type=submit]")
-                page.wait_for_selector(".hit")
-                first = page.locator(".hit").first
-                assert "ops/redis.md" in first.locator(".where").text_content()
-                assert "Eviction" in first.locator(".crumb").text_content()
-                assert first.locator("mark").count() >= 1
-                parent = first.locator("details.parent pre")
-                assert not parent.is_visible()
-                first.locator("summary").click()
-                assert parent.is_visible() and "maxmemory" in parent.text_content()
-            finally:
-                browser.close()
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with live_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=browser_path, args=args, headless=True)
+        try:
+            page = browser.new_page()
+            page.goto(url + "/")
+            page.fill("input[name=q]", "maxmemory evicts keys")
+            page.select_option("select[name=mode]", "bm25")
+            page.click("button[type=submit]")
+            page.wait_for_selector(".hit")
+            first = page.locator(".hit").first
+            assert "ops/redis.md" in first.locator(".where").text_content()
+            assert "Eviction" in first.locator(".crumb").text_content()
+            assert first.locator("mark").count() >= 1
+            parent = first.locator("details.parent pre")
+            assert not parent.is_visible()
+            first.locator("summary").click()
+            assert parent.is_visible() and "maxmemory" in parent.text_content()
+        finally:
+            browser.close()
