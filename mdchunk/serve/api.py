@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Query, Request
 
+from ..index.store import SearchHit
 from .models import (
     ChunkRequest,
     ChunkResponse,
@@ -15,7 +16,6 @@ from .models import (
     EmbedRequest,
     EmbedResponse,
     ErrorResponse,
-    Hit,
     SearchRequest,
     SearchResponse,
 )
@@ -65,15 +65,15 @@ def embed(body: EmbedRequest, service: ServiceDep) -> EmbedResponse:
 def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
     """Search the served index, as ``mdchunk search`` does: hits with their provenance."""
     hits = service.search(body.search_config(), body.query)
-    return SearchResponse(hits=[Hit.of(hit) for hit in hits])
+    return SearchResponse(hits=hits)
 
 
 @router.get("/chunks/{chunk_id}")
 def get_chunk(chunk_id: str, service: ServiceDep,
-              expand: Annotated[Literal["none", "parent"], Query()] = "none") -> Hit:
+              expand: Annotated[Literal["none", "parent"], Query()] = "none") -> SearchHit:
     """A stored chunk by its id; with ``expand=parent``, a leaf's parent (its ``marks``
     showing where the leaf lies)."""
-    return Hit.of(service.chunk(chunk_id, expand_parent=expand == "parent"))
+    return service.chunk(chunk_id, expand_parent=expand == "parent")
 
 
 @router.get("/collections")

@@ -4,7 +4,6 @@ out of range is a 400 before any work is done."""
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -17,7 +16,7 @@ from ..index.fusion import FusionName
 from ..index.store import Expand, SearchHit, SearchMode
 
 __all__ = ["ChunkRequest", "ChunkResponse", "CollectionsResponse", "EmbedRequest",
-           "EmbedResponse", "ErrorBody", "ErrorResponse", "Hit", "IndexRequest", "JobResponse",
+           "EmbedResponse", "ErrorBody", "ErrorResponse", "IndexRequest", "JobResponse",
            "SearchRequest", "SearchResponse"]
 
 #: A tokenizer's name: a tiktoken encoding or a Hugging Face hub name, never a path that
@@ -106,35 +105,11 @@ class SearchRequest(BaseModel):
                             weights=self.weights, fusion=self.fusion, expand=self.expand)
 
 
-class Hit(BaseModel):
-    """A search hit or a stored chunk, with its provenance: every field of
-    :class:`~mdchunk.index.SearchHit`."""
-
-    score: float
-    id: str
-    doc_id: str
-    path: str
-    title: str
-    section_path: str
-    line_start: int
-    line_end: int
-    text: str
-    level: int
-    parent_id: str | None
-    start: int
-    end: int
-    marks: list[tuple[int, int]]
-    leaf_ids: list[str]
-    url: str | None
-    anchor: str | None
-
-    @classmethod
-    def of(cls, hit: SearchHit) -> Hit:
-        return cls.model_validate(dataclasses.asdict(hit))
-
-
 class SearchResponse(BaseModel):
-    hits: list[Hit]
+    """The hits, each every field of :class:`~mdchunk.index.SearchHit` (provenance: path,
+    lines, section path, url, score, level; ``marks`` where the matching leaves lie)."""
+
+    hits: list[SearchHit]
 
 
 class CollectionsResponse(BaseModel):
