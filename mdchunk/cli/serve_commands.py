@@ -94,7 +94,7 @@ def _served(flags: dict[str, object]) -> tuple[StoreConfig, EmbedderConfig, Chun
     from ..index.config import EmbedderConfig, StoreConfig
 
     settings = settings_of(flags)
-    chunker = settings.chunker() if "max_tokens" in flags else ChunkerConfig()
+    chunker = settings.chunker()
     return (StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
             EmbedderConfig(settings.value("model"),
                            None if settings.origin("backend") == DEFAULT
