@@ -120,10 +120,12 @@ def test_cors_only_for_the_origins_given() -> None:
     with TestClient(create_app(plain, fake_service(plain))) as client:
         answer = client.options("/v1/search", headers=headers)
         assert "access-control-allow-origin" not in answer.headers
-    allowed = ServeConfig(cors_origins=("https://intranet.example",))
+    allowed = ServeConfig(cors_origins=("https://intranet.example",), token="t")
     with TestClient(create_app(allowed, fake_service(allowed))) as client:
-        answer = client.options("/v1/search", headers=headers)
+        answer = client.options("/v1/search", headers=headers)  # a preflight: no token
         assert answer.headers["access-control-allow-origin"] == "https://intranet.example"
+        assert client.post("/v1/search", json={"query": "x"},
+                           headers={"Origin": "https://intranet.example"}).status_code == 401
 
 
 def test_index_paths_stay_inside_the_roots(tmp_path: Path) -> None:

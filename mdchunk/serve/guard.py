@@ -78,7 +78,9 @@ class Guard:
         if path in _OPEN:
             await self.app(scope, receive, send)
             return
-        if not self._authorized(scope):
+        # a browser's CORS preflight never carries the token; it reads nothing (the CORS
+        # middleware answers it, or 405 where CORS is off)
+        if scope["method"] != "OPTIONS" and not self._authorized(scope):
             await self._refuse(send, "unauthorized", "a valid bearer token is required",
                                [(b"www-authenticate", b"Bearer")])
             return
