@@ -187,7 +187,7 @@ def embed(body: Texts) -> dict:
     return {"vectors": model.encode(body.texts, normalize_embeddings=True).tolist()}
 
 import socket, json
-sock = socket.socket(); sock.bind(("127.0.0.1", 0)); sock.listen(256)
+sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP); sock.bind(("127.0.0.1", 0)); sock.listen(256)
 print(json.dumps({"url": f"http://127.0.0.1:{sock.getsockname()[1]}"}), flush=True)
 uvicorn.Server(uvicorn.Config(app, log_level="warning")).run(sockets=[sock])
 '''

@@ -152,3 +152,17 @@ def test_index_is_off_unless_allowed() -> None:
         answer = client.post("/v1/index", json={"paths": ["a.md"]})
         assert answer.status_code == 403 and answer.json()["error"]["code"] == "forbidden"
         assert client.get("/v1/jobs/nope").status_code == 404
+
+
+def test_the_listening_socket_lets_asyncio_turn_nagle_off() -> None:
+    """asyncio sets TCP_NODELAY only on sockets made with IPPROTO_TCP; without it every
+    response waited about 40 ms for the client's delayed ACK (bench_serve found it)."""
+    import socket
+
+    from mdchunk.serve.runner import bound_socket
+
+    sock = bound_socket("127.0.0.1", 0)
+    try:
+        assert sock.proto == socket.IPPROTO_TCP
+    finally:
+        sock.close()
