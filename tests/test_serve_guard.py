@@ -166,3 +166,17 @@ def test_the_listening_socket_lets_asyncio_turn_nagle_off() -> None:
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_index_while_another_run_holds_the_lock_is_409(tmp_path: Path) -> None:
+    from mdchunk.index.config import StoreConfig
+    from mdchunk.index.lock import index_lock
+
+    (tmp_path / "a.md").write_text("# A\n\nok\n")
+    db = str(tmp_path / "kb.db")
+    config = ServeConfig(store=StoreConfig(db), allow_index=True, index_roots=(tmp_path,))
+    with TestClient(create_app(config, fake_service(config))) as client, \
+            index_lock(db, "mdchunk"):
+        answer = client.post("/v1/index", json={"paths": ["a.md"]})
+        assert answer.status_code == 409 and answer.json()["error"]["code"] == "locked"
+        assert "another mdchunk index run" in answer.json()["error"]["message"]
