@@ -18,8 +18,9 @@ memory before and after many requests.
 4. ``POST /v1/embed`` (16 texts a request, 8 clients) against a plain FastAPI app whose endpoint
    calls sentence-transformers ``encode`` on the same texts (torch, all-MiniLM-L6-v2): the
    bridge users write today. The server embeds on the backend the collection records.
-5. The server's RSS (``/proc/PID/status``) after warm-up, then after ``--rss-requests`` mixed
-   requests (search, chunk, embed).
+5. The server's RSS (``/proc/PID/status``) after warm-up, after half of ``--rss-requests``
+   mixed requests (search, chunk, embed; the first ones fill the chunker's caches) and after
+   all of them: growth over the second half would be a leak.
 
 The machine's load (``uptime``) is printed before and after: on a shared machine the figures
 are measured under load and say so.
@@ -261,7 +262,9 @@ def main() -> None:
         texts = queries * 4
         embed_served = load(embed_calls(url, "/v1/embed", texts), 8, args.requests)
         rss_before = rss_kb(proc.pid)
-        mixed = load(mixed_calls(url, queries), 8, args.rss_requests)
+        mixed = load(mixed_calls(url, queries), 8, args.rss_requests // 2)
+        rss_half = rss_kb(proc.pid)  # the first half warms what chunking caches
+        mixed = load(mixed_calls(url, queries), 8, args.rss_requests - args.rss_requests // 2)
         rss_after = rss_kb(proc.pid)
     finally:
         proc.terminate()
@@ -288,9 +291,11 @@ def main() -> None:
               f"| plain FastAPI + encode | {embed_plain['p50']:.1f} | {embed_plain['p95']:.1f} | "
               f"{embed_plain['rps']:.1f} | {int(embed_plain['errors'])} |",
               f"| ratio serve/plain (req/s) | | | {embed_served['rps'] / embed_plain['rps']:.2f} | |",
-              "", f"RSS after warm-up {rss_before / 1024:.0f} MiB, after {args.rss_requests} "
-              f"mixed requests ({int(mixed['errors'])} errors, {mixed['rps']:.1f} req/s) "
-              f"{rss_after / 1024:.0f} MiB ({(rss_after - rss_before) / 1024:+.0f} MiB)",
+              "", f"RSS after warm-up {rss_before / 1024:.0f} MiB; after "
+              f"{args.rss_requests // 2} mixed requests {rss_half / 1024:.0f} MiB; after "
+              f"{args.rss_requests} {rss_after / 1024:.0f} MiB "
+              f"({(rss_after - rss_half) / 1024:+.0f} MiB over the second half; "
+              f"{int(mixed['errors'])} errors, {mixed['rps']:.1f} req/s)",
               "", f"load at the end: `{uptime()}`"]
     text = "\n".join(lines) + "\n"
     print(text)
