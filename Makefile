@@ -8,7 +8,7 @@ TORCH  := torch==2.13.0
 
 FUZZ_TIME ?= 600
 
-.PHONY: demo test test-fast test-long test-ray fuzz lint bench bench-end-to-end bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-styles bench-chroma clean
+.PHONY: demo test test-fast test-long test-ray fuzz lint bench bench-end-to-end bench-throughput bench-cache bench-ray bench-instructions bench-readers bench-hierarchy bench-pathological bench-tiny-sections bench-retrieval bench-styles bench-chroma bench-serve clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -58,6 +58,9 @@ bench: $(STAMP)
 	$(PY) -m pip install --quiet -r bench/requirements.txt "$(TORCH)"
 	$(PY) bench/bench_speed.py
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_index.py
+
+bench-serve: $(STAMP)  # issue 33: mdchunk serve against the library in process and a plain encode endpoint
+	HF_HUB_OFFLINE=1 PYTHONPATH=$(CURDIR) $(PY) bench/bench_serve.py --out bench/results/serve.md
 
 bench-end-to-end: $(STAMP)  # issue 25: mdchunk index of each runbook corpus, before and after
 	$(PY) bench/bench_end_to_end.py --cold

@@ -21,7 +21,8 @@ from .conftest import ROOT
 CONTRACT = (ROOT / "docs" / "contract.md").read_text(encoding="utf-8")
 #: The flags table of the command line section: command -> the flags its row lists.
 FLAGS = {row[0]: re.findall(r"`(--?[\w-]+)`", row[1]) for row in
-         re.findall(r"^\| `(\w+)` \| (.+) \|$", CONTRACT.split("## Command line")[1], re.MULTILINE)}
+         re.findall(r"^\| `(\w+)` \| (.+) \|$",
+                    CONTRACT.split("## Command line")[1].split("\n## ")[0], re.MULTILINE)}
 runner = CliRunner()
 
 
@@ -31,10 +32,10 @@ def named(name: str) -> bool:
 
 
 def test_the_flags_table_has_every_command() -> None:
-    assert set(FLAGS) == {"chunk", "inspect", "index", "search", "config"}
+    assert set(FLAGS) == {"chunk", "inspect", "index", "search", "serve", "mcp", "config"}
 
 
-@pytest.mark.parametrize("command", ["chunk", "inspect", "index", "search"])
+@pytest.mark.parametrize("command", ["chunk", "inspect", "index", "search", "serve", "mcp"])
 def test_every_listed_flag_is_one_the_command_takes(command: str) -> None:
     shown = runner.invoke(app, [command, "--help"], terminal_width=200)
     assert shown.exit_code == 0, shown.output

@@ -11,10 +11,11 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "mdchunk"
 
-#: The pipeline, in order (docs/architecture.md). ``errors`` is shared by every stage;
+#: The pipeline, in order (docs/architecture.md); ``serve`` (the server over the library) sits
+#: beside ``cli``, which starts it. ``errors`` is shared by every stage;
 #: ``embedding`` (the models) comes before the stages that are handed an embedder.
 STAGES = ["errors", "formats", "text", "tokens", "embedding", "config", "plan", "chunks", "audit",
-          "sources", "index", "integrations", "cli"]
+          "sources", "index", "integrations", "serve", "cli"]
 #: Libraries that load or run a model: only ``embedding`` imports them (and ``tokens``, which
 #: reads a Hugging Face model's tokenizer, never its weights).
 MODEL_LIBRARIES = {"sentence_transformers", "transformers", "torch", "onnx", "onnxruntime",

@@ -18,6 +18,7 @@ from .. import __version__
 from .chunk_commands import chunk, inspect, show_config
 from .help import PlainHelp
 from .index_commands import index, search
+from .serve_commands import mcp, serve
 
 __all__ = ["app", "main"]
 
@@ -40,7 +41,7 @@ def _options(version: Annotated[bool, typer.Option(
 
 # every command shows plain metavars (INTEGER, PATH) in its help
 for _command, _name in ((chunk, None), (inspect, None), (show_config, "config"), (index, None),
-                        (search, None)):
+                        (search, None), (serve, None), (mcp, None)):
     app.command(cls=PlainHelp, name=_name)(_command)
 
 

@@ -1,0 +1,167 @@
+"""The warm half of a server: the embedder and the open store, made once at start and shared by
+every request. Each method is one endpoint's work, done by the library (chunking by
+:class:`~mdchunk.Chunker`, searching by :func:`~mdchunk.index.search.search_store`): the
+server adds no second implementation of either."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import dataclasses
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
+from typing import Any
+
+from ..chunks import Chunker
+from ..chunks.read import read
+from ..config import ChunkerConfig
+from ..embedding import BACKENDS, Embedder, backend_of, load_embedder
+from ..errors import InputError
+from ..formats import format_for
+from ..formats.registry import ReaderChoice
+from ..index.config import SearchConfig
+from ..index.expand import expand_hits
+from ..index.language import AUTO
+from ..index.milvus import MilvusStore
+from ..index.rows import leaf_hit
+from ..index.search import search_store
+from ..index.store import IndexMeta, SearchHit
+from ..text import ENCODING_KEY
+from ..text.decode import decode_bytes
+from .config import ServeConfig
+
+__all__ = ["NotFound", "Service", "chunk_document"]
+
+
+class NotFound(LookupError):
+    """What a request names is not there (a chunk id, a job): answered 404."""
+
+
+def chunk_document(text: str | None, file_base64: str | None, name: str,
+                   reader: ReaderChoice, config: ChunkerConfig) -> list[dict[str, Any]]:
+    """The chunks of a text, or of a file's bytes (base64) read as a file named ``name`` is
+    (decoded, its reader from its extension and content), each as :meth:`Chunk.to_dict`."""
+    if (text is None) == (file_base64 is None):
+        raise InputError("give either text or file_base64, not both or neither")
+    metadata: dict[str, Any] = {}
+    if file_base64 is not None:
+        try:
+            raw = base64.b64decode(file_base64, validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise InputError(f"{name}: file_base64 is not base64") from exc
+        decoded = decode_bytes(raw, name)
+        text, metadata = decoded.text, {ENCODING_KEY: decoded.encoding}
+        if reader == AUTO:
+            reader = format_for(PurePosixPath(name).suffix, text)
+    assert text is not None  # one of the two was given
+    reading = read(text, name, metadata, config, reader=reader)
+    return [chunk.to_dict() for chunk in Chunker(config).chunk_reading(reading, name)]
+
+
+class Service:
+    """One index served: its store opened once, its model loaded once (the collection's own;
+    for an index not built yet, ``config.embedder``'s), both shared by all requests."""
+
+    def __init__(self, config: ServeConfig, store: Any = None,
+                 embedder: Embedder | None = None) -> None:
+        self.config = config
+        self.store = store if store is not None else MilvusStore(
+            config.store.db, config.store.collection, token=config.store.milvus_token)
+        self.meta: IndexMeta | None = self.store.meta()
+        self.embedder = embedder if embedder is not None else self._load_embedder()
+        self.ready = False
+        #: Milvus Lite answers one call at a time per client; a server's client is thread-safe
+        #: but the lock costs nothing beside a search's round trip.
+        self._store_lock = threading.Lock()
+
+    def _load_embedder(self) -> Embedder:
+        if self.meta is None:
+            chosen = self.config.embedder.model
+            return load_embedder(None if chosen == AUTO else chosen,
+                                 self.config.embedder.backend)
+        runnable = next((name for name in BACKENDS if name == self.meta.backend), None)
+        embedder = load_embedder(self.meta.model, runnable)
+        self.store.check(model=embedder.name, dim=embedder.dim)
+        return embedder
+
+    def warm_up(self) -> None:
+        """Embed and search once, so that the first request pays no loading; then ready."""
+        self.embed([self.config.warm_query])
+        if self.meta is not None:
+            self.search(SearchConfig(k=1), self.config.warm_query)
+        self.ready = True
+
+    def refresh(self) -> None:
+        """Read the index's meta again (after an indexing job made or rebuilt it)."""
+        with self._store_lock:
+            self.meta = self.store.meta()
+        if self.meta is not None and self.meta.model != self.embedder.name:
+            self.embedder = self._load_embedder()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # -- endpoints --------------------------------------------------------------------------
+
+    def model_info(self) -> dict[str, Any]:
+        return {"model": self.embedder.name, "dim": self.embedder.dim,
+                "backend": backend_of(self.embedder)}
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[float(x) for x in vector] for vector in self.embedder.embed(list(texts))]
+
+    def _check_index(self) -> IndexMeta:
+        if self.meta is None:
+            raise NotFound(f"no collection {self.config.store.collection!r} in "
+                           f"{self.config.store.db}: index it first")
+        return self.meta
+
+    def search(self, search: SearchConfig, query: str) -> list[SearchHit]:
+        """The hits of ``query`` as ``search`` says (its store and embedder are the served
+        ones, whatever it names)."""
+        if not query.strip():
+            raise InputError("the query is empty")
+        meta = self._check_index()
+        vector = None if search.mode == "bm25" else self.embedder.embed([query])[0]
+        with self._store_lock:
+            return search_store(self.store, query, vector, search, index=meta)
+
+    def chunk(self, chunk_id: str, *, expand_parent: bool = False) -> SearchHit:
+        """The stored chunk ``chunk_id`` (a leaf or a parent), or with ``expand_parent`` a
+        leaf's parent marking where the leaf lies in it."""
+        self._check_index()
+        with self._store_lock:
+            leaves = self.store.chunks([chunk_id])
+            if leaves:
+                hit = leaf_hit(0.0, leaves[0])
+                if not expand_parent:
+                    return hit
+                expanded = expand_hits([hit], "parent", self._parents_of, 1)
+                return expanded[0] if expanded else hit
+            parents = self.store.parents([chunk_id])
+        if not parents:
+            raise NotFound(f"no chunk {chunk_id!r} in collection {self.config.store.collection!r}")
+        return dataclasses.replace(leaf_hit(0.0, parents[0]), marks=(), leaf_ids=())
+
+    def _parents_of(self, ids: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
+        return {row["id"]: row for row in self.store.parents(ids)}
+
+    def parents_of(self, ids: Sequence[str]) -> dict[str, SearchHit]:
+        """The stored parents among ``ids``, by id (one store call for a page of hits)."""
+        with self._store_lock:
+            rows = self.store.parents(list(dict.fromkeys(ids)))
+        return {str(row["id"]): dataclasses.replace(leaf_hit(0.0, row), marks=(), leaf_ids=())
+                for row in rows}
+
+    def collections(self) -> list[dict[str, Any]]:
+        """The served collection: what it was built with and how many leaves it holds."""
+        meta = self.meta
+        if meta is None:
+            return []
+        with self._store_lock:
+            count = self.store.count()
+        return [{"name": self.config.store.collection, "db": self.config.store.db,
+                 "model": meta.model, "dim": meta.dim, "backend": meta.backend,
+                 "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count}]
+

@@ -1,0 +1,87 @@
+"""A served index without Milvus or a model, for the server's fast tests: real chunks of a small
+knowledge base (a two-level hierarchy) in the in-memory store of test_store_interface.py,
+embedded by the hash embedder of conftest_milvus.py. Everything above the store (the service,
+the app, the guard) is the real thing."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from mdchunk import Chunker, ChunkerConfig
+from mdchunk.index.rows import chunk_row, parent_row
+from mdchunk.index.store import IndexMeta
+from mdchunk.serve import ServeConfig
+from mdchunk.serve.service import Service
+from tests.conftest_milvus import HashEmbedder
+from tests.test_store_interface import MemoryStore
+
+DOCS = {
+    "ops/redis.md": "# Redis memory\n\n## Eviction\n\nWhen used_memory reaches maxmemory, Redis "
+                    "evicts keys by the maxmemory-policy such as allkeys-lru.\n\n"
+                    "## Fragmentation\n\nA high mem_fragmentation_ratio means freed pages; "
+                    "activedefrag reclaims them.\n",
+    "ops/postgres.md": "# PostgreSQL\n\n## Replica lag\n\nA streaming replica behind the "
+                       "primary shows a growing replay_lag.\n\n## Failover\n\nPromote the "
+                       "standby with pg_ctl promote.\n",
+}
+
+
+class ServedStore(MemoryStore):
+    """The in-memory store, with the two reads the server adds: leaves by id, and a count."""
+
+    def chunks(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+        return [self.leaves[i] for i in dict.fromkeys(ids) if i in self.leaves]
+
+    def count(self) -> int:
+        return len(self.leaves)
+
+
+def served_store(embedder: HashEmbedder) -> ServedStore:
+    """Every document of :data:`DOCS` chunked at two levels, leaves embedded, parents kept."""
+    store = ServedStore()
+    store.open(IndexMeta(embedder.name, embedder.dim, "test", "standard"))
+    chunker = Chunker(ChunkerConfig(levels=(256, 24), overlap_tokens=0))
+    for doc_id, text in DOCS.items():
+        chunks = chunker.chunk(text, doc_id)
+        leaves = [c for c in chunks if c.level == max(x.level for x in chunks)]
+        vectors = embedder.embed([c.embed_text for c in leaves])
+        store.upsert_chunks([chunk_row(c, path=doc_id, file_type="md", title="T", vector=v)
+                             for c, v in zip(leaves, vectors)])
+        store.upsert_parents([parent_row(c, path=doc_id, file_type="md", title="T",
+                                         child_count=2) for c in chunks if c not in leaves])
+    return store
+
+
+def fake_service(config: ServeConfig | None = None) -> Service:
+    embedder = HashEmbedder(8)
+    service = Service(config or ServeConfig(), store=served_store(embedder), embedder=embedder)
+    service.warm_up()
+    return service
+
+
+@contextmanager
+def live_server(token: str | None = None) -> Iterator[str]:
+    """The app over :func:`fake_service`, served by uvicorn on a thread on 127.0.0.1 (a free
+    port): real HTTP for a client in another language or a browser. Yields its base URL."""
+    import uvicorn
+
+    from mdchunk.serve.app import create_app
+    from mdchunk.serve.runner import bound_socket
+
+    config = ServeConfig(port=0, token=token)
+    sock = bound_socket("127.0.0.1", 0)
+    server = uvicorn.Server(uvicorn.Config(create_app(config, fake_service(config)),
+                                           log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(10)

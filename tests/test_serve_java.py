@@ -1,0 +1,41 @@
+"""A client written in Java (``docs/Client.java``: java.net.http, the JDK alone) chunks and
+searches through the API over real HTTP, its bearer token sent; skipped where ``java`` is
+absent."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+pytest.importorskip("fastapi")
+
+from mdchunk import ChunkerConfig, chunk_markdown
+from tests.serve_fakes import live_server
+from tests.test_serve_api import TEXT  # the document Client.java sends
+
+from .conftest import ROOT
+
+
+def test_a_java_client_chunks_and_searches() -> None:
+    java = shutil.which("java")
+    if java is None:
+        pytest.skip("no java on PATH")
+    with live_server(token="j4va") as url:
+        done = subprocess.run([java, str(ROOT / "docs" / "Client.java"), url, "promote standby"],
+                              capture_output=True, text=True, timeout=180, check=False,
+                              env={**os.environ, "MDCHUNK_SERVE_TOKEN": "j4va"})
+        assert done.returncode == 0, done.stderr
+        chunked, searched = (json.loads(line) for line in done.stdout.splitlines())
+        expected = chunk_markdown(TEXT, doc_id="guide.md",
+                                  config=ChunkerConfig(max_tokens=64, overlap_tokens=0))
+        assert chunked["chunks"] == [c.to_dict() for c in expected]
+        assert searched["hits"][0]["path"] == "ops/postgres.md"
+        refused = subprocess.run([java, str(ROOT / "docs" / "Client.java"), url],
+                                 capture_output=True, text=True, timeout=180, check=False,
+                                 env={k: v for k, v in os.environ.items()
+                                      if k != "MDCHUNK_SERVE_TOKEN"})
+        assert refused.returncode != 0 and "401" in refused.stderr

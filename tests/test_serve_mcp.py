@@ -1,0 +1,49 @@
+"""The MCP tools through the official SDK's client, in process over the in-memory index: the
+tools are listed, ``search`` answers hits citing path, lines and url, ``get_chunk`` gives a
+passage and its parent. The same over HTTP and stdio, in real processes: test_serve_index."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+from mcp import Client
+
+from mdchunk.serve.mcp_tools import mcp_server
+from tests.serve_fakes import fake_service
+
+
+def payload(result: Any) -> Any:
+    """A tool's answer: its structured content, else its text parsed."""
+    assert not result.is_error, result
+    if result.structured_content is not None:
+        content = result.structured_content
+        return content.get("result", content)
+    return json.loads(result.content[0].text)
+
+
+def test_the_tools_are_listed_and_answer() -> None:
+    service = fake_service()
+
+    async def session() -> None:
+        async with Client(mcp_server(lambda: service)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert set(tools) == {"search", "get_chunk"}
+            assert "query" in tools["search"].input_schema["properties"]
+            hits = payload(await client.call_tool("search", {"query": "promote the standby",
+                                                             "k": 2, "mode": "bm25"}))
+            assert hits and hits[0]["path"] == "ops/postgres.md"
+            assert {"path", "lines", "url", "text", "id"} <= set(hits[0])
+            first, last = map(int, hits[0]["lines"].split("-"))
+            assert 1 <= first <= last
+            parent = payload(await client.call_tool("get_chunk", {"id": hits[0]["id"],
+                                                                  "expand": "parent"}))
+            assert parent["id"] == hits[0]["parent_id"] and hits[0]["text"] in parent["text"]
+            missing = await client.call_tool("get_chunk", {"id": "nope"})
+            assert missing.is_error
+
+    anyio.run(session)
