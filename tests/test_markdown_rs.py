@@ -196,6 +196,29 @@ def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+@needs_rust
+def test_a_huge_table_of_whole_rows_is_read_fast_and_alike() -> None:
+    """More cells than markdown-it-py fills in (65,536), but every row whole: it fills in none
+    and reads every row, as the Rust parser does (issue 32: such a table went to the reference,
+    and chunking it took 3.7 times as long each time it doubled past 32,768 rows)."""
+    assert 33_000 * 2 > 0x10000
+    source = "| a | b |\n|---|---|\n" + "".join(f"| {i} | v{i} |\n" for i in range(33_000))
+    assert assert_same_reading(source + "\ntext\n")
+
+
+@needs_rust
+def test_a_table_the_reference_stops_filling_in_is_left_to_it() -> None:
+    """Rows of one cell under twenty columns: markdown-it-py fills in nineteen a row and ends
+    the table once it has filled in more than 65,536; the Rust parser reads on. An escaped pipe
+    splits no cell (its own split counts them); extra cells count less."""
+    head = "|" + " c |" * 20 + "\n|" + "---|" * 20 + "\n"
+    rows = ["| x |\n", "| x \\| y |\n", "|" + " z |" * 21 + "\n"]  # 19, 19 and -1 filled in
+    under = head + "".join(rows * 1002) + "| x |\n" * 1498 + "\ntext\n"  # 65,536 filled in
+    assert assert_same_reading(under)
+    over = head + "".join(rows * 1002) + "| x |\n" * 1499 + "\ntext\n"
+    assert parse_fast(over) is None  # so markdown-it-py reads it (parse_markdown)
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([

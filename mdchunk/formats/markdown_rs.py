@@ -35,6 +35,8 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from markdown_it.rules_block.table import escapedSplit
+
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
@@ -177,7 +179,7 @@ def _table_end(text: str, start: int, end: int) -> int:
     columns = header.count("|") - 1
     if delimiter.count("|") - 1 != columns or _indentation(delimiter) != indent:
         return -1
-    rows = 0
+    rows, body_start = 0, end
     while end < len(text):
         line_end = text.find("\n", end + 1)
         line = text[end + 1:line_end if line_end >= 0 else len(text)]
@@ -187,7 +189,38 @@ def _table_end(text: str, start: int, end: int) -> int:
             return -1
         rows += 1
         end = line_end if line_end >= 0 else len(text)
-    return end if rows * columns <= _MAX_AUTOCOMPLETED_CELLS else -1
+    if rows * columns > _MAX_AUTOCOMPLETED_CELLS and _fills_too_many(text[body_start + 1:end],
+                                                                     columns):
+        return -1
+    return end
+
+
+def _fills_too_many(body: str, columns: int) -> bool:
+    """Whether markdown-it-py's table rule stops inside ``body`` (its rows, LF line breaks):
+    it counts the cells it fills in, a row's missing cells (less any extra ones) added up row
+    by row, and ends the table where the sum passes its limit; the Rust parser reads on. (Only
+    a table of more cells than the limit may: a bound that sent every table of 32,768 rows to
+    the reference made chunking one table quadratic-looking at that size, issue 32.)"""
+    filled = 0
+    for row in body.split("\n"):
+        filled += columns - _cell_count(row.strip())
+        if filled > _MAX_AUTOCOMPLETED_CELLS:
+            return True
+    return False
+
+
+def _cell_count(row: str) -> int:
+    """The cells markdown-it-py's table rule finds in a stripped body row: its own split where
+    a backslash may escape a pipe, else the pipes' count (the same, many times faster), each
+    less an empty first and last cell."""
+    if "\\" in row:
+        cells = escapedSplit(row)
+        if cells and cells[0] == "":
+            cells.pop(0)
+        if cells and cells[-1] == "":
+            cells.pop()
+        return len(cells)
+    return row.count("|") + 1 - row.startswith("|") - row.endswith("|")
 
 
 def _indentation(line: str) -> int:
