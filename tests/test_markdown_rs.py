@@ -219,6 +219,51 @@ def test_a_table_the_reference_stops_filling_in_is_left_to_it() -> None:
     assert parse_fast(over) is None  # so markdown-it-py reads it (parse_markdown)
 
 
+# -- quotes: the fast reader reads those with no line that may read on lazily ----------------
+
+#: Lines quotes are made of, and the lines around them: quoted blocks of every kind, nested
+#: quotes, quotes in list items, lines that may read on lazily after a quoted paragraph.
+_QUOTE_LINES = st.sampled_from([
+    "> a", ">", "> ", "> > b", "> > > e", ">> d", "> >", "> 2. two", "> 1. one", "> 3) x", "> - x",
+    "> + y", "> *", "> # h", "> # [a]", "> ```", "> ```js", "> ~~~", "> ---", "> ===", "> setext",
+    "> | a | b |", "> |---|---|", "> | 1 | 2 |", "> <div>", "> </div>", "> [!NOTE]", "> [a]: /u",
+    "> <!-- c -->", "> text <!-- c -->", ">     code", ">  - deep", ">    - deeper", ">   - b",
+    ">     - c", ">    1. b", "  > in", "   > three", "    > code", "- > q", "  > q2", "1. > q",
+    "* > x", "  - > y", ">- z", "> - [ ] task", "> text  ", "> a\\", "> $x$", "> <br>",
+    "2. two", "1. one", "- item", "  - b", "    - c", "text", "  text", "para", "", "", "```", "~~~",
+    "---", "<div>", "</div>", "    code", "[a]: /v", "# [a] h"])
+
+
+@needs_rust
+@profile(300)
+@given(lines=st.lists(_QUOTE_LINES, min_size=1, max_size=12),
+       newline=st.sampled_from(["\n", "\r\n", "\r"]))
+def test_both_readers_agree_on_quotes(lines: list[str], newline: str) -> None:
+    note(f"read fast: {assert_same_reading(newline.join(lines) + newline)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "> [!NOTE]\n> A note, quoted line by line.\n\ntext\n",
+    "> a\n>\n> > nested\n> > quote\n\n- item\n\n  > in an item\n  > still\n",
+    "> ```\n> code\n> ```\n",
+])
+def test_quotes_without_a_lazy_line_are_read_fast(source: str) -> None:
+    """Issue 32: a Hugo page quotes its notes, and every quote went to the reference."""
+    assert assert_same_reading(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "> quoted\n2. two\n",  # markdown-it-py ends the quote, the Rust parser reads on lazily
+    "> > a\n> 2. b\n",  # lazy for the inner quote
+    "> | a | b |\n> |---|---|\n> | 1 | 2 |\n",  # a table in a quote
+    ">" + " " * 16 + "- deep\n",  # nested deep inside a quote
+])
+def test_quotes_that_may_read_apart_are_left_to_the_reference(source: str) -> None:
+    assert parse_fast(source) is None
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([

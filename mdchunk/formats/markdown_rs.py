@@ -48,18 +48,28 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
-#: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
-#: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
-#: parser reads on lazily, so quotes stay with the reference. Tabs do too; link reference
+#: A blockquote's line, its text starting with ``>`` (after list markers too), and the line
+#: after it, after a line break: markdown-it-py ends a quoted paragraph where an ordered list
+#: from 2 starts, the Rust parser reads on lazily, so a quote with a line after it that may
+#: read on lazily (:func:`_lazy_quote`) stays with the reference. Tabs do too; link reference
 #: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
 #: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
-_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+_QUOTE = re.compile(r"\n(?P<markers>[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+)"
+                    r"(?P<text>[^\n]*)\n(?P<next>[^\n]*)")
+#: The list markers and ``>`` s a line starts with.
+_MARKERS = re.compile(r"[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: A quote's line (after a line break), its markers.
+_MARKED_QUOTE = re.compile(r"\n" + _MARKERS.pattern)
+#: A quote's line holding a pipe, as a table's row in a quote does.
+_QUOTED_PIPE = re.compile(r"\n" + _MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+#: The same where quotes nest too: each ``>`` one more.
+_DEEP_QUOTED = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 
 #: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
 _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
@@ -124,17 +134,42 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
     lines = "\n" + text
-    if ">" in source and _QUOTE.search(lines):
+    quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
+    if quoted and _lazy_quote(lines):
         yield "blockquote"
-    if _DEEP.search(lines):
+    if (_DEEP_QUOTED if quoted else _DEEP).search(lines):
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
+    if quoted and _QUOTED_PIPE.search(lines):
+        yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule != "normalize" and may_use(source))
+
+
+def _lazy_quote(lines: str) -> bool:
+    """Whether a quote's line in ``lines`` (LF line breaks, one before the first) has a line
+    after it that may read on lazily: one not blank that does not start with the same markers
+    or more (list markers and ``>`` s, spaces aside), after a quote's line with text. Only
+    there do the parsers part (issue 32: Hugo pages quote notes and alerts, and every quote
+    went to the reference)."""
+    pos = 0
+    while (found := _QUOTE.search(lines, pos)) is not None:
+        if found["text"].strip() and found["next"].strip() and not _within(found["markers"],
+                                                                          found["next"]):
+            return True
+        pos = found.start("next") - 1  # the next line may be a quote's line too
+    return False
+
+
+def _within(markers: str, line: str) -> bool:
+    """Whether ``line`` starts with ``markers`` (a quote's line's list markers and ``>`` s) or
+    more ``>`` s after them, spaces aside: it is inside every quote that line is."""
+    found = _MARKERS.match(line)
+    return found is not None and found[0].replace(" ", "").startswith(markers.replace(" ", ""))
 
 
 def tables_agree(text: str) -> bool:
