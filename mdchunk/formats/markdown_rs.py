@@ -7,10 +7,11 @@ line, a two-item list, again and again) parsed ten times slower per byte than or
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
-MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use
-a link reference definition, HTML comments in a paragraph beside one, tables of a shape the two
-parsers may read apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node
-of any kind it does not know sends the document back too.
+MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes with a line that may
+read on lazily (:func:`_lazy_quote`) or a pipe, headings that may use a link reference
+definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
+apart (:func:`tables_agree`) or lines that may nest lists and quotes eight deep; a node of any
+kind it does not know sends the document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
