@@ -431,11 +431,22 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 @pytest.mark.parametrize("source", [
     "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
-    "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
+    "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "Term\n~ tilde definition\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "~~~\ncode\n~~~\n", "- a\n\n  ~~~\n  c\n  ~~~\n", "~~~~\n~~~\n~~~~\n", "~~~\nunclosed\n",
+    "a :: b\n:: c\n", "Term\n:no space, no definition\n",
+])
+def test_tilde_fences_and_colons_that_define_nothing_are_read_fast(source: str) -> None:
+    """Issue 32: the definition list's trigger took a ``~~~`` fence or a ``:`` without a space
+    after it for a definition's marker."""
+    assert assert_same_reading(source)
 
 
 #: Lists nested ``depth`` deep: markers on one line, or one item a line, each indented more.
