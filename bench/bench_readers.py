@@ -15,6 +15,9 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
+
+from corpus_sites import markdown_files, site_of  # noqa: E402
 
 from mdchunk.formats.markdown_rs import parse_fast, refusals  # noqa: E402
 from mdchunk.text import clean_text, read_document  # noqa: E402
@@ -25,13 +28,14 @@ def shares(folder: Path) -> tuple[int, int, int, int, Counter[str]]:
     many documents each construct sends to the reference."""
     docs = fast = chars = fast_chars = 0
     reasons: Counter[str] = Counter()
-    for path in sorted(p for p in folder.rglob("*") if p.suffix.lower() in (".md", ".markdown")):
+    site = site_of(folder)  # a documentation site's pages as the chunker reads them
+    for path in markdown_files(folder):
         text = clean_text(read_document(path)).text
         docs, chars = docs + 1, chars + len(text)
-        if parse_fast(text) is not None:
+        if parse_fast(text, site) is not None:
             fast, fast_chars = fast + 1, fast_chars + len(text)
         else:
-            reasons.update(list(refusals(text)) or ["a heading that may use a link reference, or a node it has no rule for"])
+            reasons.update(list(refusals(text, site)) or ["a heading that may use a link reference, or a node it has no rule for"])
     return docs, fast, chars, fast_chars, reasons
 
 

@@ -45,6 +45,8 @@ REPO = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(REPO))
 
+from corpus_sites import markdown_files, site_of  # noqa: E402
+
 MAX_TOKENS = 256
 OVERLAP = 32
 TINY = 16
@@ -65,6 +67,8 @@ class Corpus:
     root: Path
     paths: list[Path]
     texts: list[str] = field(default_factory=list)
+    #: The documentation site its pages are read as (``corpus_sites.py``).
+    site: str = "plain"
 
     @property
     def chars(self) -> int:
@@ -76,7 +80,7 @@ class Corpus:
 
 
 def md_files(root: Path) -> list[Path]:
-    return sorted(p for p in root.rglob("*") if p.suffix.lower() in (".md", ".markdown") and p.is_file())
+    return markdown_files(root)
 
 
 def load_corpora(corpus: Path, extra: list[Path]) -> list[Corpus]:
@@ -86,7 +90,7 @@ def load_corpora(corpus: Path, extra: list[Path]) -> list[Corpus]:
     for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
         paths = md_files(folder)
         if paths:
-            found.append(Corpus(folder.name, folder, paths))
+            found.append(Corpus(folder.name, folder, paths, site=site_of(folder)))
     for folder in extra:
         if folder.is_dir() and md_files(folder):
             found.append(Corpus(folder.parent.name + "-" + folder.name if folder.name == "corpora"
@@ -278,10 +282,17 @@ def audit_outputs(name: str, adapter, texts: list[str], outputs: list, docs: lis
 
 
 def bench_corpora(corpora: list[Corpus], adapters: dict, reps: int, counter) -> dict:
+    from peers import mdchunk_adapter
+
     results: dict = {}
     names = [n for n in ORDER if n in adapters]
+    every_site = adapters
     for corpus in corpora:
-        print(f"\n== {corpus.name}: {len(corpus.texts)} files, {corpus.bytes / MB:.2f} MB")
+        print(f"\n== {corpus.name}: {len(corpus.texts)} files, {corpus.bytes / MB:.2f} MB"
+              + (f", site={corpus.site}" if corpus.site != "plain" else ""))
+        adapters = dict(every_site)
+        if corpus.site != "plain" and "mdchunk" in adapters:  # its pages as its site shows them
+            adapters["mdchunk"] = mdchunk_adapter(MAX_TOKENS, OVERLAP, corpus.site)
         docs = fit_denominators(corpus.texts, counter)
         times: dict[str, list[float]] = {n: [] for n in names}
         quality: dict[str, dict] = {}
@@ -298,6 +309,7 @@ def bench_corpora(corpora: list[Corpus], adapters: dict, reps: int, counter) -> 
                                                         for n in names))
         results[corpus.name] = {
             "files": len(corpus.texts), "bytes": corpus.bytes, "chars": corpus.chars,
+            "site": corpus.site,
             "times": times, "quality": quality,
         }
     return results

@@ -38,7 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["PEER_NAMES", "Adapter", "Located", "load_encoding", "locate", "make_adapters"]
+__all__ = ["PEER_NAMES", "Adapter", "Located", "load_encoding", "locate", "make_adapters",
+           "mdchunk_adapter"]
 
 PEER_NAMES = ("langchain", "llamaindex", "semantic", "chonkie")
 
@@ -70,10 +71,12 @@ class Adapter:
     counts: Callable[[str], list[int]] | None = None
 
 
-def _mdchunk(max_tokens: int, overlap: int) -> Adapter:
+def mdchunk_adapter(max_tokens: int, overlap: int, site: str = "plain") -> Adapter:
+    """mdchunk's default path; a documentation site's pages read with its ``site``."""
     import mdchunk
 
-    chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap))
+    chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap,
+                                                    site=site))
 
     def run(text: str) -> list:
         return chunker.chunk(text)
@@ -180,7 +183,7 @@ def make_adapters(names: list[str], max_tokens: int, overlap: int, encoding=None
     encoding = encoding or load_encoding()
     out: dict[str, Adapter] = {}
     builders: dict[str, Callable[[], Adapter | list[Adapter]]] = {
-        "mdchunk": lambda: _mdchunk(max_tokens, overlap),
+        "mdchunk": lambda: mdchunk_adapter(max_tokens, overlap),
         "floor": lambda: _floor(encoding),
         "langchain": lambda: _langchain(encoding, max_tokens, overlap),
         "llamaindex": lambda: _llamaindex(encoding, max_tokens, overlap),

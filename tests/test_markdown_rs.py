@@ -196,6 +196,77 @@ def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+@needs_rust
+def test_a_huge_table_of_whole_rows_is_read_fast_and_alike() -> None:
+    """More cells than markdown-it-py fills in (65,536), but every row whole: it fills in none
+    and reads every row, as the Rust parser does (issue 32: such a table went to the reference,
+    and chunking it took 3.7 times as long each time it doubled past 32,768 rows)."""
+    assert 33_000 * 2 > 0x10000
+    source = "| a | b |\n|---|---|\n" + "".join(f"| {i} | v{i} |\n" for i in range(33_000))
+    assert assert_same_reading(source + "\ntext\n")
+
+
+@needs_rust
+def test_a_table_the_reference_stops_filling_in_is_left_to_it() -> None:
+    """Rows of one cell under twenty columns: markdown-it-py fills in nineteen a row and ends
+    the table once it has filled in more than 65,536; the Rust parser reads on. An escaped pipe
+    splits no cell (its own split counts them); extra cells count less."""
+    head = "|" + " c |" * 20 + "\n|" + "---|" * 20 + "\n"
+    rows = ["| x |\n", "| x \\| y |\n", "|" + " z |" * 21 + "\n"]  # 19, 19 and -1 filled in
+    under = head + "".join(rows * 1002) + "| x |\n" * 1498 + "\ntext\n"  # 65,536 filled in
+    assert assert_same_reading(under)
+    over = head + "".join(rows * 1002) + "| x |\n" * 1499 + "\ntext\n"
+    assert parse_fast(over) is None  # so markdown-it-py reads it (parse_markdown)
+
+
+# -- quotes: the fast reader reads those with no line that may read on lazily ----------------
+
+#: Lines quotes are made of, and the lines around them: quoted blocks of every kind, nested
+#: quotes, quotes in list items, lines that may read on lazily after a quoted paragraph.
+_QUOTE_LINES = st.sampled_from([
+    "> a", ">", "> ", "> > b", "> > > e", ">> d", "> >", "> 2. two", "> 1. one", "> 3) x", "> - x",
+    "> + y", "> *", "> # h", "> # [a]", "> ```", "> ```js", "> ~~~", "> ---", "> ===", "> setext",
+    "> | a | b |", "> |---|---|", "> | 1 | 2 |", "> <div>", "> </div>", "> [!NOTE]", "> [a]: /u",
+    "> <!-- c -->", "> text <!-- c -->", ">     code", ">  - deep", ">    - deeper", ">   - b",
+    ">     - c", ">    1. b", "  > in", "   > three", "    > code", "- > q", "  > q2", "1. > q",
+    "* > x", "  - > y", ">- z", "> - [ ] task", "> text  ", "> a\\", "> $x$", "> <br>",
+    "- > x", "  - > x", "    - > x", "   > > x", "> - > x", "> 1. > x", ">   > x", "  >  > x",
+    "- - > x", "  > - y", "  >   z", "    >  w", "  > ", "  >", "10. > e", "> > - d", "> >   e",
+    "> > ```", "> >     ind", "  > > x", "- > > y", "  * > y", "2) > z",
+    "2. two", "1. one", "- item", "  - b", "    - c", "text", "  text", "para", "", "", "```", "~~~",
+    "---", "<div>", "</div>", "    code", "[a]: /v", "# [a] h"])
+
+
+@needs_rust
+@profile(300)
+@given(lines=st.lists(_QUOTE_LINES, min_size=1, max_size=12),
+       newline=st.sampled_from(["\n", "\r\n", "\r"]))
+def test_both_readers_agree_on_quotes(lines: list[str], newline: str) -> None:
+    note(f"read fast: {assert_same_reading(newline.join(lines) + newline)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "> [!NOTE]\n> A note, quoted line by line.\n\ntext\n",
+    "> a\n>\n> > nested\n> > quote\n\n- item\n\n  > in an item\n  > still\n",
+    "> ```\n> code\n> ```\n",
+])
+def test_quotes_without_a_lazy_line_are_read_fast(source: str) -> None:
+    """Issue 32: a Hugo page quotes its notes, and every quote went to the reference."""
+    assert assert_same_reading(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "> quoted\n2. two\n",  # markdown-it-py ends the quote, the Rust parser reads on lazily
+    "> > a\n> 2. b\n",  # lazy for the inner quote
+    "> | a | b |\n> |---|---|\n> | 1 | 2 |\n",  # a table in a quote
+    ">" + " " * 16 + "- deep\n",  # nested deep inside a quote
+])
+def test_quotes_that_may_read_apart_are_left_to_the_reference(source: str) -> None:
+    assert parse_fast(source) is None
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([
@@ -360,11 +431,22 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 @pytest.mark.parametrize("source", [
     "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
-    "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "~~~\ncode\n~~~\n",
+    "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "Term\n~ tilde definition\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None
     assert parse_markdown(source) == parse_markdown_it(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "~~~\ncode\n~~~\n", "- a\n\n  ~~~\n  c\n  ~~~\n", "~~~~\n~~~\n~~~~\n", "~~~\nunclosed\n",
+    "a :: b\n:: c\n", "Term\n:no space, no definition\n",
+])
+def test_tilde_fences_and_colons_that_define_nothing_are_read_fast(source: str) -> None:
+    """Issue 32: the definition list's trigger took a ``~~~`` fence or a ``:`` without a space
+    after it for a definition's marker."""
+    assert assert_same_reading(source)
 
 
 #: Lists nested ``depth`` deep: markers on one line, or one item a line, each indented more.

@@ -194,7 +194,7 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
     if doc.front_matter is None:
         return {}
     try:
-        data = yaml.safe_load(doc.front_matter)
+        data = load_yaml(doc.front_matter)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" (front matter line {mark.line + 2})" if mark else ""
@@ -204,3 +204,20 @@ def _front_matter(doc: Document, doc_id: str) -> dict[str, Any]:
     if data is None:
         return {}
     return data if isinstance(data, dict) else {"front_matter": data}
+
+
+#: PyYAML's safe loader on libyaml's C parser, when PyYAML was built with it.
+_C_SAFE_LOADER: Any = getattr(yaml, "CSafeLoader", None)
+
+
+def load_yaml(text: str) -> Any:
+    """``yaml.safe_load(text)``, parsed by libyaml where PyYAML has it: the pure-Python parser
+    took a quarter of the time a Hugo page took to chunk (issue 32). Both feed the same Python
+    constructor and resolver; whatever the C parser refuses the pure one reads again, so an
+    error (and its line) is the one ``safe_load`` gives."""
+    if _C_SAFE_LOADER is not None:
+        try:
+            return yaml.load(text, Loader=_C_SAFE_LOADER)
+        except (yaml.YAMLError, ValueError):
+            pass
+    return yaml.safe_load(text)

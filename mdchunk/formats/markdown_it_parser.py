@@ -67,15 +67,17 @@ def block_parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
 
 
 def _may_hold_deflist(source: str) -> bool:
-    """A definition's ``:`` or ``~`` starts its line, after indentation and quote markers.
-    (Searched after a literal line break: a multi-line ``^`` search is five times slower.)"""
+    """A definition's ``:`` or ``~`` starts its line, after indentation and quote markers, and
+    a space or tab follows it (the rule's ``skipMarker`` wants one: a ``:::`` container or a
+    ``~~~`` fence is no definition). (Searched after a literal line break: a multi-line ``^``
+    search is five times slower.)"""
     return bool(_DEFINITION_AT_START.match(source) or _DEFINITION_AFTER_LF.search(source)
                 or ("\r" in source and _DEFINITION_AFTER_CR.search(source)))
 
 
-_DEFINITION_AT_START = re.compile(r"[ \t>]*[:~]")
-_DEFINITION_AFTER_LF = re.compile(r"\n[ \t>]*[:~]")
-_DEFINITION_AFTER_CR = re.compile(r"\r[ \t>]*[:~]")
+_DEFINITION_AT_START = re.compile(r"[ \t>]*[:~][ \t]")
+_DEFINITION_AFTER_LF = re.compile(r"\n[ \t>]*[:~][ \t]")
+_DEFINITION_AFTER_CR = re.compile(r"\r[ \t>]*[:~][ \t]")
 
 #: Parser rules, each with a test that any document the rule acts on passes. Every block rule
 #: is tried at every block start, so leaving out the rules a document cannot use parses it to

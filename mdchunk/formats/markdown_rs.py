@@ -7,10 +7,11 @@ line, a two-item list, again and again) parsed ten times slower per byte than or
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
-MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes, headings that may use
-a link reference definition, HTML comments in a paragraph beside one, tables of a shape the two
-parsers may read apart (:func:`tables_agree`) or lines that may nest lists eight deep; a node
-of any kind it does not know sends the document back too.
+MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes with a line that may
+read on lazily (:func:`_lazy_quote`) or a pipe, headings that may use a link reference
+definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
+apart (:func:`tables_agree`) or lines that may nest lists and quotes eight deep; a node of any
+kind it does not know sends the document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
@@ -35,6 +36,8 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
+from markdown_it.rules_block.table import escapedSplit
+
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
@@ -46,18 +49,28 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
-#: A blockquote's line, its text starting with ``>`` (after list markers too), after a line
-#: break: markdown-it-py ends a quoted paragraph where an ordered list from 2 starts, the Rust
-#: parser reads on lazily, so quotes stay with the reference. Tabs do too; link reference
+#: A blockquote's line, its text starting with ``>`` (after list markers too), and the line
+#: after it, after a line break: markdown-it-py ends a quoted paragraph where an ordered list
+#: from 2 starts, the Rust parser reads on lazily, so a quote with a line after it that may
+#: read on lazily (:func:`_lazy_quote`) stays with the reference. Tabs do too; link reference
 #: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
 #: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
-_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*>")
+_QUOTE = re.compile(r"\n(?P<markers>[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+)"
+                    r"(?P<text>[^\n]*)\n(?P<next>[^\n]*)")
+#: The list markers and ``>`` s a line starts with.
+_MARKERS = re.compile(r"[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: A quote's line (after a line break), its markers.
+_MARKED_QUOTE = re.compile(r"\n" + _MARKERS.pattern)
+#: A quote's line holding a pipe, as a table's row in a quote does.
+_QUOTED_PIPE = re.compile(r"\n" + _MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
 #: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
 #: some 100,000 levels overflow its stack.
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+#: The same where quotes nest too: each ``>`` one more.
+_DEEP_QUOTED = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 
 #: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
 _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
@@ -122,17 +135,42 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
     lines = "\n" + text
-    if ">" in source and _QUOTE.search(lines):
+    quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
+    if quoted and _lazy_quote(lines):
         yield "blockquote"
-    if _DEEP.search(lines):
+    if (_DEEP_QUOTED if quoted else _DEEP).search(lines):
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
+    if quoted and _QUOTED_PIPE.search(lines):
+        yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule != "normalize" and may_use(source))
+
+
+def _lazy_quote(lines: str) -> bool:
+    """Whether a quote's line in ``lines`` (LF line breaks, one before the first) has a line
+    after it that may read on lazily: one not blank that does not start with the same markers
+    or more (list markers and ``>`` s, spaces aside), after a quote's line with text. Only
+    there do the parsers part (issue 32: Hugo pages quote notes and alerts, and every quote
+    went to the reference)."""
+    pos = 0
+    while (found := _QUOTE.search(lines, pos)) is not None:
+        if found["text"].strip() and found["next"].strip() and not _within(found["markers"],
+                                                                          found["next"]):
+            return True
+        pos = found.start("next") - 1  # the next line may be a quote's line too
+    return False
+
+
+def _within(markers: str, line: str) -> bool:
+    """Whether ``line`` starts with ``markers`` (a quote's line's list markers and ``>`` s) or
+    more ``>`` s after them, spaces aside: it is inside every quote that line is."""
+    found = _MARKERS.match(line)
+    return found is not None and found[0].replace(" ", "").startswith(markers.replace(" ", ""))
 
 
 def tables_agree(text: str) -> bool:
@@ -177,7 +215,7 @@ def _table_end(text: str, start: int, end: int) -> int:
     columns = header.count("|") - 1
     if delimiter.count("|") - 1 != columns or _indentation(delimiter) != indent:
         return -1
-    rows = 0
+    rows, body_start = 0, end
     while end < len(text):
         line_end = text.find("\n", end + 1)
         line = text[end + 1:line_end if line_end >= 0 else len(text)]
@@ -187,7 +225,38 @@ def _table_end(text: str, start: int, end: int) -> int:
             return -1
         rows += 1
         end = line_end if line_end >= 0 else len(text)
-    return end if rows * columns <= _MAX_AUTOCOMPLETED_CELLS else -1
+    if rows * columns > _MAX_AUTOCOMPLETED_CELLS and _fills_too_many(text[body_start + 1:end],
+                                                                     columns):
+        return -1
+    return end
+
+
+def _fills_too_many(body: str, columns: int) -> bool:
+    """Whether markdown-it-py's table rule stops inside ``body`` (its rows, LF line breaks):
+    it counts the cells it fills in, a row's missing cells (less any extra ones) added up row
+    by row, and ends the table where the sum passes its limit; the Rust parser reads on. (Only
+    a table of more cells than the limit may: a bound that sent every table of 32,768 rows to
+    the reference made chunking one table quadratic-looking at that size, issue 32.)"""
+    filled = 0
+    for row in body.split("\n"):
+        filled += columns - _cell_count(row.strip())
+        if filled > _MAX_AUTOCOMPLETED_CELLS:
+            return True
+    return False
+
+
+def _cell_count(row: str) -> int:
+    """The cells markdown-it-py's table rule finds in a stripped body row: its own split where
+    a backslash may escape a pipe, else the pipes' count (the same, many times faster), each
+    less an empty first and last cell."""
+    if "\\" in row:
+        cells = escapedSplit(row)
+        if cells and cells[0] == "":
+            cells.pop(0)
+        if cells and cells[-1] == "":
+            cells.pop()
+        return len(cells)
+    return row.count("|") + 1 - row.startswith("|") - row.endswith("|")
 
 
 def _indentation(line: str) -> int:

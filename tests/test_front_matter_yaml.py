@@ -1,0 +1,78 @@
+"""Front matter read by libyaml's parser (issue 32: the pure-Python one took a quarter of a Hugo
+page's chunking) reads as ``yaml.safe_load`` reads it: the same values of the same types, and
+the same error where it has one."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from mdchunk.chunks.reading import load_yaml
+from mdchunk.formats.markdown_it_parser import block_parser
+
+from .conftest import CORPORA, FIXTURES, with_corpus
+
+CASES = [
+    "title: Install\nweight: 10\ndraft: false\n",
+    "date: 2024-05-01\nlastmod: 2024-05-01T10:00:00Z\nversion: 1.10\nport: 0o17\n",
+    "aliases: [/a/, /b/]\ntags:\n  - one\n  - two\n",
+    "anchor: &x {a: 1}\nuse: *x\nmerge:\n  <<: *x\n  b: 2\n",
+    "title: 'It''s'\ndescription: >\n  folded\n  text\nbody: |\n  kept\n",
+    "on: yes\noff: no\nnull_value: ~\nempty:\nnan: .nan\ninf: -.inf\n",
+    "title: \"Ünïcödé 中文 😀\"\n",
+    "- a list\n- at the top\n",
+    "just a scalar",
+    "",
+    "key: value\nkey: again\n",
+    "a: b: c\n",  # an error
+    "title: [unclosed\n",  # an error
+    "\tindented: with a tab\n",  # an error
+    "k: \"\\x07 escaped bell\"\n",
+    "bad: \x07 raw bell\n",  # an error: a non-printable character
+    "? complex\n: key\n",
+]
+
+
+def _same(text: str) -> None:
+    try:
+        expected: object = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        with pytest.raises(yaml.YAMLError) as raised:
+            load_yaml(text)
+        assert str(raised.value) == str(exc)
+        return
+    # the same values of the same types (a date stays a date, 1.10 a float; NaN, no NaN's
+    # equal, as ``nan``)
+    assert repr(load_yaml(text)) == repr(expected)
+
+
+@pytest.mark.parametrize("text", CASES)
+def test_cases_read_alike(text: str) -> None:
+    _same(text)
+
+
+def _front_matter(path: Path) -> str | None:
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
+    tokens = block_parser().parse(text) if text.startswith("---") else []
+    return tokens[0].content if tokens and tokens[0].type == "front_matter" else None
+
+
+def _with_front_matter(root: Path) -> list[Path]:
+    """The pages under ``root`` that have front matter."""
+    pages = sorted(p for p in root.rglob("*") if p.suffix in (".md", ".mdx")) \
+        if root.is_dir() else []
+    return [p for p in pages if _front_matter(p) is not None]
+
+
+def test_fixtures_read_alike() -> None:
+    found = _with_front_matter(FIXTURES)
+    assert found, "no fixture has front matter"
+    for path in found:
+        _same(_front_matter(path) or "")
+
+
+@pytest.mark.parametrize("path", with_corpus(_with_front_matter(CORPORA), CORPORA))
+def test_corpus_front_matter_reads_alike(path: Path) -> None:
+    _same(_front_matter(path) or "")
