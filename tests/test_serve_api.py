@@ -136,6 +136,7 @@ def test_probes_and_metrics(client: TestClient) -> None:
     assert "mdchunk_request_seconds_bucket" in metrics and "mdchunk_in_flight" in metrics
 
 
+@pytest.mark.slow  # it opens a Milvus Lite store (that fails), so pymilvus loads
 def test_not_ready_until_warm() -> None:
     config = ServeConfig(store=ServeConfig().store.__class__(db="/nonexistent/dir/x.db"))
     with TestClient(create_app(config)) as client:
