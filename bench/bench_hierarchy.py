@@ -140,9 +140,9 @@ class Test:
 
 def load_document(path: Path, root: Path) -> Document:
     """Read as the chunker's readers do (BOM dropped), so offsets agree with the chunks'."""
-    from mdchunk.text.decode import read_document
+    from mdchunk.text.decode import document_text
 
-    text = read_document(path)
+    text = document_text(path)
     solid = list(itertools.accumulate((not c.isspace() for c in text), initial=0))
     return Document(path.relative_to(root).as_posix(), text, solid)
 

@@ -20,7 +20,7 @@ sys.path.insert(0, str(REPO / "bench"))
 from corpus_sites import markdown_files, site_of  # noqa: E402
 
 from mdchunk.formats.markdown_rs import parse_fast, refusals  # noqa: E402
-from mdchunk.text import clean_text, read_document  # noqa: E402
+from mdchunk.text import clean_text, document_text  # noqa: E402
 
 
 def shares(folder: Path) -> tuple[int, int, int, int, Counter[str]]:
@@ -30,7 +30,7 @@ def shares(folder: Path) -> tuple[int, int, int, int, Counter[str]]:
     reasons: Counter[str] = Counter()
     site = site_of(folder)  # a documentation site's pages as the chunker reads them
     for path in markdown_files(folder):
-        text = clean_text(read_document(path)).text
+        text = clean_text(document_text(path)).text
         docs, chars = docs + 1, chars + len(text)
         if parse_fast(text, site) is not None:
             fast, fast_chars = fast + 1, fast_chars + len(text)

@@ -7,7 +7,7 @@
 
 Questions are written by hand (``bench/retrieval/questions.jsonl``): each names a corpus, a
 document and one or more evidence spans (character offsets into the document as
-:func:`mdchunk.text.read_document` returns it; the text is stored too and checked at load).
+:func:`mdchunk.text.document_text` returns it; the text is stored too and checked at load).
 
 Every chunker (mdchunk and the peers of ``bench/peers.py``) chunks every document of a corpus
 at 256 tokens (cl100k_base) with a 32-token overlap where it has one. Per chunker and corpus,
@@ -146,9 +146,9 @@ def corpus_files(spec: CorpusSpec, shared: Path) -> list[str]:
 
 
 def read_source(path: Path) -> str:
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
 
-    return read_document(path)
+    return document_text(path)
 
 
 @dataclass(slots=True)

@@ -64,13 +64,13 @@ def markup_tokens() -> dict[str, list[int]]:
     from mdchunk.formats import parse_markdown
     from mdchunk.formats.site_markup import render_markup
     from mdchunk.plan.drafts import clipped, visible_text
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
 
     count = get_counter("cl100k_base").count
     out = {}
     for name, site in CASES:
-        raw = read_document(ROOT / "fixtures" / name)
+        raw = document_text(ROOT / "fixtures" / name)
         for budget in BUDGETS:
             now = before = 0
             for c in _chunks(name, site, budget):

@@ -84,7 +84,7 @@ def md_files(root: Path) -> list[Path]:
 
 
 def load_corpora(corpus: Path, extra: list[Path]) -> list[Corpus]:
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
 
     found: list[Corpus] = []
     for folder in sorted(p for p in corpus.iterdir() if p.is_dir()):
@@ -96,7 +96,7 @@ def load_corpora(corpus: Path, extra: list[Path]) -> list[Corpus]:
             found.append(Corpus(folder.parent.name + "-" + folder.name if folder.name == "corpora"
                                 else folder.name, folder, md_files(folder)))
     for c in found:
-        c.texts = [read_document(p) for p in c.paths]
+        c.texts = [document_text(p) for p in c.paths]
     return found
 
 
@@ -152,7 +152,7 @@ def child_main(mode: str, folder: Path) -> None:
     from mdchunk import ChunkerConfig
     from mdchunk.formats.markdown_it_parser import full_parser
     from mdchunk.sources.batch import chunk_paths
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
 
     paths = md_files(folder)
@@ -165,7 +165,7 @@ def child_main(mode: str, folder: Path) -> None:
     t0 = time.perf_counter()
     if mode == "floor":
         for p in paths:
-            text = read_document(p)
+            text = document_text(p)
             parser.parse(text)
             counter.count(text)
     else:
@@ -317,7 +317,7 @@ def bench_corpora(corpora: list[Corpus], adapters: dict, reps: int, counter) -> 
 
 def bench_peers_large(folder: Path, adapters: dict, cap_s: float) -> dict:
     """Each peer over the large corpus, in file order, until the time cap (one repetition)."""
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
 
     paths = md_files(folder)
     out = {}
@@ -329,7 +329,7 @@ def bench_peers_large(folder: Path, adapters: dict, cap_s: float) -> dict:
         done_bytes, files = 0, 0
         t0 = time.perf_counter()
         for p in paths:
-            run(read_document(p))
+            run(document_text(p))
             done_bytes += p.stat().st_size
             files += 1
             if time.perf_counter() - t0 > cap_s:

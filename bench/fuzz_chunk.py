@@ -48,7 +48,7 @@ def check(data: bytes) -> None:
     import mdchunk
     from mdchunk.audit import as_read, audit_markdown, overlap_problems, uncovered
     from mdchunk.formats import parse_markdown
-    from mdchunk.text import read_document
+    from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
 
     entry, max_tokens, overlap, body = decode_header(data)
@@ -59,11 +59,11 @@ def check(data: bytes) -> None:
                 path = Path(folder) / ("doc" + entry[len("file"):])
                 path.write_bytes(body)
                 try:
-                    source = read_document(path)
+                    source = document_text(path)
                 except mdchunk.InputError:
                     source = None
                 chunks = mdchunk.chunk_file(path, **kwargs)
-                assert source is not None, "chunk_file read a file read_document refuses"
+                assert source is not None, "chunk_file read a file document_text refuses"
             markdown = entry == "file.md"
         else:
             source = body.decode("utf-8", "surrogateescape")

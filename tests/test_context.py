@@ -12,7 +12,7 @@ import pytest
 import mdchunk
 from mdchunk import ChunkerConfig
 from mdchunk.chunks import EnrichCache, Enricher
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import fixture_files
 from .test_guarantees import assert_markdown_guarantees
@@ -145,7 +145,7 @@ def test_a_long_line_is_cut_to_the_room_left_or_left_out(counter) -> None:
 @pytest.mark.parametrize("budget", BUDGETS)
 @pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
 def test_the_guarantees_hold_with_context_and_enrich(path: Path, budget: int, counter) -> None:
-    source = read_document(path)
+    source = document_text(path)
     overlap = min(budget // 8, 64)
     chunks = mdchunk.chunk_markdown(source, max_tokens=budget, overlap_tokens=overlap,
                                     doc_id=path.name, doc_context=True, enrich=Fake())

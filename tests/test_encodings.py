@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import mdchunk
-from mdchunk.text import decode_document, read_document
+from mdchunk.text import decode_document, document_text
 from mdchunk.text.decode import decode_bytes
 
 from .conftest import FIXTURES
@@ -97,4 +97,14 @@ def test_the_encoding_fixtures_are_in_the_encodings_their_names_say() -> None:
                 "utf8-bom-zero-width-runbook.md": "utf-8-sig"}
     for name, codec in expected.items():
         assert decode_document(FIXTURES / name).encoding == codec, name
-        assert read_document(FIXTURES / name) == decode_document(FIXTURES / name).text
+        assert document_text(FIXTURES / name) == decode_document(FIXTURES / name).text
+
+
+def test_read_document_is_document_texts_old_name(tmp_path: Path) -> None:
+    import mdchunk.text
+
+    page = tmp_path / "a.md"
+    page.write_text("# A\n\nBody.\n", encoding="utf-8")
+    with pytest.warns(DeprecationWarning, match="document_text"):
+        old = mdchunk.text.read_document
+    assert old is mdchunk.text.document_text and old(page) == "# A\n\nBody.\n"

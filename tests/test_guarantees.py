@@ -24,7 +24,7 @@ from mdchunk.audit import (
     uncovered,
 )
 from mdchunk.formats import parse_markdown, parse_plain_text
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import (
     CHROMA,
@@ -79,7 +79,7 @@ def assert_markdown_guarantees(source: str, chunks: list[mdchunk.Chunk], counter
 
 
 def check_file(path: Path, max_tokens: int, overlap: int, counter, site: str = "plain") -> None:
-    source = read_document(path)
+    source = document_text(path)
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap,
                                     doc_id=path.name, site=site)
     assert chunks, "a non-empty document gives chunks"
@@ -111,7 +111,7 @@ def test_the_corpora_are_there() -> None:
 @pytest.mark.parametrize("max_tokens,overlap", [(256, 32), (64, 8)])
 @pytest.mark.parametrize("path", fixture_files(".txt"), ids=_ids(fixture_files(".txt")))
 def test_text_and_qa_guarantees(path: Path, max_tokens: int, overlap: int, counter) -> None:
-    source = read_document(path)
+    source = document_text(path)
     chunks = mdchunk.chunk_file(path, max_tokens=max_tokens, overlap_tokens=overlap)
     spans = [(c.start, c.end) for c in chunks]
     assert all(c.text == source[c.start:c.end] for c in chunks)
@@ -142,7 +142,7 @@ def test_text_guarantees_on_the_chroma_corpora(path: Path, max_tokens: int, over
     """chunk_text over Chroma's plain-text corpora (up to 0.7 MB each, MDCHUNK_CHROMA): the
     contract's guarantees, structure judged on the plain-text reader's blocks of the text as
     read (after hygiene)."""
-    source = read_document(path)
+    source = document_text(path)
     chunks = mdchunk.chunk_text(source, max_tokens=max_tokens, overlap_tokens=overlap,
                                 doc_id=path.name)
     assert chunks
@@ -223,7 +223,7 @@ def _block_tokens(md, source: str) -> list[tuple]:
 @pytest.mark.parametrize("path", [*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN],
                          ids=_ids([*FIXTURE_MARKDOWN, *CORPUS_MARKDOWN]))
 def test_parsing_without_unused_rules_gives_the_same_tokens(path: Path) -> None:
-    source = read_document(path)
+    source = document_text(path)
     _assert_same_tokens_without_unused_rules(source)
 
 

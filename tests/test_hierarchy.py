@@ -20,7 +20,7 @@ import mdchunk
 from mdchunk.audit import as_read, audit_markdown
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.registry import format_for
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import CORPORA, corpus_files, embedded_text, fixture_files, with_corpus
 from .test_guarantees import _document
@@ -102,7 +102,7 @@ def assert_hierarchy(source: str, chunks: list[mdchunk.Chunk], levels: tuple[int
 
 
 def check_file(path: Path, levels: tuple[int, ...], counter) -> None:
-    source = read_document(path)
+    source = document_text(path)
     chunks = mdchunk.chunk_file(path, doc_id=path.name, levels=levels,
                                 overlap_tokens=_overlap(levels))
     markdown = format_for(path.suffix, source) == "markdown"
@@ -190,7 +190,7 @@ def test_every_reader_builds_a_hierarchy_through_chunk_file(tmp_path: Path, coun
 
 
 def test_the_chunker_method_and_config_levels_agree() -> None:
-    source = read_document(fixture_files(".md")[0])
+    source = document_text(fixture_files(".md")[0])
     config = mdchunk.ChunkerConfig(levels=(512, 128), overlap_tokens=16)
     by_config = mdchunk.Chunker(config).chunk_hierarchy(source, doc_id="a.md")
     by_argument = mdchunk.chunk_hierarchy(source, levels=(512, 128), overlap_tokens=16,

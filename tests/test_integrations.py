@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import FIXTURES, fixture_files
 
@@ -51,7 +51,7 @@ def test_loader_gives_each_file_with_the_indexers_document_id() -> None:
     assert len(FILES) >= 20  # the tests over every fixture below check something
     assert [d.metadata["source"] for d in docs] == [p.name for p in FILES]
     for doc, path in zip(docs, FILES):
-        assert doc.page_content == read_document(path)
+        assert doc.page_content == document_text(path)
         assert doc.metadata["path"].endswith(path.name)
 
 
@@ -152,7 +152,7 @@ def test_langchain_bad_arguments() -> None:
 def test_reader_picks_the_reader_and_format_is_its_deprecated_name() -> None:
     from mdchunk import ConfigError, chunk_markdown, chunk_qa
 
-    text = read_document(FIXTURES / "faq.qa.txt")
+    text = document_text(FIXTURES / "faq.qa.txt")
     pairs = [c.text for c in chunk_qa(text, max_tokens=128, overlap_tokens=0)]
     assert pairs != [c.text for c in chunk_markdown(text, max_tokens=128, overlap_tokens=0)]
     splitter = MdchunkTextSplitter(max_tokens=128, overlap_tokens=0, reader="qa")
@@ -177,7 +177,7 @@ def test_adapters_read_as_the_chunker_reads_site_and_includes() -> None:
     """The adapters take the one reading path: the site's markup and the include root's files
     reach their chunks exactly as they reach the chunker's."""
     path = FIXTURES / "hugo-code-samples.md"
-    text = read_document(path)
+    text = document_text(path)
     config = ChunkerConfig(max_tokens=128, overlap_tokens=0, site="hugo",
                            includes=str(FIXTURES / "includes" / "examples"))
     chunks = Chunker(config).chunk(text, path.name)
@@ -192,7 +192,7 @@ def test_adapters_read_as_the_chunker_reads_site_and_includes() -> None:
 
 
 def _li_documents() -> list[LIDocument]:
-    return [LIDocument(text=read_document(p), metadata={"file_path": p.name}) for p in FILES]
+    return [LIDocument(text=document_text(p), metadata={"file_path": p.name}) for p in FILES]
 
 
 def test_get_nodes_from_documents_on_every_fixture() -> None:
@@ -221,7 +221,7 @@ def test_offsets_stay_exact_when_a_text_repeats() -> None:
 
 
 def test_hierarchy_relationships_and_embed_exclusions() -> None:
-    doc = LIDocument(text=read_document(FIXTURES / "capacity-planning-footnotes-admonitions.md"),
+    doc = LIDocument(text=document_text(FIXTURES / "capacity-planning-footnotes-admonitions.md"),
                      metadata={"file_path": "cap.md"}, excluded_embed_metadata_keys=["secret"])
     parser = MdchunkNodeParser(levels=LEVELS, overlap_tokens=0)
     nodes = parser.get_nodes_from_documents([doc])

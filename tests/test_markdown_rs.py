@@ -24,7 +24,7 @@ from mdchunk.formats.markdown_rs import (
     parse_fast,
     tables_agree,
 )
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
 from .pathological import document
@@ -410,14 +410,14 @@ def test_html_comments_are_read_fast(parts: list[str], join: str) -> None:
 @needs_rust
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)
 def test_both_readers_agree_on_fixtures(path) -> None:
-    assert_same_reading(read_document(path))
+    assert_same_reading(document_text(path))
 
 
 @needs_rust
 @pytest.mark.parametrize("path", with_corpus(corpus_files(), CORPORA),
                          ids=lambda p: getattr(p, "name", "absent"))
 def test_both_readers_agree_on_the_corpora(path) -> None:
-    assert_same_reading(read_document(path))
+    assert_same_reading(document_text(path))
 
 
 @needs_rust

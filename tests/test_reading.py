@@ -22,7 +22,7 @@ from mdchunk.cli.anatomy import split_blocks
 from mdchunk.cli.views import Inspection
 from mdchunk.formats import format_for, parse_markdown, parse_plain_text, parse_qa
 from mdchunk.formats.registry import reader_for
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import FIXTURES
 
@@ -70,7 +70,7 @@ def test_inspect_shows_the_blocks_the_chunker_read(site: str,
         assert view.chunks == chunks, path.name
         assert reading is not None, path.name
         assert view.blocks == reading.source_blocks(), path.name
-        assert view.source == read_document(path) == reading.source, path.name
+        assert view.source == document_text(path) == reading.source, path.name
         # each block is a span of the file as inspect shows it, children inside their parent
         for block in view.blocks:
             assert 0 <= block.start <= block.end <= len(view.source), (path.name, block)
@@ -99,7 +99,7 @@ def test_the_chunkers_blocks_differ_from_a_plain_parse_where_site_or_hygiene_mat
             config = mdchunk.ChunkerConfig(site=site, includes=str(INCLUDES))
             reading = read_file(path, config, path.name)
             assert reading is not None
-            if reading.source_blocks() != _old_blocks(path, read_document(path)):
+            if reading.source_blocks() != _old_blocks(path, document_text(path)):
                 differing.add((path.name, site))
     assert {("docusaurus-tabs-install.mdx", "docusaurus"), ("mkdocs-content-tabs.md", "mkdocs"),
             ("hugo-callouts-drain.md", "hugo"),

@@ -38,7 +38,7 @@ from mdchunk.plan.strategies.optimal import (
 )
 from mdchunk.plan.strategies.scorers import EmbeddingScorer, LexicalScorer, word_set
 from mdchunk.plan.strategies.semantic import MAX_REACH, MIN_UNIT_TOKENS, SemanticStrategy
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import FIXTURES, fixture_files
 from .test_grammar import budgets, markdown_documents
@@ -240,7 +240,7 @@ MARKDOWN = fixture_files(".md")
 @pytest.mark.parametrize("path", MARKDOWN, ids=[p.name for p in MARKDOWN])
 def test_semantic_guarantees_on_the_fixtures(path: Path, max_tokens: int, overlap: int,
                                              semantic: str, counter) -> None:
-    source = read_document(path)
+    source = document_text(path)
     chunker = _semantic_chunker(semantic, max_tokens, overlap)
     chunks = chunker.chunk(source, doc_id=path.name)
     assert chunks
@@ -254,7 +254,7 @@ def test_semantic_guarantees_on_the_fixtures(path: Path, max_tokens: int, overla
 def test_semantic_guarantees_on_text_and_qa(path: Path, semantic: str, counter) -> None:
     from .test_guarantees import assert_file_body_covered
 
-    source = read_document(path)
+    source = document_text(path)
     for max_tokens, overlap in [(256, 32), (64, 8)]:
         chunks = _semantic_chunker(semantic, max_tokens, overlap).chunk_file(path)
         assert all(c.text == source[c.start:c.end] for c in chunks)
@@ -291,7 +291,7 @@ def test_semantic_guarantees_on_grammar_documents(source: str, budget: tuple[int
 @pytest.mark.parametrize("path", [FIXTURES / "cpu-high-load-runbook.zh.md",
                                   FIXTURES / "api-reference.md"], ids=["zh", "api"])
 def test_semantic_hierarchy_keeps_its_guarantees(path: Path, counter) -> None:
-    source = read_document(path)
+    source = document_text(path)
     levels = (512, 128, 48)
     config = mdchunk.ChunkerConfig(overlap_tokens=8, semantic="lexical", levels=levels)
     chunks = mdchunk.Chunker(config).chunk_hierarchy(source, doc_id=path.name)
@@ -484,7 +484,7 @@ def test_the_bundled_model_scores_seams_offline(counter) -> None:
     text, starts = _topics_text(("cats", "rust", "tea"))
     chunks = mdchunk.chunk_text(text, max_tokens=64, overlap_tokens=0, semantic="embedding")
     assert [c.start for c in chunks[1:]] == starts
-    source = read_document(FIXTURES / "cpu-high-load-runbook.zh.md")
+    source = document_text(FIXTURES / "cpu-high-load-runbook.zh.md")
     chunks = mdchunk.chunk_markdown(source, max_tokens=128, overlap_tokens=16,
                                     semantic="embedding")
     assert_markdown_guarantees(source, chunks, counter, 128, 16)

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 from mdchunk.tokens import get_counter
 
 from .conftest import FIXTURES, bench_module
@@ -118,7 +118,7 @@ def test_no_generator_markup_reaches_embed_text(name: str, site: str, max_tokens
                                                 overlap: int, counter) -> None:
     """No chunk's embed_text holds generator markup, at any budget, and every guarantee holds
     with the markup present."""
-    source = read_document(FIXTURES / name)
+    source = document_text(FIXTURES / name)
     chunks = mdchunk.chunk_markdown(source, max_tokens=max_tokens, overlap_tokens=overlap,
                                     doc_id=name, site=site)
     leaks = [(c.index, m.group()) for c in chunks for m in MARKUP.finditer(c.embed_text)]

@@ -13,7 +13,7 @@ from syrupy.extensions.json import JSONSnapshotExtension
 import mdchunk
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.sites import _headings, anchors
-from mdchunk.text import read_document
+from mdchunk.text import document_text
 
 from .conftest import fixture_files
 
@@ -58,8 +58,8 @@ def test_site_fixture_anchors_and_urls(name: str, site: str, doc_id: str, base_u
     and each chunk's headings, title, anchor and URL at a budget that gives most sections a
     chunk of their own."""
     path = Path(__file__).parent.parent / "fixtures" / name
-    headings = list(_headings(parse_markdown(read_document(path)).blocks))
-    found = anchors(parse_markdown(read_document(path)).blocks, site)  # type: ignore[arg-type]
+    headings = list(_headings(parse_markdown(document_text(path)).blocks))
+    found = anchors(parse_markdown(document_text(path)).blocks, site)  # type: ignore[arg-type]
     chunks = mdchunk.chunk_file(path, doc_id=doc_id, max_tokens=128, overlap_tokens=16,
                                 min_tokens=0, site=site, base_url=base_url)
     assert {

@@ -11,7 +11,7 @@ A draft line is a question whose evidence items give, instead of ``start``/``end
 * ``{"from": "exact text", "to": "exact text"}`` - from the start of the first to the end of
   the first occurrence of the second after it (``"nth"`` picks the occurrence of ``from``).
 
-``fill`` replaces them with offsets into the document as :func:`mdchunk.text.read_document`
+``fill`` replaces them with offsets into the document as :func:`mdchunk.text.document_text`
 reads it, and stops with the list of every item it could not place (absent, or ambiguous
 without ``nth``). With ``--into``, the filled questions are appended to that file (ids must be
 new); otherwise they are printed.

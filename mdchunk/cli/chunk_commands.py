@@ -19,7 +19,7 @@ import typer
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
 from ..errors import InputError
-from ..text.decode import read_document
+from ..text.decode import document_text
 from .options import (
     CHUNKER_PLACE,
     CHUNKER_SHAPE,
@@ -175,7 +175,7 @@ def inspect(
         else:
             budget = config.max_tokens
         if reading is None:  # blank: no chunk, no block
-            view = inspect_chunks(file, read_document(file), (), chunks, budget)
+            view = inspect_chunks(file, document_text(file), (), chunks, budget)
         else:
             view = inspect_chunks(file, reading.source, reading.source_blocks(), chunks, budget)
         if chunk_no is not None:

@@ -25,7 +25,7 @@ from ..config import ChunkerConfig, Site, TokenizerSpec
 from ..errors import ConfigError, DependencyError
 from ..formats.registry import ReaderChoice
 from ..sources import discover
-from ..text import read_document
+from ..text import document_text
 from .common import CONTRACT_KEYS, chunk_metadata, chunk_source, doc_id_of, reader_keyword
 
 try:
@@ -126,5 +126,5 @@ class MdchunkDirectoryLoader(BaseLoader):
 
     def lazy_load(self) -> Iterator[Document]:
         for source in discover(self.paths):
-            yield Document(page_content=read_document(source.file),
+            yield Document(page_content=document_text(source.file),
                            metadata={"source": source.doc_id, "path": source.path})

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import InputError, MissingFileError
 
-__all__ = ["ENCODING_KEY", "Decoded", "decode_bytes", "decode_document", "read_document"]
+__all__ = ["ENCODING_KEY", "Decoded", "decode_bytes", "decode_document", "document_text"]
 
 log = logging.getLogger(__name__)
 
@@ -57,8 +57,10 @@ class Decoded:
     confidence: float = 1.0
 
 
-def read_document(path: Path) -> str:
-    """The text of ``path`` (see :func:`decode_document`)."""
+def document_text(path: Path) -> str:
+    """The text of ``path``, decoded as every reader decodes documents (see
+    :func:`decode_document`). It was ``read_document``: "read" now means the whole reading
+    path (:mod:`mdchunk.chunks.read`), and this only decodes."""
     return decode_document(path).text
 
 
