@@ -58,11 +58,13 @@ def test_the_page_in_chromium() -> None:
             page.wait_for_selector(".hit")
             first = page.locator(".hit").first
             assert "ops/redis.md" in first.locator(".where").text_content()
-            assert "Eviction" in first.locator(".crumb").text_content()
+            # the hit's own breadcrumb; the parent's is inside its <details>
+            assert "Eviction" in first.locator(":scope > .crumb").text_content()
             assert first.locator("mark").count() >= 1
             parent = first.locator("details.parent pre")
             assert not parent.is_visible()
             first.locator("summary").click()
             assert parent.is_visible() and "maxmemory" in parent.text_content()
+            assert "lines" in first.locator("details.parent .crumb").text_content()
         finally:
             browser.close()
