@@ -42,6 +42,7 @@ def _paths(stdout: str) -> list[str]:
     return sorted({json.loads(line)["path"] for line in stdout.splitlines()})
 
 
+@pytest.mark.process
 def test_chunk_walks_a_tree_honouring_gitignore_globs_and_excludes(tmp_path: Path) -> None:
     docs = _tree(tmp_path / "repo")
     found = run_mdchunk("chunk", str(docs), cwd=tmp_path)
@@ -71,6 +72,7 @@ def test_chunk_walks_a_tree_honouring_gitignore_globs_and_excludes(tmp_path: Pat
         "skipped hidden files, .gitignore)"]
 
 
+@pytest.mark.process
 def test_config_file_sets_options_and_flags_win(tmp_path: Path) -> None:
     docs = _tree(tmp_path / "repo")
     (tmp_path / "repo" / "pyproject.toml").write_text(
@@ -110,6 +112,7 @@ def test_mdchunk_toml_wins_over_pyproject_in_the_same_folder(tmp_path: Path,
     assert f'site = "mkdocs"  # {tmp_path / "mdchunk.toml"}' in shown.stdout
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(("body", "message"), [
     ("[tool.mdchunk]\nmax_tokenz = 100\n", "unknown key [tool.mdchunk] 'max_tokenz' (known keys: "),
     ("[tool.mdchunk]\nmax_tokens = '100'\n", "[tool.mdchunk] max_tokens = '100' must be an integer"),
@@ -131,6 +134,7 @@ def test_bad_config_is_one_line_naming_file_and_key(tmp_path: Path, body: str, m
         assert message in lines[0], lines[0]
 
 
+@pytest.mark.process
 def test_unknown_tokenizer_is_one_line_and_exit_1(tmp_path: Path) -> None:
     result = run_mdchunk("chunk", str(FIXTURES / "long-code.md"), "--tokenizer",
                          str(tmp_path / "no-such-tokenizer"), cwd=tmp_path)
@@ -139,6 +143,7 @@ def test_unknown_tokenizer_is_one_line_and_exit_1(tmp_path: Path) -> None:
     assert len(lines) == 1 and lines[0].startswith("mdchunk: error: ") and "no-such-tokenizer" in lines[0]
 
 
+@pytest.mark.process
 def test_bad_files_are_named_the_run_goes_on_and_stats_count_them(tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     docs.mkdir()
@@ -158,6 +163,7 @@ def test_bad_files_are_named_the_run_goes_on_and_stats_count_them(tmp_path: Path
     assert f"failed: {docs / 'binary.md'}: " in result.stderr
 
 
+@pytest.mark.process
 def test_stats_report_distribution_and_splits(tmp_path: Path) -> None:
     out = tmp_path / "chunks.jsonl"
     result = run_mdchunk("chunk", str(FIXTURES), "--max-tokens", "128", "--stats", "-o", str(out),
@@ -182,6 +188,7 @@ def test_stats_report_distribution_and_splits(tmp_path: Path) -> None:
     assert len(table) > 5
 
 
+@pytest.mark.process
 def test_inspect_terminal_view_shows_every_boundary(tmp_path: Path) -> None:
     fixture = FIXTURES / "alert-catalogue-long-table.md"
     chunks = mdchunk.chunk_file(fixture, max_tokens=128, doc_id=fixture.name)
@@ -205,6 +212,7 @@ def test_inspect_terminal_view_shows_every_boundary(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "999 is not a chunk" in bad.stderr
 
 
+@pytest.mark.process
 def test_inspect_a_hierarchy_level(tmp_path: Path) -> None:
     fixture = FIXTURES / "long-code.md"
     chunks = mdchunk.Chunker(mdchunk.ChunkerConfig(levels=(1024, 256, 64), overlap_tokens=16)
@@ -238,6 +246,7 @@ def test_inspect_html_is_one_self_contained_page(tmp_path: Path) -> None:
                                                              "", body))) == fixture.read_text()
 
 
+@pytest.mark.process
 def test_help_shows_plain_metavars() -> None:
     for command in ("chunk", "inspect", "index", "search", "config"):
         result = run_mdchunk(command, "--help")
@@ -275,6 +284,7 @@ def test_index_and_search_take_the_config_file(tmp_path: Path,
     assert other.exit_code == 1  # the flag wins: a collection that does not exist
 
 
+@pytest.mark.process
 @pytest.mark.slow
 def test_search_json_is_one_compact_hit_a_line_whatever_the_terminal(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -350,6 +360,7 @@ def test_stats_per_level_of_a_hierarchy(tmp_path: Path) -> None:
     assert re.search(r"split blocks: \d+ \(.*code lines \d+", leaves)
 
 
+@pytest.mark.process
 def test_json_lines_stay_one_line_a_chunk_for_any_line_splitter(tmp_path: Path) -> None:
     """Issue 15: text with U+2028, U+2029 or NEL (which JSON leaves raw) is escaped in the JSON
     Lines, so readers that split at them (Python's splitlines) still see one chunk a line."""

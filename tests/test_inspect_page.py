@@ -39,6 +39,7 @@ def _browser() -> str:
     return found
 
 
+@pytest.mark.process
 def test_inspect_page_in_chromium(tmp_path: Path) -> None:
     browser_path = _browser()
     from playwright.sync_api import sync_playwright

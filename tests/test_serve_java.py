@@ -19,6 +19,8 @@ from tests.test_serve_api import TEXT  # the document Client.java sends
 
 from .conftest import ROOT
 
+pytestmark = pytest.mark.process  # it compiles and runs a Java client in a JVM
+
 
 def test_a_java_client_chunks_and_searches() -> None:
     java = shutil.which("java")

@@ -17,6 +17,8 @@ pytest.importorskip("fastapi")
 
 from .serve_processes import NO_INDEX, gone_within, read_address, running, serve_command, serve_env
 
+pytestmark = pytest.mark.process  # each test starts `mdchunk serve` as a real process
+
 BIG = "# Big\n\n" + "".join(f"## Part {i}\n\n" + "A sentence of the part. " * 60 + "\n\n"
                             for i in range(400))
 

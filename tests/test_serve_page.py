@@ -42,6 +42,7 @@ def test_the_query_is_escaped(client: TestClient) -> None:
     assert "<script>alert" not in html and "&lt;script&gt;" in html
 
 
+@pytest.mark.process
 def test_the_page_in_chromium() -> None:
     browser_path = _browser()
     from playwright.sync_api import sync_playwright
