@@ -186,13 +186,13 @@ class Answer:
 def query_embedder(db: Path, collection: str) -> tuple[Any, str, str]:
     """The embedder ``search`` would load for this collection, loaded once; its model and
     backend as the collection records them."""
-    from mdchunk.embedding import load_embedder
+    from mdchunk.embedding import load_embedder, recorded_backend
     from mdchunk.index.milvus import MilvusStore
 
     with MilvusStore(str(db), collection) as store:
         meta = store.check()
-    backend = None if meta.backend in ("", "numpy") else meta.backend
-    return load_embedder(meta.model, backend), meta.model, meta.backend  # type: ignore[arg-type]
+    return (load_embedder(meta.model, recorded_backend(meta.backend)), meta.model,
+            meta.backend)
 
 
 def ask(question: br.Question, indexed: Indexed, db: Path, embedder: Any,

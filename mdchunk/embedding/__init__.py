@@ -13,7 +13,15 @@ Importing this package loads neither torch, onnxruntime nor any weights: they lo
 
 from __future__ import annotations
 
-from .backends import BACKENDS, Backend, backend_of, default_backend, export_of, vector_kind
+from .backends import (
+    BACKENDS,
+    Backend,
+    backend_of,
+    default_backend,
+    export_of,
+    recorded_backend,
+    vector_kind,
+)
 from .loading import load_embedder, seam_embedder
 from .multilingual import USE_MODEL, UniversalSentenceEncoder
 from .onnx_export import EXPORTER_VERSION
@@ -25,5 +33,5 @@ from .sentence_transformer import SentenceTransformerEmbedder, length_batches
 __all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "USE_MODEL", "Backend",
            "CrossEncoderReranker", "Embedder", "Reranker", "SentenceTransformerEmbedder",
            "UniversalSentenceEncoder", "backend_of", "default_backend", "export_of",
-           "length_batches", "load_embedder", "load_reranker", "resolve_model", "seam_embedder",
-           "vector_kind"]
+           "length_batches", "load_embedder", "load_reranker", "recorded_backend", "resolve_model",
+           "seam_embedder", "vector_kind"]

@@ -16,7 +16,7 @@ from typing import Literal
 from .protocol import Embedder
 
 __all__ = ["BACKENDS", "Backend", "backend_of", "default_backend", "export_of", "gpu",
-           "vector_kind"]
+           "recorded_backend", "vector_kind"]
 
 #: How an embedder runs its model: PyTorch, or onnxruntime on the model exported to ONNX, fp32
 #: or quantized to int8. Seams are always scored with torch.
@@ -24,6 +24,16 @@ Backend = Literal["torch", "onnx", "onnx-int8"]
 #: How a sentence-transformers model is run: PyTorch, or onnxruntime on its ONNX export, fp32
 #: or int8 (the ``onnx`` extra, part of ``all``).
 BACKENDS: tuple[Backend, ...] = ("torch", "onnx", "onnx-int8")
+
+
+def recorded_backend(recorded: str) -> Backend | None:
+    """The backend to embed a query with, from the one a collection records (USE's ``numpy``,
+    or nothing recorded, is no choice: ``None``).
+
+    >>> recorded_backend("onnx-int8"), recorded_backend("numpy")
+    ('onnx-int8', None)
+    """
+    return next((name for name in BACKENDS if name == recorded), None)
 
 
 def gpu() -> bool:

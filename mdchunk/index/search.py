@@ -13,7 +13,7 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..embedding import BACKENDS, Backend, Embedder, backend_of, export_of, load_embedder
+from ..embedding import Embedder, backend_of, export_of, load_embedder, recorded_backend
 from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
 from .config import (
@@ -118,7 +118,7 @@ def search(
                 raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
                                  f"{backend}: search it without a backend, or re-index")
             own = model is None or model == AUTO
-            embedder = load_embedder(meta.model if own else model, _runnable(meta.backend))
+            embedder = load_embedder(meta.model if own else model, recorded_backend(meta.backend))
             store.check(model=embedder.name, dim=embedder.dim)
             if backend_of(embedder) != meta.backend and meta.backend != "numpy":
                 raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
@@ -248,15 +248,6 @@ def _say_old_export(collection: str, recorded: str, running: str) -> None:
         "collection %r holds vectors of ONNX export %s, and this mdchunk embeds the query with "
         "export %s: results are close, not exact; run index once to rebuild it",
         collection, recorded, running)
-
-
-def _runnable(recorded: str) -> Backend | None:
-    """The backend to embed a query with, from the one a collection records (USE's ``numpy``
-    is no choice: None)."""
-    for name in BACKENDS:
-        if name == recorded:
-            return name
-    return None
 
 
 def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:

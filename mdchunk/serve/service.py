@@ -16,7 +16,7 @@ from typing import Any
 from ..chunks import Chunker
 from ..chunks.read import read
 from ..config import ChunkerConfig
-from ..embedding import BACKENDS, Embedder, backend_of, load_embedder
+from ..embedding import Embedder, backend_of, load_embedder, recorded_backend
 from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import ReaderChoice
@@ -80,8 +80,7 @@ class Service:
             chosen = self.config.embedder.model
             return load_embedder(None if chosen == AUTO else chosen,
                                  self.config.embedder.backend)
-        runnable = next((name for name in BACKENDS if name == self.meta.backend), None)
-        embedder = load_embedder(self.meta.model, runnable)
+        embedder = load_embedder(self.meta.model, recorded_backend(self.meta.backend))
         self.store.check(model=embedder.name, dim=embedder.dim)
         return embedder
 
