@@ -33,6 +33,7 @@ import difflib
 import os
 import sys
 import tempfile
+import time
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from pathlib import Path
@@ -205,6 +206,7 @@ def threshold_study(shared: Path, pairs_out: Path | None) -> str:
 
 VARIANTS: dict[str, dict[str, Any]] = {"no-collapse": {"collapse": False},
                                        "collapse": {"collapse": True},
+                                       "collapse, per page 2": {"collapse": True, "per_page": 2},
                                        "collapse, per page 1": {"collapse": True, "per_page": 1}}
 
 
@@ -260,9 +262,11 @@ def _search_study(shared: Path, corpora: Sequence[str] | None, tmp: Path) -> str
             chars = br.evidence_chars(staged.sources[q.doc], q.evidence)
             results[q.id] = {}
             for variant, options in VARIANTS.items():
+                started = time.process_time()
                 hits = search(q.question, db=str(db), collection=ix.collection, k=5,
                               model=embedder, **options)
-                results[q.id][variant] = judge(q, hits, chars)
+                cpu = time.process_time() - started
+                results[q.id][variant] = {**judge(q, hits, chars), "cpu": cpu}
         print(f"  {name}: indexed in {ix.wall_s:.0f} s; {len(mine)} questions", flush=True)
     return search_tables(questions, results, missing, load_start)
 
@@ -273,7 +277,7 @@ def search_tables(questions: Sequence[Any], results: dict[str, dict[str, dict[st
              f"Load averages: {load_start} at the start, {load_averages()} at the end. "
              f"Questions: {len(questions)}; corpora absent: {', '.join(missing) or 'none'}.", "",
              "| corpus | questions | variant | hit@5 | complete@5 | repeated slots | "
-             "pages in top 5 (mean) |", "|---|---:|---|---:|---:|---:|---:|"]
+             "pages in top 5 (mean) | CPU ms a search |", "|---|---:|---|---:|---:|---:|---:|---:|"]
     by_corpus: dict[str, list[Any]] = defaultdict(list)
     for q in questions:
         by_corpus[q.corpus].append(q)
@@ -285,7 +289,8 @@ def search_tables(questions: Sequence[Any], results: dict[str, dict[str, dict[st
                 f"| {corpus} | {n} | {variant} | {100 * sum(r['hit'] for r in rows) / n:.1f} | "
                 f"{100 * sum(r['complete'] for r in rows) / n:.1f} | "
                 f"{sum(r['repeated'] for r in rows)} of {5 * n} | "
-                f"{sum(r['pages'] for r in rows) / n:.2f} |")
+                f"{sum(r['pages'] for r in rows) / n:.2f} | "
+                f"{1000 * sum(r['cpu'] for r in rows) / n:.0f} |")
     freed = sum(1 for q in questions
                 if len(set(results[q.id]["collapse"]["docs"])
                        - set(results[q.id]["no-collapse"]["docs"])) > 0)
@@ -296,9 +301,15 @@ def search_tables(questions: Sequence[Any], results: dict[str, dict[str, dict[st
     lines += ["", f"Collapsing freed a slot that a new page took in {freed} of "
               f"{len(questions)} questions; questions whose hit@5 or complete@5 changed against "
               "no-collapse: " + ", ".join(f"{v} {n}" for v, n in changed.items()) + "."]
-    lost = [q.id for q in questions for v in VARIANTS if v != "no-collapse"
-            and results[q.id]["no-collapse"]["complete"] and not results[q.id][v]["complete"]]
-    lines.append(f"Questions complete without collapsing and not with it: {lost or 'none'}.")
+    for v in VARIANTS:
+        if v != "no-collapse":
+            lost = [q.id for q in questions if results[q.id]["no-collapse"]["complete"]
+                    and not results[q.id][v]["complete"]]
+            won = [q.id for q in questions if results[q.id][v]["complete"]
+                   and not results[q.id]["no-collapse"]["complete"]]
+            lines.append(f"{v}: complete without it and not with it {len(lost)} "
+                         f"({', '.join(lost) or 'none'}); the other way {len(won)} "
+                         f"({', '.join(won) or 'none'}).")
     return "\n".join(lines)
 
 

@@ -279,6 +279,28 @@ def test_the_api_takes_collapse_and_per_page_and_returns_locations() -> None:
         assert client.post("/v1/search", json={"query": "x", "per_page": 0}).status_code == 400
 
 
+def test_the_search_page_lists_where_else_a_passage_is_and_keeps_per_page() -> None:
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from mdchunk.serve import ServeConfig
+    from mdchunk.serve.app import create_app
+    from tests.serve_fakes import fake_service
+
+    config = ServeConfig()
+    service = fake_service(config)
+    store = service.store
+    copy = next(dict(row) for row in store.leaves.values() if "promote" in row["text"])
+    store.upsert_chunks([{**copy, "id": "copy", "doc_id": "ops/copy.md", "path": "ops/copy.md",
+                          "parent_id": ""}])
+    with TestClient(create_app(config, service)) as client:
+        html = client.get("/", params={"q": "promote standby", "mode": "bm25", "k": 3,
+                                       "per_page": 1}).text
+        assert 'class="also">also in: ops/copy.md:' in html
+        assert '<input type="hidden" name="per_page" value="1">' in html
+        assert client.get("/", params={"q": "x", "per_page": 0}).status_code >= 400
+
+
 # -- on Milvus Lite ------------------------------------------------------------------------------
 
 
