@@ -301,6 +301,13 @@ def test_the_search_page_lists_where_else_a_passage_is_and_keeps_per_page() -> N
         assert client.get("/", params={"q": "x", "per_page": 0}).status_code >= 400
 
 
+def test_an_agent_is_told_where_else_a_passage_is() -> None:
+    pytest.importorskip("mcp")
+    from mdchunk.serve.mcp_tools import cited
+
+    assert cited(collapsed_hits()[0])["also_in"] == ["rb/b.md:1-3", "rb/c.md:1-3"]
+
+
 # -- on Milvus Lite ------------------------------------------------------------------------------
 
 
