@@ -4,7 +4,7 @@ on the shared corpora, and what collapsing does to the retrieval bench.
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_collapse.py --study threshold \\
         [--out bench/results/collapse-threshold.md] [--pairs bench/results/collapse-pairs.md]
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_collapse.py --study search \\
-        [--out bench/results/collapse-search.md] [--corpus gitlab-com-runbooks,...]
+        [--out bench/results/collapse-search.md] [--corpus gitlab-com-runbooks,...] [--keep DIR]
 
 **threshold**: every shared corpus is chunked as ``mdchunk index FOLDER`` chunks it (the
 model ``auto`` picks for the corpus, its default budgets, ``--site`` where the corpus is one
@@ -18,12 +18,12 @@ incidence matrix), none sampled. ``--pairs`` writes pairs of each similarity ban
 
 **search**: the styles study's corpora (:mod:`search_styles`) indexed once each by the CLI,
 and every question of the retrieval bench asked through :func:`mdchunk.index.search` in hybrid
-mode with ``k=5`` three ways on the same index (collapsing is search-time): ``--no-collapse``,
-collapsed (the default), and collapsed with one hit per page. Per variant: hit@5 (a hit lies in
-the evidence's document and overlaps the evidence), complete@5 (the five spans cover it), how
-many of the 25 slots of five questions show a passage already shown above them (identical or
-nearly), how many distinct pages the five hits are from, and how often collapsing frees a slot
-that a new page takes.
+mode with ``k=5`` four ways on the same index (collapsing is search-time): ``--no-collapse``,
+collapsed (the default), and collapsed with two and with one hit per page. Per variant: the CPU
+seconds of the call, hit@5 (a hit lies in the evidence's document and overlaps the evidence),
+complete@5 (the five spans cover it), how many of each question's five slots show a passage
+already shown above them (identical or nearly), how many distinct pages the five hits are from,
+and how often collapsing frees a slot that a new page takes.
 """
 
 from __future__ import annotations
