@@ -24,7 +24,15 @@ from .options import (
     settings_of,
     with_flags,
 )
-from .output import Failures, one_line_errors, out, preview, progress_bar, write_hits
+from .output import (
+    Failures,
+    also_in,
+    one_line_errors,
+    out,
+    preview,
+    progress_bar,
+    write_hits,
+)
 from .settings import DEFAULT
 
 if TYPE_CHECKING:
@@ -76,13 +84,14 @@ def index(
                   + f" in {report.seconds:.1f}s; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
-                  + (" (rebuilt)" if report.rebuilt else ""),
+                  + (" (rebuilt)" if report.rebuilt else "")
+                  + f"; {report.duplicate_leaves} duplicate leaves",
                   highlight=False, soft_wrap=True)
         failures.finish(report.total, "indexed")
 
 
 @with_flags("query", *STORE, "k", "mode", "path_prefix", "model", "backend", "fusion", "weights",
-            "token", "old_token", "as_json", "expand", "rerank")
+            "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page")
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],
@@ -112,6 +121,8 @@ def search(
             if hit.url:
                 out.print(f"   {hit.url}", markup=False, highlight=False)
             out.print(f"   {preview(hit)}", markup=False, highlight=False)
+            if len(hit.locations) > 1:
+                out.print(f"   {also_in(hit)}", markup=False, highlight=False, soft_wrap=True)
         if not hits:
             out.print("no hits")
 

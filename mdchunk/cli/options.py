@@ -112,6 +112,12 @@ ExpandOption = Annotated[Expand, typer.Option(
 RerankOption = _option(str, "--rerank", metavar="MODEL", help="Rerank the candidates with a "
                       "local cross-encoder (a folder, or a name in the local Hugging Face cache, "
                       "e.g. BAAI/bge-reranker-base) before k are kept. Default: none.")
+CollapseOption = Annotated[bool, typer.Option(
+    "--collapse/--no-collapse", help="Show a passage found on several pages (the same text, or "
+                                     "nearly) once, listing where else it is [default: on].")]
+PerPageOption = Annotated[Optional[int], typer.Option(
+    "--per-page", metavar="N", min=1, help="At most N hits of one page, so that k different "
+                                           "pages are shown. Default: any number.")]
 MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
 #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
 OldToken = _option(str, "--token", hidden=True)
@@ -221,9 +227,12 @@ FLAGS: dict[str, Flag] = {
     "weights": Flag("weights", WeightsOption, _weights),
     "expand": Flag("expand", ExpandOption, default="none"),
     "rerank": Flag("rerank", RerankOption),
+    "collapse": Flag("collapse", CollapseOption, default=True),
+    "per_page": Flag("per_page", PerPageOption),
 }
 #: The search config's fields the flags set.
-SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank")
+SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",
+                 "per_page")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")

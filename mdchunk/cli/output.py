@@ -142,3 +142,11 @@ def preview(hit: SearchHit, width: int = 200) -> str:
     text comes before it."""
     start = hit.marks[0][0] if hit.marks else 0
     return ("… " if start else "") + " ".join(hit.text[start:].split())[:width]
+
+
+def also_in(hit: SearchHit) -> str:
+    """``also in: a.md:3-9, b.md:40-52 (nearly)``: where else a collapsed hit's passage lies
+    (its other locations, best first; ``nearly`` for a passage not quite the same)."""
+    return "also in: " + ", ".join(
+        f"{x.path}:{x.line_start}-{x.line_end}" + (" (nearly)" if x.similarity < 1 else "")
+        for x in hit.locations[1:])

@@ -19,6 +19,7 @@ from ..errors import InputError, MissingFileError
 from ..formats.registry import MARKDOWN_SUFFIXES
 from ..sources import Source
 from .cache import VectorCache
+from .collapse import DuplicateCounter
 from .engine import Engine, PreparedDoc, Preparer
 from .planning import IndexPlan
 from .rows import PARENT_FIELDS, SCALAR_FIELDS, chunk_row, embed_hash, parent_row, unit_row
@@ -67,6 +68,10 @@ class IndexReport:
     embedded_units: int = 0
     written_units: int = 0
     removed_units: int = 0
+    #: Leaves chunked by this run whose passage (their embed text less the breadcrumb:
+    #: :func:`~mdchunk.index.collapse.passage_key`) another leaf of the run has; a search
+    #: collapses them into one hit.
+    duplicate_leaves: int = 0
     rebuilt: bool = False
     max_tokens: int = 0
     levels: tuple[int, ...] = ()
@@ -115,6 +120,7 @@ class IndexingRun:
         self.fingerprint, self.report, self.progress = fingerprint, report, progress
         self.on_error, self.prune = on_error, prune
         self.cache = VectorCache(store)
+        self.duplicates = DuplicateCounter()
         self.done = 0
         self.total = 0
         #: Called before each group is written: raises when this run no longer holds the index.
@@ -189,6 +195,8 @@ class IndexingRun:
                         old_units.get(doc.source.doc_id, {}))
             self.report.reused_chunks += sum(1 for key in doc.keys if key in own)
             self.report.cached_chunks += sum(1 for key in doc.keys if key in shared)
+            self.duplicates.add(leaf.text for leaf in doc.leaves)
+            self.report.duplicate_leaves = self.duplicates.duplicates
             self.tick(doc.source.doc_id)
 
     def embed_units(self, group: list[PreparedDoc], vectors: dict[str, Any]

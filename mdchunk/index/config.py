@@ -139,7 +139,9 @@ class SearchConfig:
     ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); the fused
     candidates reordered by ``rerank`` (a local cross-encoder's name or folder, or a callable
     ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
-    (``none``, ``parent`` or ``auto``)."""
+    (``none``, ``parent`` or ``auto``). With ``collapse`` (the default), hits of the same or
+    nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
+    ``per_page`` keeps at most that many hits of one document (``None``: any number)."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -150,6 +152,8 @@ class SearchConfig:
     fusion: FusionName | None = None
     expand: Expand = "none"
     rerank: str | Reranker | None = None
+    collapse: bool = True
+    per_page: int | None = None
 
     def __post_init__(self) -> None:
         if self.mode not in get_args(SearchMode):
@@ -158,6 +162,12 @@ class SearchConfig:
             raise ConfigError(f"expand={self.expand!r} must be 'none', 'parent' or 'auto'")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise ConfigError(f"k={self.k!r} must be a positive integer")
+        if not isinstance(self.collapse, bool):
+            raise ConfigError(f"collapse={self.collapse!r} must be True or False")
+        if self.per_page is not None and (isinstance(self.per_page, bool)
+                                          or not isinstance(self.per_page, int)
+                                          or self.per_page < 1):
+            raise ConfigError(f"per_page={self.per_page!r} must be None or a positive integer")
         self.fused()  # checked now, not when the store answers
         rerank: object = self.rerank
         if rerank is not None:

@@ -16,6 +16,7 @@ from typing import Any
 from ..embedding import Embedder, backend_of, export_of, load_embedder, recorded_backend
 from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
+from .collapse import carry_locations, collapse, collapse_identical, per_page, placed
 from .config import (
     BackendChoice,
     EmbedderConfig,
@@ -42,11 +43,15 @@ from .store import (
     TextQuery,
 )
 
-__all__ = ["UNIT_DEPTH", "collapse_identical", "leaf_hits", "rerank_hits", "search",
-           "search_store", "unit_scored"]
+__all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "collapse_identical", "leaf_hits", "rerank_hits",
+           "search", "search_store", "unit_scored"]
 
 #: Candidates a unit-scored dense side draws from each list (leaves, units), per hit kept.
 UNIT_DEPTH = 2
+#: How many times the candidates are doubled, at most, when collapsing duplicates or keeping
+#: ``per_page`` hits of a page leaves fewer than ``k`` of them (``k`` hits of different pages
+#: may lie deeper than the first candidates): up to 8 times as many.
+MORE_CANDIDATES = 3
 
 
 def search(
@@ -66,6 +71,8 @@ def search(
     backend: BackendChoice | None = None,
     milvus_token: str | None = None,
     rerank: str | Reranker | None = None,
+    collapse: bool = True,
+    per_page: int | None = None,
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
@@ -93,14 +100,18 @@ def search(
     :data:`~mdchunk.index.expand.CANDIDATES_PER_HIT` times as many leaves. Every hit marks where
     its matching leaves lie in its text (``marks``, ``leaf_ids``).
 
-    Hits with the same text (a passage repeated across pages) are collapsed into the best of
-    them, before and after widening (:func:`collapse_identical`).
+    With ``collapse`` (the default), hits of the same passage, or of nearly the same
+    (:mod:`mdchunk.index.collapse`), are one hit, the best, listing where the others lie
+    (``locations``), before and after widening; ``per_page`` keeps at most that many hits of
+    one document (``None``: any number), so that ``k`` different pages are shown when the index
+    has them. Either way every hit lists its own location first.
     """
     if config is None:
         config = SearchConfig(StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
                               EmbedderConfig(model, backend), k=k, mode=mode,
                               path_prefix=path_prefix, weights=weights, fusion=fusion,
-                              expand=expand, rerank=rerank)
+                              expand=expand, rerank=rerank, collapse=collapse,
+                              per_page=per_page)
     else:
         refuse_both({name: value for name, value in locals().items()
                      if name not in ("query", "config")}, _SEARCH_DEFAULTS)
@@ -134,7 +145,8 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     """The ``config.k`` hits for ``query`` (and its ``vector``, for the dense side) in any
     store, under ``config.path_prefix``: the leaves of ``config.mode`` 's side or of both fused
     (:func:`leaf_hits`), reordered by ``config.rerank`` when given (:func:`rerank_hits`),
-    repeated passages collapsed (:func:`collapse_identical`) before and after widening them as
+    duplicates collapsed (``config.collapse``: :func:`~mdchunk.index.collapse.collapse`) and
+    at most ``config.per_page`` of a page kept, before and after widening them as
     ``config.expand`` says (:func:`~mdchunk.index.expand.expand_hits`).
 
     ``index`` says how the store's leaves were indexed: with ``units`` (their units embedded
@@ -143,15 +155,28 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
     where = PathPrefix(config.path_prefix) if config.path_prefix else None
     k = config.k
-    # Candidates to spare for identical texts collapsed, and for merging when expanding.
-    hits = leaf_hits(store, config.mode, search_text(query, bigrams=bigrams), vector,
-                     where=where, limit=k * CANDIDATES_PER_HIT, fusion=config.fused(),
-                     units=units)
+    text = search_text(query, bigrams=bigrams)
+    # Candidates to spare for duplicates collapsed, pages capped, and merging when expanding;
+    # more while too few remain and the store has more.
+    limit = k * CANDIDATES_PER_HIT
+    for _ in range(MORE_CANDIDATES + 1):
+        hits = leaf_hits(store, config.mode, text, vector, where=where, limit=limit,
+                         fusion=config.fused(), units=units)
+        if len(hits) < limit or len(_kept(hits, config)) >= k:
+            break
+        limit *= 2
     if config.rerank is not None:
         hits = rerank_hits(load_reranker(config.rerank), query, hits)
-    expanded = expand_hits(collapse_identical(hits), config.expand,
+    leaves = _kept(hits, config)
+    expanded = expand_hits(leaves, config.expand,
                            lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
-    return collapse_identical(expanded)
+    return _kept(carry_locations(expanded, leaves), config)
+
+
+def _kept(hits: Sequence[SearchHit], config: SearchConfig) -> list[SearchHit]:
+    """``hits`` collapsed (or only placed) and capped per page as ``config`` says."""
+    shown = collapse(hits) if config.collapse else placed(hits)
+    return per_page(shown, config.per_page)
 
 
 def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[float] | None,
@@ -248,24 +273,6 @@ def _say_old_export(collection: str, recorded: str, running: str) -> None:
         "collection %r holds vectors of ONNX export %s, and this mdchunk embeds the query with "
         "export %s: results are close, not exact; run index once to rebuild it",
         collection, recorded, running)
-
-
-def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """``hits`` (best first) without those whose text an earlier one has: a passage repeated
-    on many pages (a shared footer, the same warning everywhere) is one answer, shown where
-    it scored best.
-
-    >>> a, b = (SearchHit(s, i, "d", "p", "", "", 1, 1, "same") for s, i in ((2, "a"), (1, "b")))
-    >>> [h.id for h in collapse_identical([a, b])]
-    ['a']
-    """
-    seen: set[str] = set()
-    kept: list[SearchHit] = []
-    for hit in hits:
-        if hit.text not in seen:
-            seen.add(hit.text)
-            kept.append(hit)
-    return kept
 
 
 #: The keyword form's defaults, to tell a keyword given beside ``config=``.

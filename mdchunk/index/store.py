@@ -29,6 +29,7 @@ __all__ = [
     "Expand",
     "Filter",
     "IndexMeta",
+    "Location",
     "Manifest",
     "ManifestEntry",
     "PathPrefix",
@@ -161,6 +162,25 @@ class ManifestEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Location:
+    """Where a passage a search found lies: a chunk's document, lines and page URL. A hit
+    lists every location of its passage (:attr:`SearchHit.locations`), its own first, then
+    those of the identical or nearly identical passages it stands for, best first.
+    ``similarity`` is how alike this location's passage is to the hit's (1.0: the same text;
+    see :mod:`mdchunk.index.collapse`)."""
+
+    id: str
+    doc_id: str
+    path: str
+    line_start: int
+    line_end: int
+    url: str | None = None
+    anchor: str | None = None
+    score: float = 0.0
+    similarity: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
 
@@ -191,6 +211,10 @@ class SearchHit:
     #: ``base_url``, and its heading's anchor; ``None`` otherwise.
     url: str | None = None
     anchor: str | None = None
+    #: Every place the hit's passage lies, its own first: a search collapses hits of the
+    #: same text (and nearly the same) into one that lists them all (:mod:`.collapse`);
+    #: empty on a hit no search has placed yet (a store's own hits).
+    locations: tuple[Location, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,7 +29,8 @@ def cited(hit: SearchHit) -> dict[str, Any]:
     """A hit as a tool answers it: its text and where it comes from."""
     return {"id": hit.id, "path": hit.path, "lines": f"{hit.line_start}-{hit.line_end}",
             "url": hit.url, "section_path": hit.section_path, "score": round(hit.score, 6),
-            "level": hit.level, "parent_id": hit.parent_id, "text": hit.text}
+            "level": hit.level, "parent_id": hit.parent_id, "text": hit.text,
+            "also_in": [f"{x.path}:{x.line_start}-{x.line_end}" for x in hit.locations[1:]]}
 
 
 def mcp_server(service: Callable[[], Service]) -> MCPServer:

@@ -99,15 +99,22 @@ class SearchRequest(BaseModel):
     weights: tuple[Weight, Weight] | None = None
     fusion: FusionName | None = None
     expand: Expand = "none"
+    collapse: bool = Field(True, description="One hit for a passage found on several pages "
+                                             "(the same text, or nearly), listing them all in "
+                                             "its locations.")
+    per_page: int | None = Field(None, ge=1, le=100, description="At most this many hits of "
+                                                               "one page (absent: any number).")
 
     def search_config(self) -> SearchConfig:
         return SearchConfig(k=self.k, mode=self.mode, path_prefix=self.path_prefix,
-                            weights=self.weights, fusion=self.fusion, expand=self.expand)
+                            weights=self.weights, fusion=self.fusion, expand=self.expand,
+                            collapse=self.collapse, per_page=self.per_page)
 
 
 class SearchResponse(BaseModel):
     """The hits, each every field of :class:`~mdchunk.index.SearchHit` (provenance: path,
-    lines, section path, url, score, level; ``marks`` where the matching leaves lie)."""
+    lines, section path, url, score, level; ``marks`` where the matching leaves lie;
+    ``locations`` every place its passage lies, its own first)."""
 
     hits: list[SearchHit]
 

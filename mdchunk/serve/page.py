@@ -59,19 +59,19 @@ def _template() -> Any:
 def add_page(app: FastAPI) -> None:
     @app.get("/", response_class=HTMLResponse, include_in_schema=False)
     def page(request: Request, q: Annotated[str, Query(max_length=1000)] = "",
-             mode: SearchMode = "hybrid", k: Annotated[int, Query(ge=1, le=50)] = 5
-             ) -> HTMLResponse:
+             mode: SearchMode = "hybrid", k: Annotated[int, Query(ge=1, le=50)] = 5,
+             per_page: Annotated[int | None, Query(ge=1, le=50)] = None) -> HTMLResponse:
         shown: list[Shown] = []
         problem = None
         if q.strip():
             try:
                 service = state_of(request).service
-                hits = service.search(SearchConfig(k=k, mode=mode), q)
+                hits = service.search(SearchConfig(k=k, mode=mode, per_page=per_page), q)
                 parents = service.parents_of([h.parent_id for h in hits if h.parent_id])
                 shown = [Shown(h, pieces(h.text, h.marks), parents.get(h.parent_id or ""))
                          for h in hits]
             except (MdchunkError, NotReady, LookupError) as exc:
                 problem = str(exc).splitlines()[0]
         html = _template().render(query=q, mode=mode, k=k, modes=get_args(SearchMode),
-                                  shown=shown, problem=problem)
+                                  shown=shown, problem=problem, per_page=per_page)
         return HTMLResponse(html, status_code=200 if problem is None else 400)
