@@ -65,8 +65,8 @@ bench-serve: $(STAMP)  # issue 33: mdchunk serve against the library in process 
 bench-end-to-end: $(STAMP)  # issue 25: mdchunk index of each runbook corpus, before and after
 	$(PY) bench/bench_end_to_end.py --cold
 
-bench-throughput: $(STAMP)  # issue #17: length-sorted batches vs plain encode (and ONNX if installed)
-	HF_HUB_OFFLINE=1 $(PY) bench/bench_throughput.py
+bench-throughput: $(STAMP)  # issues #17, 32: plain encode vs length-sorted torch, ONNX fp32 and int8 (CPU and wall, load)
+	HF_HUB_OFFLINE=1 $(PY) bench/bench_throughput.py --corpus ../shared/corpora/openshift-runbooks --rounds 2
 
 bench-cache: $(STAMP)  # issue #17: embeddings the collection-wide cache saves on each corpus
 	HF_HUB_OFFLINE=1 $(PY) bench/bench_cache.py

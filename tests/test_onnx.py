@@ -188,6 +188,29 @@ def test_a_vector_is_the_same_alone_and_in_any_batch(cache: Path) -> None:
         assert len(length_batches(lengths, embedder.batch_tokens)) == 1  # short texts: batched
 
 
+def test_passes_run_side_by_side_give_the_vectors_of_one_at_a_time(cache: Path) -> None:
+    """Issue 32: one thread a forward pass, as many passes at once as there are cores. The
+    vectors are those of the same batches run one after another, in the texts' order."""
+    embedder = SentenceTransformerEmbedder(backend="onnx-int8")
+    session = embedder._session()
+    assert session is not None and session.session.get_session_options().intra_op_num_threads == 1
+    texts = TEXTS + NEIGHBOURS
+    encodings = session.encodings(texts)
+    batches = length_batches([len(e.ids) for e in encodings], 40)
+    assert len(batches) > 2
+    workers = session.workers
+    try:
+        session.workers = 1
+        one_at_a_time = list(session.encode_batches(encodings, batches))
+        session.workers = 3
+        side_by_side = list(session.encode_batches(encodings, batches))
+    finally:
+        session.workers = workers
+    assert [b for b, _ in side_by_side] == batches == [b for b, _ in one_at_a_time]
+    for (_, alone), (_, together) in zip(one_at_a_time, side_by_side, strict=True):
+        assert np.array_equal(alone, together)
+
+
 def test_a_broken_cache_is_rebuilt_with_one_warning(cache: Path, tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch,
                                                     caplog: pytest.LogCaptureFixture) -> None:

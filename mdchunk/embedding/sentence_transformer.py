@@ -174,8 +174,9 @@ class SentenceTransformerEmbedder:
             # vector does not depend on its batch (activations are scaled per row:
             # .int8_rows), so batching changes no vector.
             encodings = session.encodings(texts)
-            for batch in length_batches([len(e.ids) for e in encodings], self.batch_tokens):
-                out[batch] = session.encode([encodings[i] for i in batch])
+            batches = length_batches([len(e.ids) for e in encodings], self.batch_tokens)
+            for batch, vectors in session.encode_batches(encodings, batches):
+                out[batch] = vectors
             return out
         model = self._load()
         for batch in length_batches(self.token_lengths(texts), self.batch_tokens):
