@@ -31,6 +31,7 @@ __all__ = [
     "IndexMeta",
     "Manifest",
     "ManifestEntry",
+    "Match",
     "PathPrefix",
     "SearchHit",
     "SearchMode",
@@ -161,6 +162,23 @@ class ManifestEntry:
 
 
 @dataclass(frozen=True, slots=True)
+class Match:
+    """A passage of a hit that best answers the query (its matching lines: :mod:`.highlights`).
+
+    ``hit.text[start:end]`` is the passage (a sentence, list item, table row or lines of code,
+    or several adjacent ones merged); ``line_start``-``line_end`` are its lines in the document
+    (1-based, as the hit's own); ``score`` says how well it matched, higher is better within a
+    hit (a unit's cosine to the query, or the weight of the query's words it holds).
+    """
+
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
 
@@ -191,6 +209,10 @@ class SearchHit:
     #: ``base_url``, and its heading's anchor; ``None`` otherwise.
     url: str | None = None
     anchor: str | None = None
+    #: The passages of ``text`` that best match the query, in document order, at most
+    #: :data:`~mdchunk.index.highlights.MAX_MATCHES`, inside the matching leaves' ``marks``;
+    #: empty when nothing in the text shares a word with the query (and no unit says it).
+    matches: tuple[Match, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,8 +313,9 @@ class ChunkStore(Protocol):
         among the leaves ``where`` keeps."""
         ...
 
-    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
-        """The stored unit vectors of each of ``leaf_ids`` that has units."""
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The stored unit vectors of each of ``leaf_ids`` that has units, by unit id (the id
+        says which unit: :func:`~mdchunk.index.units.unit_id`)."""
         ...
 
     def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:

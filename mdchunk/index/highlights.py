@@ -1,0 +1,170 @@
+"""The matching lines of a hit: the few passages of its text that best answer the query
+(:class:`~mdchunk.index.store.Match`), so that a reader sees at once why a 500-token chunk was
+returned (issue 34).
+
+Passages are the seams the index already reads a leaf by (:mod:`.units`): sentences, list
+items, table rows, code lines. They are scored one of two ways:
+
+- **by units** when the index embeds its leaves' units and the query has a vector: each unit's
+  cosine to the query, from the unit vectors the store keeps (a unit's span is recomputed from
+  its leaf's text the way the indexer cut it, and its id from its text: :func:`~.units.unit_id`).
+  This is the dense side's own reading, so a paraphrase that shares no word still finds its line;
+- **by the query's words** otherwise (and for a leaf without units): BM25 over the passages of
+  the hit, the passages standing for documents. Words are read as the index's BM25 reads them
+  (hygiene first, :func:`~.rows.search_text`; lower case), CJK as character bigrams (what the
+  index adds with ``bigrams``; no dictionary to load, and a word a segmenter cuts differently
+  still meets its bigrams), common function words left out. The IDF is the hit's own: a word
+  every passage has (the product's name) says nothing about which one answers.
+
+At most :data:`MAX_MATCHES` passages per hit, each scoring at least :data:`KEEP_RATIO` of the
+best (by words) or within :data:`UNIT_MARGIN` of the best cosine (by units), in document order;
+adjacent ones (nothing but blanks between them) are merged. An expanded hit's matches are taken
+inside its matching leaves' ``marks`` only. Pure but for one store read (the units' vectors of
+the ``k`` hits' leaves): it runs on the final hits only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..formats.blocks import LineIndex
+from .rows import search_text
+from .store import ChunkStore, Match, SearchHit
+from .units import Span, leaf_unit_spans, unit_id, unit_spans
+
+__all__ = ["KEEP_RATIO", "MAX_MATCHES", "UNIT_MARGIN", "query_terms", "term_matches",
+           "unit_matches", "with_matches"]
+
+#: Matches shown per hit at most: more would be the chunk again.
+MAX_MATCHES = 3
+#: A passage matched by words is kept when it scores at least this share of the best one.
+KEEP_RATIO = 0.5
+#: A unit is kept when its cosine is within this of the best unit's (cosines of one model to
+#: one query sit close together; 0.05 keeps the near-ties, not the whole leaf).
+UNIT_MARGIN = 0.05
+#: BM25's usual constants, over a hit's passages.
+_K1, _B = 1.2, 0.75
+
+_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_TERM = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+")
+_HAN_RUN = re.compile(rf"[{_HAN}]")
+#: Words that ask rather than say (questions are full of them) and Chinese function
+#: characters and bigrams of the same kind.
+_STOP = frozenset({
+    "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "did", "for", "from",
+    "how", "i", "if", "in", "into", "is", "it", "its", "may", "me", "my", "no", "not", "of", "on",
+    "or", "our", "should", "so", "that", "the", "their", "then", "there", "these", "this",
+    "those", "to", "was", "we", "were", "what", "when", "where", "which", "who", "why", "will",
+    "with", "would", "you", "your", "also", "use", "used", "using", "get", "set", "need", "want",
+    "about", "的", "了", "是", "在", "和", "与", "或", "吗", "呢", "吧", "把", "被", "就", "都",
+    "也", "要", "会", "能", "如何", "什么", "怎么", "怎样", "哪些", "哪个", "为什", "是否", "多少",
+    "时候", "可以", "需要", "应该"})
+
+
+def query_terms(text: str) -> list[str]:
+    """The words of ``text`` as matching reads them, in order, repeats kept: lower case, a
+    plural's ``s`` dropped (not a word's in -is, -ss, -us), CJK runs as bigrams (a lone
+    character as itself), stop words out.
+
+    >>> query_terms("How do I restart the Redis replicas?")
+    ['restart', 'redis', 'replica']
+    >>> query_terms("磁盘快满了怎么办")
+    ['磁盘', '盘快', '快满', '满了', '了怎', '么办']
+    """
+    terms: list[str] = []
+    for match in _TERM.finditer(search_text(text).lower()):
+        word = match.group()
+        if _HAN_RUN.match(word):
+            terms.extend(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+        else:
+            terms.append(word[:-1] if len(word) > 3 and word[-1] == "s" and word[-2] not in "isu"
+                         else word)
+    return [term for term in terms if term not in _STOP]
+
+
+
+def with_matches(hits: Sequence[SearchHit], query: str, *, store: ChunkStore,
+                 vector: Sequence[float] | None = None, units: bool = False
+                 ) -> list[SearchHit]:
+    """``hits`` each with its :attr:`~SearchHit.matches`: by units where the index has them
+    (``units``) and the query a ``vector``, else by the query's words."""
+    vectors: Mapping[str, Mapping[str, Any]] = {}
+    if units and vector is not None:
+        vectors = store.unit_vectors(list(dict.fromkeys(
+            leaf for hit in hits for leaf in hit.leaf_ids)))
+    terms = query_terms(query)
+    return [dataclasses.replace(hit, matches=(unit_matches(hit, vector, vectors)
+                                              if vector is not None and vectors else ())
+                                or term_matches(hit, terms))
+            for hit in hits]
+
+
+def term_matches(hit: SearchHit, terms: Sequence[str]) -> tuple[Match, ...]:
+    """The passages of ``hit`` that hold the most of ``terms`` (:func:`query_terms`), BM25
+    over the hit's passages; none when no passage holds any."""
+    wanted = set(terms)
+    spans = _passages(hit)
+    if not wanted or not spans:
+        return ()
+    counts = [Counter(t for t in query_terms(hit.text[a:b]) if t in wanted) for a, b in spans]
+    lengths = [max(1, b - a) for a, b in spans]
+    mean = sum(lengths) / len(lengths)
+    holding = Counter(term for count in counts for term in count)
+    n = len(spans)
+    idf = {t: math.log(1 + (n - m + 0.5) / (m + 0.5)) for t, m in holding.items()}
+    scored = [(sum(idf[t] * f * (_K1 + 1) / (f + _K1 * (1 - _B + _B * size / mean))
+                   for t, f in count.items()), span)
+              for count, size, span in zip(counts, lengths, spans, strict=True)]
+    best = max(score for score, _ in scored)
+    return _matches(hit, [(s, span) for s, span in scored if s > 0 and s >= KEEP_RATIO * best])
+
+
+def unit_matches(hit: SearchHit, vector: Sequence[float],
+                 vectors: Mapping[str, Mapping[str, Any]]) -> tuple[Match, ...]:
+    """The units of ``hit``'s leaves nearest ``vector``; ``vectors`` are each leaf's stored
+    unit vectors by unit id. None when no leaf of the hit has units."""
+    import numpy as np
+
+    q = np.asarray(vector, dtype=np.float32)
+    q /= np.linalg.norm(q) or 1.0
+    scored = []
+    for (a, b), leaf in zip(hit.marks, hit.leaf_ids, strict=True):
+        stored = vectors.get(leaf, {})
+        for text, (s, e) in leaf_unit_spans(hit.text[a:b]) if stored else ():
+            found = stored.get(unit_id(leaf, text))
+            if found is not None:
+                v = np.asarray(found, dtype=np.float32)
+                scored.append((float(v @ q) / max(float(np.linalg.norm(v)), 1e-12),
+                               (a + s, a + e)))
+    if not scored:
+        return ()
+    best = max(score for score, _ in scored)
+    return _matches(hit, [(s, span) for s, span in scored if s >= best - UNIT_MARGIN])
+
+
+def _passages(hit: SearchHit) -> list[Span]:
+    """Every passage of the hit's matching leaves, as spans of its text."""
+    return [(a + s, a + e) for a, b in hit.marks for s, e in unit_spans(hit.text[a:b])]
+
+
+def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]]) -> tuple[Match, ...]:
+    """The best :data:`MAX_MATCHES` of ``scored`` passages, in document order, adjacent ones
+    merged (at the better score), each with its lines in the document."""
+    kept = sorted(sorted(scored, key=lambda pair: -pair[0])[:MAX_MATCHES],
+                  key=lambda pair: pair[1])
+    merged: list[tuple[float, Span]] = []
+    for score, (a, b) in kept:
+        if merged and not hit.text[merged[-1][1][1]:a].strip():
+            last, (start, end) = merged[-1]
+            merged[-1] = (max(last, score), (start, max(end, b)))
+        else:
+            merged.append((score, (a, b)))
+    lines = LineIndex.of(hit.text)
+    return tuple(Match(a, b, hit.line_start + lines.line_of(a) - 1,
+                       hit.line_start + lines.line_of(b - 1) - 1, round(score, 6))
+                 for score, (a, b) in merged)
