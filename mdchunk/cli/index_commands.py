@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from .options import (
     CHUNKER_PLACE,
@@ -24,7 +25,7 @@ from .options import (
     settings_of,
     with_flags,
 )
-from .output import Failures, one_line_errors, out, preview, progress_bar, write_hits
+from .output import Failures, matching_lines, one_line_errors, out, progress_bar, write_hits
 from .settings import DEFAULT
 
 if TYPE_CHECKING:
@@ -111,7 +112,8 @@ def search(
                       highlight=False, soft_wrap=True)
             if hit.url:
                 out.print(f"   {hit.url}", markup=False, highlight=False)
-            out.print(f"   {preview(hit)}", markup=False, highlight=False)
+            for line in matching_lines(hit):
+                out.print(Text("   ") + line, highlight=False, soft_wrap=True)
         if not hits:
             out.print("no hits")
 

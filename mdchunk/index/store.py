@@ -163,7 +163,8 @@ class ManifestEntry:
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """A passage of a hit that best answers the query (its matching lines: :mod:`.highlights`).
+    """A passage of a hit that best answers the query: its matching lines
+    (:mod:`mdchunk.index.highlights`).
 
     ``hit.text[start:end]`` is the passage (a sentence, list item, table row or lines of code,
     or several adjacent ones merged); ``line_start``-``line_end`` are its lines in the document
