@@ -77,6 +77,16 @@ def test_chinese_queries_match_by_bigrams_without_spaces() -> None:
     assert query_terms("数据库") == ["数据", "据库"]
 
 
+def test_a_lead_in_that_ends_with_a_colon_takes_what_it_introduces() -> None:
+    text = ("Some context about the cluster.\n\nTo upgrade the ingress controller:\n\n"
+            "1. Submit a change issue first.\n2. Run the pipeline.\n")
+    hit = hit_of(text, line_start=1)
+    (m,) = term_matches(hit, query_terms("How do I upgrade the ingress controller?"))
+    assert text[m.start:m.end] == ("To upgrade the ingress controller:\n\n"
+                                   "1. Submit a change issue first.")
+    assert (m.line_start, m.line_end) == (3, 5)
+
+
 def test_adjacent_matches_merge_and_lines_span_the_document() -> None:
     text = "Alpha beta gamma.\nAlpha beta delta.\n\nOther words here.\n\nAlpha beta omega."
     hit = hit_of(text, line_start=7)
