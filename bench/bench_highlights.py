@@ -6,7 +6,7 @@ computing matches cost?
 
 For every retrieval bench question (``bench/retrieval/questions.jsonl`` and
 ``paraphrase.jsonl``), its document is chunked (leaves of 256 cl100k tokens, as the retrieval
-bench does) and every leaf holding some of the evidence is taken as a hit. Its matches are
+bench does; ``--max-tokens``) and every leaf holding some of the evidence is taken as a hit. Its matches are
 computed (:mod:`mdchunk.index.highlights`) and the **top match** (the best scored) is checked
 against the evidence: does its span overlap an evidence span? Two baselines say what chance
 and the old listing would give: the share of the hit's passages that overlap the evidence
@@ -69,10 +69,11 @@ def overlaps(hit: SearchHit, span: tuple[int, int], evidence: Sequence[tuple[int
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--units", action="store_true", help="also the units path (a model)")
+    parser.add_argument("--max-tokens", type=int, default=256, help="leaves' budget (cl100k)")
     args = parser.parse_args()
     shared = default_corpus_dir()
     questions = [*load_questions(QUESTIONS, shared), *load_questions(PARAPHRASE, shared)]
-    chunker = Chunker(ChunkerConfig(max_tokens=256, tokenizer="cl100k_base"))
+    chunker = Chunker(ChunkerConfig(max_tokens=args.max_tokens, tokenizer="cl100k_base"))
     embed = _embedder() if args.units else None
     rows: dict[str, list[tuple[bool, bool, float, bool | None, bool | None]]] = {
         "lexical": [], "paraphrase": []}

@@ -151,7 +151,8 @@ def hit_row(text: str) -> dict[str, Any]:
 
 
 def test_units_find_the_line_a_paraphrase_means() -> None:
-    """With units, the unit nearest the query vector is the match, even sharing no word."""
+    """With units, a hit that shares no word with the query gets the unit nearest its vector;
+    one that does keeps the passages its words find."""
     units = [unit for unit, _ in leaf_unit_spans(RUNBOOK)]
     target = "- Write every command in the incident channel."
     assert target in units
@@ -163,6 +164,10 @@ def test_units_find_the_line_a_paraphrase_means() -> None:
     (words,) = with_matches([hit_of(RUNBOOK)], "note what you typed", store=store,
                             vector=None, units=True)  # a BM25 search has no vector: words
     assert words.matches == ()
+    (first,) = with_matches([hit_of(RUNBOOK)], "write the command", store=store,
+                            vector=(1.0, 0.0), units=True)  # words first where they match
+    assert [RUNBOOK[m.start:m.end] for m in first.matches] == [target] and \
+        first.matches[0].score != 1.0
 
 
 def test_search_store_gives_every_hit_its_matches() -> None:
@@ -244,17 +249,23 @@ def test_the_api_and_the_tools_return_the_matches() -> None:
 @pytest.mark.slow  # Milvus Lite
 def test_units_stored_in_milvus_give_the_matching_line(milvus: dict[str, str],
                                                        tmp_path: Path) -> None:
-    """An index with units: the unit the query is (the hash model's cosine 1) is the match."""
+    """An index with units on Milvus Lite: searches carry matches inside their marks, and a
+    hit that shares no word with the query gets the unit nearest its vector (the hash model's
+    cosine 1 for the unit's own text) from the stored unit vectors."""
     from mdchunk.index import index_paths, search
+    from mdchunk.index.milvus import MilvusStore
 
     emb = HashEmbedder(dim=16)
     sentence = ("Promote the standby with pg_ctl promote when the primary is lost, then "
                 "repoint the connection pooler at the new primary.")
     index_paths([write_corpus(tmp_path / "kb")], model=emb, units=True, **milvus)
-    for mode in ("dense", "hybrid"):
-        top = search(sentence, mode=mode, k=3, model=emb, **milvus)[0]
-        best = max(top.matches, key=lambda m: m.score)
-        assert top.text[best.start:best.end] == sentence and best.score == 1.0
+    top = search(sentence, mode="hybrid", k=3, model=emb, **milvus)[0]
+    assert sentence in [top.text[m.start:m.end] for m in top.matches]
     parent = search(sentence, mode="dense", k=1, model=emb, expand="parent", **milvus)[0]
-    (a, b), best = parent.marks[0], max(parent.matches, key=lambda m: m.score)
-    assert a <= best.start < best.end <= b and parent.text[best.start:best.end] == sentence
+    (a, b) = parent.marks[0]
+    assert parent.matches and all(a <= m.start < m.end <= b for m in parent.matches)
+    with MilvusStore(milvus["db"], milvus["collection"]) as store:
+        (hit,) = with_matches([dataclasses.replace(top, matches=())], "zzz qqq", store=store,
+                              vector=emb.embed([sentence])[0], units=True)
+    (m,) = hit.matches
+    assert hit.text[m.start:m.end] == sentence and m.score == 1.0

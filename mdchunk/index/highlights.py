@@ -5,22 +5,26 @@ returned (issue 34).
 Passages are the seams the index already reads a leaf by (:mod:`.units`): sentences, list
 items, table rows, code lines. They are scored one of two ways:
 
-- **by units** when the index embeds its leaves' units and the query has a vector: each unit's
+- **by the query's words**: BM25 over the passages of the hit, the passages standing for
+  documents. Words are read as the index's BM25 reads them (hygiene first,
+  :func:`~.rows.search_text`; lower case), CJK as character bigrams (what the index adds with
+  ``bigrams``; no dictionary to load, and a word a segmenter cuts differently still meets its
+  bigrams), common function words left out. The IDF is the hit's own: a word every passage has
+  (the product's name) says nothing about which one answers;
+- **by units**, for a hit none of whose passages shares a word with the query (found by
+  meaning), when the index embeds its leaves' units and the query has a vector: each unit's
   cosine to the query, from the unit vectors the store keeps (a unit's span is recomputed from
   its leaf's text the way the indexer cut it, and its id from its text: :func:`~.units.unit_id`).
-  This is the dense side's own reading, so a paraphrase that shares no word still finds its line;
-- **by the query's words** otherwise (and for a leaf without units): BM25 over the passages of
-  the hit, the passages standing for documents. Words are read as the index's BM25 reads them
-  (hygiene first, :func:`~.rows.search_text`; lower case), CJK as character bigrams (what the
-  index adds with ``bigrams``; no dictionary to load, and a word a segmenter cuts differently
-  still meets its bigrams), common function words left out. The IDF is the hit's own: a word
-  every passage has (the product's name) says nothing about which one answers.
+
+Words first: on the retrieval bench the top match lay on the evidence as often or more often by
+words than by units, on lexical and paraphrased questions alike, and most often with units only
+where words found nothing (BENCHMARKS.md, "Matching lines"); and a store read is saved.
 
 At most :data:`MAX_MATCHES` passages per hit, each scoring at least :data:`KEEP_RATIO` of the
 best (by words) or within :data:`UNIT_MARGIN` of the best cosine (by units), in document order;
 adjacent ones (nothing but blanks between them) are merged. An expanded hit's matches are taken
-inside its matching leaves' ``marks`` only. Pure but for one store read (the units' vectors of
-the ``k`` hits' leaves): it runs on the final hits only.
+inside its matching leaves' ``marks`` only. Pure but for one store read (the unit vectors of
+the leaves of the hits words found nothing in): it runs on the final ``k`` hits only.
 """
 
 from __future__ import annotations
@@ -91,17 +95,19 @@ def query_terms(text: str) -> list[str]:
 def with_matches(hits: Sequence[SearchHit], query: str, *, store: ChunkStore,
                  vector: Sequence[float] | None = None, units: bool = False
                  ) -> list[SearchHit]:
-    """``hits`` each with its :attr:`~SearchHit.matches`: by units where the index has them
-    (``units``) and the query a ``vector``, else by the query's words."""
-    vectors: Mapping[str, Mapping[str, Any]] = {}
-    if units and vector is not None:
-        vectors = store.unit_vectors(list(dict.fromkeys(
-            leaf for hit in hits for leaf in hit.leaf_ids)))
+    """``hits`` each with its :attr:`~SearchHit.matches`: by the query's words, and where no
+    passage of a hit shares one, by units when the index has them (``units``) and the query a
+    ``vector`` (the store is read for those hits' units only)."""
     terms = query_terms(query)
-    return [dataclasses.replace(hit, matches=(unit_matches(hit, vector, vectors)
-                                              if vector is not None and vectors else ())
-                                or term_matches(hit, terms))
-            for hit in hits]
+    by_words = [term_matches(hit, terms) for hit in hits]
+    missing = [hit for hit, found in zip(hits, by_words, strict=True) if not found]
+    vectors: Mapping[str, Mapping[str, Any]] = {}
+    if units and vector is not None and missing:
+        vectors = store.unit_vectors(list(dict.fromkeys(
+            leaf for hit in missing for leaf in hit.leaf_ids)))
+    return [dataclasses.replace(hit, matches=found or (
+                unit_matches(hit, vector, vectors) if vector is not None and vectors else ()))
+            for hit, found in zip(hits, by_words, strict=True)]
 
 
 def term_matches(hit: SearchHit, terms: Sequence[str]) -> tuple[Match, ...]:

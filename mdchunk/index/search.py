@@ -141,8 +141,8 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     ``index`` says how the store's leaves were indexed: with ``units`` (their units embedded
     too) the dense side scores leaves by their units as well (:func:`unit_scored`); with
     ``bigrams`` the query is analysed as the leaves were (CJK bigrams added). Each final hit
-    then gets its matching lines (:func:`~mdchunk.index.highlights.with_matches`: by units
-    with ``units``, else by the query's words)."""
+    then gets its matching lines (:func:`~mdchunk.index.highlights.with_matches`: by the
+    query's words, by units where no word matches and the index has ``units``)."""
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
     where = PathPrefix(config.path_prefix) if config.path_prefix else None
     k = config.k
