@@ -70,6 +70,8 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--units", action="store_true", help="also the units path (a model)")
     parser.add_argument("--max-tokens", type=int, default=256, help="leaves' budget (cl100k)")
+    parser.add_argument("--milvus", action="store_true",
+                        help="also the share of a Milvus Lite search's time matches take")
     args = parser.parse_args()
     shared = default_corpus_dir()
     questions = [*load_questions(QUESTIONS, shared), *load_questions(PARAPHRASE, shared)]
@@ -113,7 +115,63 @@ def main() -> int:
               f"{100 * sum(r[2] for r in got) / n:.1f}%")
     print(f"matches of k={K} hits by words: median {1000 * statistics.median(costs):.2f} ms CPU, "
           f"p90 {1000 * statistics.quantiles(costs, n=10)[-1]:.2f} ms over {len(costs)} questions")
+    if args.milvus:
+        _store_latency([q for q in questions if q.corpus in RUNBOOKS], shared)
     return 0
+
+
+RUNBOOKS = ("gitlab-com-runbooks", "openshift-runbooks")
+
+
+class _HashEmbedder:
+    """Vectors from text hashes: no model to load, so indexing the runbooks is quick; the
+    ranking is BM25's and the hash's, which is all the timing needs."""
+
+    name, dim, max_tokens, tokenizer = "bench/hash-64", 64, 512, "cl100k_base"
+
+    def embed(self, texts: Sequence[str]):  # type: ignore[no-untyped-def]
+        import hashlib
+
+        import numpy as np
+
+        rows = [np.random.default_rng(int.from_bytes(hashlib.blake2b(t.encode()).digest()[:4],
+                                                     "little")).standard_normal(self.dim)
+                for t in texts]
+        return np.asarray(rows, dtype=np.float32).reshape(len(rows), self.dim)
+
+
+def _store_latency(questions: Sequence[Question], shared: Path) -> None:
+    """The runbook corpora indexed into a Milvus Lite file (default leaves, hash vectors); per
+    question a hybrid k=5 search (matches included), then the matches of its hits computed
+    again alone: wall times, interleaved, medians."""
+    import tempfile
+
+    from mdchunk.index import index_paths
+    from mdchunk.index.config import SearchConfig
+    from mdchunk.index.highlights import with_matches
+    from mdchunk.index.milvus import MilvusStore
+    from mdchunk.index.search import search_store
+
+    emb = _HashEmbedder()
+    with tempfile.TemporaryDirectory() as tmp:
+        db = f"{tmp}/kb.db"
+        index_paths([corpus_root(CORPORA[c], shared) for c in RUNBOOKS], db=db, model=emb)
+        with MilvusStore(db, "mdchunk") as store:
+            meta = store.check()
+            searches, matching = [], []
+            for q in questions:
+                vector = emb.embed([q.question])[0]
+                t0 = time.perf_counter()
+                hits = search_store(store, q.question, vector, SearchConfig(k=K), index=meta)
+                t1 = time.perf_counter()
+                with_matches(hits, q.question, store=store, vector=vector, units=meta.units)
+                t2 = time.perf_counter()
+                searches.append(t1 - t0)
+                matching.append(t2 - t1)
+    share = statistics.median(m / s for m, s in zip(matching, searches, strict=True))
+    print(f"Milvus Lite hybrid k={K} over the runbooks ({len(questions)} questions): search "
+          f"median {1000 * statistics.median(searches):.1f} ms wall, its matches "
+          f"{1000 * statistics.median(matching):.2f} ms, median share {100 * share:.1f}%")
 
 
 def _leaves(chunker: Chunker, q: Question, shared: Path) -> list[Chunk]:

@@ -19,6 +19,7 @@ from typer.testing import CliRunner
 
 import mdchunk.index
 from mdchunk.cli import app
+from mdchunk.formats.blocks import LineIndex
 from mdchunk.index.config import SearchConfig
 from mdchunk.index.expand import lift
 from mdchunk.index.highlights import MAX_MATCHES, query_terms, term_matches, with_matches
@@ -49,7 +50,8 @@ def hit_of(text: str, *, line_start: int = 40, id: str = "leaf") -> SearchHit:
     """A leaf hit of ``text`` starting at document line ``line_start``."""
     return leaf_hit(1.0, {"id": id, "doc_id": "d.md", "path": "d.md", "title": "",
                           "section_path": "Ops", "line_start": line_start,
-                          "line_end": line_start + text.rstrip("\n").count("\n"), "text": text, "level": 2,
+                          "line_end": line_start - 1 + LineIndex.of(text).line_of(
+                              max(0, len(text.rstrip()) - 1)), "text": text, "level": 2,
                           "parent_id": "p", "start": 100, "end": 100 + len(text)})
 
 
@@ -108,7 +110,7 @@ def test_an_expanded_hit_matches_inside_its_matching_leaves_only() -> None:
     assert widened.text[m.start:m.end] == "Restart Redis now." and m.line_start == 14
 
 
-_LATIN = st.text(alphabet="abc dxyz.\n-|`#。，磁盘满了日志 \t", max_size=300)
+_LATIN = st.text(alphabet="abc dxyz.\n\r-|`#:。，磁盘满了日志 \t", max_size=300)
 _WORDS = st.lists(st.sampled_from(["abc", "xyz", "dd", "磁盘", "日志", "满了", "a", "the"]),
                   max_size=5).map(" ".join)
 
@@ -121,12 +123,13 @@ def test_matches_always_lie_inside_the_chunk_in_order(text: str, query: str,
         return
     hit = hit_of(text, line_start=line_start)
     matches = term_matches(hit, query_terms(query))
+    lines = LineIndex.of(text)
     assert len(matches) <= MAX_MATCHES
     last = 0
     for m in matches:
         assert last <= m.start < m.end <= len(text)
         assert text[m.start:m.end].strip() == text[m.start:m.end]  # no blanks around it
-        assert line_start + text.count("\n", 0, m.start) == m.line_start
+        assert line_start + lines.line_of(m.start) - 1 == m.line_start  # as the chunker counts
         assert m.line_start <= m.line_end <= hit.line_end and m.score > 0
         last = m.end
 

@@ -36,7 +36,6 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..formats.blocks import LineIndex
 from .rows import search_text
 from .store import ChunkStore, Match, SearchHit
 from .units import Span, leaf_unit_spans, unit_id, unit_spans
@@ -57,6 +56,8 @@ _K1, _B = 1.2, 0.75
 _HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _TERM = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+")
 _HAN_RUN = re.compile(rf"[{_HAN}]")
+_HAN_RUNS = re.compile(rf"[{_HAN}]+")
+_LATIN = re.compile(rf"[^\W_{_HAN}]+")
 #: Words that ask rather than say (questions are full of them) and Chinese function
 #: characters and bigrams of the same kind.
 _STOP = frozenset({
@@ -81,15 +82,38 @@ def query_terms(text: str) -> list[str]:
     ['磁盘', '盘快', '快满', '满了', '了怎', '么办']
     """
     terms: list[str] = []
-    for match in _TERM.finditer(search_text(text).lower()):
-        word = match.group()
+    for word in _TERM.findall(search_text(text).lower()):
         if _HAN_RUN.match(word):
-            terms.extend(word[i:i + 2] for i in range(max(1, len(word) - 1)))
+            terms.extend(_bigrams(word))
         elif len(word) > 1 and word not in _STOP:  # a lone letter is a possessive's s, an x
-            terms.append(word[:-1] if len(word) > 3 and word[-1] == "s" and word[-2] not in "isu"
-                         else word)
+            terms.append(_singular(word))
     return [term for term in terms if term not in _STOP]
 
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word[-1] == "s" and word[-2] not in "isu" else word
+
+
+def _bigrams(run: str) -> list[str]:
+    """The bigrams of a CJK run; a lone character itself."""
+    return [run[i:i + 2] for i in range(max(1, len(run) - 1))]
+
+
+def _term_counts(text: str, forms: Mapping[str, str]) -> Counter[str]:
+    """How often ``text`` holds each wanted term, ``forms`` mapping each word form that reads as
+    one (``replicas`` and ``replica``) to it: :func:`query_terms` restricted to the wanted
+    terms, without its per-word work (a hit's every passage is read for every query)."""
+    cleaned = search_text(text).lower()
+    counts = Counter(forms[w] for w in _LATIN.findall(cleaned) if w in forms)
+    for run in _HAN_RUNS.findall(cleaned):
+        counts.update(forms[b] for b in _bigrams(run) if b in forms)
+    return counts
+
+
+def _forms(terms: Sequence[str]) -> dict[str, str]:
+    """Each word form that :func:`query_terms` reads as one of ``terms``, mapped to it."""
+    return {form: term for term in terms for form in (term, term + "s")
+            if _singular(form) == term}
 
 
 def with_matches(hits: Sequence[SearchHit], query: str, *, store: ChunkStore,
@@ -117,7 +141,8 @@ def term_matches(hit: SearchHit, terms: Sequence[str]) -> tuple[Match, ...]:
     spans = _passages(hit)
     if not wanted or not spans:
         return ()
-    counts = [Counter(t for t in query_terms(hit.text[a:b]) if t in wanted) for a, b in spans]
+    forms = _forms(list(wanted))
+    counts = [_term_counts(hit.text[a:b], forms) for a, b in spans]
     lengths = [max(1, b - a) for a, b in spans]
     mean = sum(lengths) / len(lengths)
     holding = Counter(term for count in counts for term in count)
@@ -127,8 +152,9 @@ def term_matches(hit: SearchHit, terms: Sequence[str]) -> tuple[Match, ...]:
                    for t, f in count.items()), span)
               for count, size, span in zip(counts, lengths, spans, strict=True)]
     best = max(score for score, _ in scored)
-    return _matches(hit, [(s, span) for s, span in scored if s > 0 and s >= KEEP_RATIO * best],
-                    spans)
+    if best <= 0:
+        return ()
+    return _matches(hit, [(s, span) for s, span in scored if s >= KEEP_RATIO * best], spans)
 
 
 def unit_matches(hit: SearchHit, vector: Sequence[float],
@@ -175,10 +201,17 @@ def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]], passages: Seq
             merged[-1] = (max(last, score), (start, max(end, b)))
         else:
             merged.append((score, (a, b)))
-    lines = LineIndex.of(hit.text)
-    return tuple(Match(a, b, hit.line_start + lines.line_of(a) - 1,
-                       hit.line_start + lines.line_of(b - 1) - 1, round(score, 6))
+    return tuple(Match(a, b, hit.line_start + _breaks(hit.text, a),
+                       hit.line_start + _breaks(hit.text, b - 1), round(score, 6))
                  for score, (a, b) in merged)
+
+
+def _breaks(text: str, offset: int) -> int:
+    """Line breaks before ``offset`` in ``text``, CRLF, CR and LF alike (as the chunker counts
+    lines: :class:`~mdchunk.formats.blocks.LineIndex`), by three counts rather than an index
+    of every line of a text only a few offsets of are asked."""
+    return (text.count("\n", 0, offset) + text.count("\r", 0, offset)
+            - text.count("\r\n", 0, offset))
 
 
 def _introduced(text: str, span: Span, passages: Sequence[Span]) -> Span:
