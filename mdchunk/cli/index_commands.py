@@ -90,7 +90,8 @@ def search(
     as_json: Annotated[bool,
                        typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
 ) -> None:
-    """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
+    """Search an index: hybrid (dense + BM25), dense only, or BM25 only. Each hit shows its
+    matching lines as grep -n does (LINE:text, the match highlighted on a terminal)."""
     with one_line_errors():
         from ..index import search as run_search
         from ..index.config import EmbedderConfig, SearchConfig, StoreConfig
