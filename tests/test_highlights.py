@@ -134,6 +134,20 @@ def test_matches_always_lie_inside_the_chunk_in_order(text: str, query: str,
         last = m.end
 
 
+@settings(max_examples=200, deadline=None)
+@given(first=_LATIN, second=_LATIN, query=_WORDS)
+def test_an_expanded_hits_matches_lie_inside_its_marks(first: str, second: str,
+                                                       query: str) -> None:
+    """A parent's text between its matching leaves (here ``abc xyz:``, words every query
+    names, and a lead-in) is never matched, nor reached by a match."""
+    gap = "\n\nabc xyz dd 磁盘日志:\n\n"
+    text = first + gap + second
+    hit = dataclasses.replace(hit_of(text), marks=((0, len(first)), (len(first + gap), len(text))),
+                              leaf_ids=("one", "two"))
+    for m in term_matches(hit, query_terms(query)):
+        assert any(a <= m.start < m.end <= b for a, b in hit.marks), (m, hit.marks)
+
+
 def _unit_store(text: str, vectors: dict[str, Sequence[float]]) -> MemoryStore:
     """An in-memory store holding one leaf of ``text`` and the units ``vectors`` name."""
     store = MemoryStore()

@@ -191,12 +191,13 @@ def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]], passages: Seq
     """The best :data:`MAX_MATCHES` of ``scored`` passages, in document order, each that
     introduces the next (:func:`_introduced`) with it, adjacent ones merged (at the better
     score), each with its lines in the document."""
-    kept = sorted(((score, _introduced(hit.text, span, passages)) for score, span in
-                   sorted(scored, key=lambda pair: -pair[0])[:MAX_MATCHES]),
+    kept = sorted(((score, _introduced(hit.text, span, passages, _mark_end(hit, span[0])))
+                   for score, span in sorted(scored, key=lambda pair: -pair[0])[:MAX_MATCHES]),
                   key=lambda pair: pair[1])
     merged: list[tuple[float, Span]] = []
     for score, (a, b) in kept:
-        if merged and not hit.text[merged[-1][1][1]:a].strip():
+        if (merged and not hit.text[merged[-1][1][1]:a].strip()
+                and _mark_end(hit, merged[-1][1][0]) == _mark_end(hit, a)):
             last, (start, end) = merged[-1]
             merged[-1] = (max(last, score), (start, max(end, b)))
         else:
@@ -214,16 +215,22 @@ def _breaks(text: str, offset: int) -> int:
             - text.count("\r\n", 0, offset))
 
 
-def _introduced(text: str, span: Span, passages: Sequence[Span]) -> Span:
-    """``span`` up to the end of the next passage's line when it ends with a colon ("To upgrade the
-    controller:", "运行以下命令："): such a line restates the question and what it introduces
-    (the steps, the command) answers it. On the retrieval bench's lexical questions this put
-    the top match on the evidence in 30 of the 84 hits where it missed (BENCHMARKS.md)."""
+def _mark_end(hit: SearchHit, offset: int) -> int:
+    """The end of the mark (a matching leaf) that holds ``offset``: a match stays inside it."""
+    return next((b for a, b in hit.marks if a <= offset < b), len(hit.text))
+
+
+def _introduced(text: str, span: Span, passages: Sequence[Span], limit: int) -> Span:
+    """``span`` up to the end of the next passage's line (not past ``limit``, its mark's end)
+    when it ends with a colon ("To upgrade the controller:", "运行以下命令："): such a line
+    restates the question and what it introduces (the steps, the command) answers it. On the
+    retrieval bench's lexical questions this put the top match on the evidence in 30 of the 84
+    hits where it missed (BENCHMARKS.md)."""
     a, b = span
     if not text[a:b].rstrip("*_ ").endswith((":", "\uff1a")):
         return span
-    after = [end for start, end in passages if start >= b]
+    after = [end for start, end in passages if b <= start and end <= limit]
     if not after:
         return span
-    line_end = text.find("\n", min(after))  # to the end of its line: "1." is a passage too
-    return a, len(text[:len(text) if line_end < 0 else line_end].rstrip())
+    line_end = text.find("\n", min(after), limit)  # to its line's end: "1." is a passage too
+    return a, len(text[:limit if line_end < 0 else line_end].rstrip())
