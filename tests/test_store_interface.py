@@ -101,11 +101,11 @@ class MemoryStore:
                          for r in self.units.values()), key=lambda pair: -pair[0])
         return list(dict.fromkeys(leaf_id for _, leaf_id in scored[:limit]))
 
-    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
-        found: dict[str, list[Any]] = {}
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
         for row in self.units.values():
             if row["leaf_id"] in leaf_ids:
-                found.setdefault(row["leaf_id"], []).append(row["dense"])
+                found.setdefault(row["leaf_id"], {})[row["id"]] = row["dense"]
         return found
 
     def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
+from rich.text import Text
 
 from .options import (
     CHUNKER_PLACE,
@@ -27,9 +28,9 @@ from .options import (
 from .output import (
     Failures,
     also_in,
+    matching_lines,
     one_line_errors,
     out,
-    preview,
     progress_bar,
     write_hits,
 )
@@ -98,7 +99,8 @@ def search(
     as_json: Annotated[bool,
                        typer.Option("--json", help="JSON Lines instead of a listing.")] = False,
 ) -> None:
-    """Search an index: hybrid (dense + BM25), dense only, or BM25 only."""
+    """Search an index: hybrid (dense + BM25), dense only, or BM25 only. Each hit shows its
+    matching lines as grep -n does (LINE:text, the match highlighted on a terminal)."""
     with one_line_errors():
         from ..index import search as run_search
         from ..index.config import EmbedderConfig, SearchConfig, StoreConfig
@@ -120,7 +122,8 @@ def search(
                       highlight=False, soft_wrap=True)
             if hit.url:
                 out.print(f"   {hit.url}", markup=False, highlight=False)
-            out.print(f"   {preview(hit)}", markup=False, highlight=False)
+            for line in matching_lines(hit):
+                out.print(Text("   ") + line, highlight=False, soft_wrap=True)
             if len(hit.locations) > 1:
                 out.print(f"   {also_in(hit)}", markup=False, highlight=False, soft_wrap=True)
         if not hits:

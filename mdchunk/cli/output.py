@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
 from ..errors import MdchunkError
 
@@ -150,3 +151,40 @@ def also_in(hit: SearchHit) -> str:
     return "also in: " + ", ".join(
         f"{x.path}:{x.line_start}-{x.line_end}" + (" (nearly)" if x.similarity < 1 else "")
         for x in hit.locations[1:])
+
+
+#: How ``search`` marks the part of a matching line that matched, on a terminal.
+MATCH_STYLE = "bold black on yellow"
+#: Lines shown of one match at most (a long code group or paragraph), and characters of a line.
+_MATCH_LINES, _LINE_WIDTH = 4, 200
+
+
+def matching_lines(hit: SearchHit) -> list[Text]:
+    """The lines of ``hit`` that hold its matches, each as ``grep -n`` shows one: its line
+    number in the document, a colon, the line (indentation dropped, clipped), the matched part
+    in :data:`MATCH_STYLE` where colours are on; ``…`` for lines of a long match left out.
+    Without matches, the :func:`preview` of the hit."""
+    from ..formats.blocks import LineIndex
+
+    if not hit.matches:
+        return [Text(preview(hit))]
+    lines = LineIndex.of(hit.text)
+    shown: list[Text] = []
+    for match in hit.matches:
+        first = lines.line_of(match.start)
+        last = lines.line_of(match.end - 1)
+        for n in range(first, min(last, first + _MATCH_LINES - 1) + 1):
+            a, b = lines.offset(n - 1), lines.offset(n)
+            line = hit.text[a:b].rstrip()
+            indent = len(line) - len(line.lstrip())
+            body, base = line[indent:indent + _LINE_WIDTH], a + indent
+            text = Text().append(f"{hit.line_start + n - 1}:", style="dim")
+            at = len(text)
+            text.append(body)
+            lo, hi = max(match.start, base) - base, min(match.end, base + len(body)) - base
+            if hi > lo:
+                text.stylize(MATCH_STYLE, at + lo, at + hi)
+            shown.append(text)
+        if last >= first + _MATCH_LINES:
+            shown.append(Text("…"))
+    return shown

@@ -28,6 +28,7 @@ from .config import (
 )
 from .expand import CANDIDATES_PER_HIT, expand_hits
 from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, FusionName, fuse
+from .highlights import with_matches
 from .language import AUTO
 from .milvus import MilvusStore
 from .rows import leaf_hit, search_text
@@ -151,7 +152,9 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
 
     ``index`` says how the store's leaves were indexed: with ``units`` (their units embedded
     too) the dense side scores leaves by their units as well (:func:`unit_scored`); with
-    ``bigrams`` the query is analysed as the leaves were (CJK bigrams added)."""
+    ``bigrams`` the query is analysed as the leaves were (CJK bigrams added). Each final hit
+    then gets its matching lines (:func:`~mdchunk.index.highlights.with_matches`: by the
+    query's words, by units where no word matches and the index has ``units``)."""
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
     where = PathPrefix(config.path_prefix) if config.path_prefix else None
     k = config.k
@@ -170,7 +173,8 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     leaves = _kept(hits, config)
     expanded = expand_hits(leaves, config.expand,
                            lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
-    return _kept(carry_locations(expanded, leaves), config)
+    return with_matches(_kept(carry_locations(expanded, leaves), config), query, store=store,
+                        vector=vector, units=units)
 
 
 def _kept(hits: Sequence[SearchHit], config: SearchConfig) -> list[SearchHit]:
@@ -258,7 +262,7 @@ def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filt
     scored = []
     for leaf_id, row in rows.items():
         own = float(cosines([row["dense"]])[0])
-        best = float(cosines(found[leaf_id]).max()) if leaf_id in found else own
+        best = float(cosines(list(found[leaf_id].values())).max()) if leaf_id in found else own
         scored.append(((own + best) / 2, leaf_id))
     scored.sort(key=lambda pair: (-pair[0], leaf_ids.index(pair[1])))
     return [leaf_hit(score, rows[leaf_id]) for score, leaf_id in scored[:limit]]

@@ -32,6 +32,7 @@ __all__ = [
     "Location",
     "Manifest",
     "ManifestEntry",
+    "Match",
     "PathPrefix",
     "SearchHit",
     "SearchMode",
@@ -181,6 +182,24 @@ class Location:
 
 
 @dataclass(frozen=True, slots=True)
+class Match:
+    """A passage of a hit that best answers the query: its matching lines
+    (:mod:`mdchunk.index.highlights`).
+
+    ``hit.text[start:end]`` is the passage (a sentence, list item, table row or lines of code,
+    or several adjacent ones merged); ``line_start``-``line_end`` are its lines in the document
+    (1-based, as the hit's own); ``score`` says how well it matched, higher is better within a
+    hit (a unit's cosine to the query, or the weight of the query's words it holds).
+    """
+
+    start: int
+    end: int
+    line_start: int
+    line_end: int
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
 
@@ -215,6 +234,10 @@ class SearchHit:
     #: same text (and nearly the same) into one that lists them all (:mod:`.collapse`);
     #: empty on a hit no search has placed yet (a store's own hits).
     locations: tuple[Location, ...] = ()
+    #: The passages of ``text`` that best match the query, in document order, at most
+    #: :data:`~mdchunk.index.highlights.MAX_MATCHES`, inside the matching leaves' ``marks``;
+    #: empty when nothing in the text shares a word with the query (and no unit says it).
+    matches: tuple[Match, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,8 +338,9 @@ class ChunkStore(Protocol):
         among the leaves ``where`` keeps."""
         ...
 
-    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
-        """The stored unit vectors of each of ``leaf_ids`` that has units."""
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The stored unit vectors of each of ``leaf_ids`` that has units, by unit id (the id
+        says which unit: :func:`~mdchunk.index.units.unit_id`)."""
         ...
 
     def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:

@@ -17,12 +17,17 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 
 from ..text import clean_text
 from ..text.sentences import sentence_spans
 from .rows import embed_hash
 
-__all__ = ["CODE_LINES", "MAX_UNITS", "MIN_CHARS", "leaf_units", "unit_id"]
+__all__ = ["CODE_LINES", "MAX_UNITS", "MIN_CHARS", "Span", "leaf_unit_spans", "leaf_units",
+           "unit_id", "unit_spans"]
+
+#: Where a passage lies in a leaf's text: ``(start, end)`` character offsets.
+Span = tuple[int, int]
 
 #: Lines of code embedded together (a line alone is rarely a question's answer).
 CODE_LINES = 8
@@ -47,12 +52,25 @@ def unit_id(leaf_id: str, text: str) -> str:
 def leaf_units(text: str) -> list[str]:
     """The units of a leaf's ``text``, in order, each once, without blanks around them; none
     when the leaf is a single unit."""
-    units: list[str] = []
-    for unit in _raw_units(text.splitlines()):
+    return [unit for unit, _ in leaf_unit_spans(text)]
+
+
+def leaf_unit_spans(text: str) -> list[tuple[str, Span]]:
+    """:func:`leaf_units`, each with where it lies in ``text`` (``text[a:b]`` is the unit
+    before hygiene and blanks are folded, a table row without its header): what a hit's
+    matching lines are drawn from (:mod:`.highlights`). A unit said twice keeps its first."""
+    units: dict[str, Span] = {}
+    for unit, span in _raw_units(text):
         cleaned = clean_text(unit).text.strip()
         if _width(cleaned) >= MIN_CHARS and cleaned not in units:
-            units.append(cleaned)
-    return units[:MAX_UNITS] if len(units) > 1 else []
+            units[cleaned] = span
+    return list(units.items())[:MAX_UNITS] if len(units) > 1 else []
+
+
+def unit_spans(text: str) -> list[Span]:
+    """Where every passage of ``text`` a unit could be lies, in order, none left out for being
+    short, repeated or many; code line by line rather than in groups (a command is one line)."""
+    return [span for _, span in _raw_units(text, code_lines=1)]
 
 
 def _width(text: str) -> int:
@@ -60,23 +78,56 @@ def _width(text: str) -> int:
     return len(text) + sum(1 for ch in text if ch >= "\u2e80")
 
 
-def _raw_units(lines: list[str]) -> Iterator[str]:
-    """Units by kind of line: code fences, tables, list items, headings, prose."""
+class _Lines:
+    """The lines of a leaf (as :meth:`str.splitlines` cuts them) and where each starts in it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines()
+        self.starts = list(accumulate(map(len, text.splitlines(keepends=True)), initial=0))
+
+    def span(self, first: int, last: int) -> Span:
+        """From line ``first``'s first non-blank character to the end of line ``last``'s text."""
+        line = self.lines[first]
+        return (self.starts[first] + len(line) - len(line.lstrip()),
+                self.starts[last] + len(self.lines[last].rstrip()))
+
+    def joined(self, first: int, end: int, sep: str, *, strip: bool = False
+               ) -> tuple[str, list[int]]:
+        """Lines ``first`` to ``end`` joined by ``sep`` (each stripped if asked), and the offset
+        in the leaf of each of its characters (a separator stands at its line's end)."""
+        pieces: list[str] = []
+        offsets: list[int] = []
+        for j in range(first, end):
+            line = self.lines[j]
+            piece = line.strip() if strip else line
+            at = self.starts[j] + (len(line) - len(line.lstrip()) if strip else 0)
+            pieces.append(piece)
+            offsets.extend(range(at, at + len(piece)))
+            offsets.append(at + len(piece))
+        return sep.join(pieces), offsets
+
+
+def _raw_units(text: str, code_lines: int = CODE_LINES) -> Iterator[tuple[str, Span]]:
+    """Units by kind of line (code fences, tables, list items, headings, prose), each with its
+    span in ``text``."""
+    leaf = _Lines(text)
+    lines = leaf.lines
     i = 0
     while i < len(lines):
         line = lines[i]
         if _FENCE.match(line):
             end = _fence_end(lines, i)
-            yield from _code_groups(lines[i + 1:end])
+            yield from _code_groups(leaf, i + 1, end, code_lines)
             i = end + 1
         elif line.lstrip().startswith("|"):
             end = _run_end(lines, i, lambda s: s.lstrip().startswith("|"))
-            yield from _table_rows(lines[i:end])
+            yield from _table_rows(leaf, i, end)
             i = end
         elif _ITEM.match(line):
             end = _run_end(lines, i + 1, lambda s: bool(s.strip()) and not _ITEM.match(s)
                            and not _FENCE.match(s) and s[:1].isspace())
-            yield from _prose(" ".join(s.strip() for s in lines[i:end]))
+            yield from _prose(*leaf.joined(i, end, " ", strip=True))
             i = end
         elif _HEADING.match(line) or not line.strip():
             i += 1
@@ -84,7 +135,7 @@ def _raw_units(lines: list[str]) -> Iterator[str]:
             end = _run_end(lines, i + 1, lambda s: bool(s.strip()) and not _ITEM.match(s)
                            and not _FENCE.match(s) and not _HEADING.match(s)
                            and not s.lstrip().startswith("|"))
-            yield from _prose("\n".join(lines[i:end]))
+            yield from _prose(*leaf.joined(i, end, "\n"))
             i = end
 
 
@@ -104,25 +155,29 @@ def _fence_end(lines: list[str], start: int) -> int:
     return len(lines)
 
 
-def _code_groups(code: list[str]) -> Iterator[str]:
-    """Every :data:`CODE_LINES` non-blank lines of a code block, together."""
-    kept = [line for line in code if line.strip()]
-    for i in range(0, len(kept), CODE_LINES):
-        yield "\n".join(kept[i:i + CODE_LINES])
+def _code_groups(leaf: _Lines, first: int, end: int, size: int) -> Iterator[tuple[str, Span]]:
+    """Every ``size`` non-blank lines of the code between lines ``first`` and ``end``,
+    together."""
+    kept = [j for j in range(first, end) if leaf.lines[j].strip()]
+    for i in range(0, len(kept), size):
+        group = kept[i:i + size]
+        yield "\n".join(leaf.lines[j] for j in group), leaf.span(group[0], group[-1])
 
 
-def _table_rows(rows: list[str]) -> Iterator[str]:
-    """Each body row of a table with its header row before it (a row alone has no names)."""
-    body = [row for row in rows if not _TABLE_RULE.match(row)]
+def _table_rows(leaf: _Lines, first: int, end: int) -> Iterator[tuple[str, Span]]:
+    """Each body row of a table with its header row before it (a row alone has no names);
+    its span is the row's alone."""
+    body = [j for j in range(first, end) if not _TABLE_RULE.match(leaf.lines[j])]
     if len(body) < 2:
-        yield from body
+        yield from ((leaf.lines[j], leaf.span(j, j)) for j in body)
         return
-    header = body[0].strip()
-    for row in body[1:]:
-        yield f"{header} {row.strip()}"
+    header = leaf.lines[body[0]].strip()
+    for j in body[1:]:
+        yield f"{header} {leaf.lines[j].strip()}", leaf.span(j, j)
 
 
-def _prose(text: str) -> Iterator[str]:
-    """The sentences of a paragraph, their blanks (hard-wrapped lines among them) one space."""
+def _prose(text: str, offsets: list[int]) -> Iterator[tuple[str, Span]]:
+    """The sentences of a paragraph, their blanks (hard-wrapped lines among them) one space,
+    each with its span in the leaf (``offsets`` maps the paragraph's characters to it)."""
     for a, b in sentence_spans(text, at_line_breaks=False):
-        yield " ".join(text[a:b].split())
+        yield " ".join(text[a:b].split()), (offsets[a], offsets[b - 1] + 1)

@@ -114,7 +114,8 @@ class SearchRequest(BaseModel):
 class SearchResponse(BaseModel):
     """The hits, each every field of :class:`~mdchunk.index.SearchHit` (provenance: path,
     lines, section path, url, score, level; ``marks`` where the matching leaves lie;
-    ``locations`` every place its passage lies, its own first)."""
+    ``locations`` every place its passage lies, its own first; ``matches`` the passages that
+    best match the query, with their lines)."""
 
     hits: list[SearchHit]
 

@@ -1,6 +1,7 @@
 """The search page at ``/``: a query box and the hits, each with its breadcrumb, url, lines and
-text (the matching leaves marked), and its parent behind "show the parent". Rendered on the
-server from ``templates/search.html.j2`` (jinja2, autoescaped); no script, no external asset."""
+text (its matching lines marked, or its matching leaves when it has none), and its parent behind
+"show the parent". Rendered on the server from ``templates/search.html.j2`` (jinja2,
+autoescaped); no script, no external asset."""
 
 from __future__ import annotations
 
@@ -46,6 +47,11 @@ def pieces(text: str, marks: tuple[tuple[int, int], ...]) -> list[tuple[str, boo
     return [piece for piece in out if piece[0]]
 
 
+def _marked(hit: SearchHit) -> tuple[tuple[int, int], ...]:
+    """What the page marks in a hit's text: its matching lines, else its matching leaves."""
+    return tuple((m.start, m.end) for m in hit.matches) or hit.marks
+
+
 @functools.cache
 def _template() -> Any:
     from jinja2 import Environment, PackageLoader, select_autoescape
@@ -68,7 +74,7 @@ def add_page(app: FastAPI) -> None:
                 service = state_of(request).service
                 hits = service.search(SearchConfig(k=k, mode=mode, per_page=per_page), q)
                 parents = service.parents_of([h.parent_id for h in hits if h.parent_id])
-                shown = [Shown(h, pieces(h.text, h.marks), parents.get(h.parent_id or ""))
+                shown = [Shown(h, pieces(h.text, _marked(h)), parents.get(h.parent_id or ""))
                          for h in hits]
             except (MdchunkError, NotReady, LookupError) as exc:
                 problem = str(exc).splitlines()[0]

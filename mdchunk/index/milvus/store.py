@@ -237,15 +237,16 @@ class MilvusStore:
     def delete_units(self, ids: Sequence[str], batch: int = 1024) -> None:
         self._delete(self.units_collection, ids, batch, "delete units")
 
-    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, list[Any]]:
-        """The unit vectors of each of ``leaf_ids`` (for a search: a few dozen leaves)."""
-        found: dict[str, list[Any]] = {}
+    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The unit vectors of each of ``leaf_ids`` by unit id (for a search: a few dozen
+        leaves)."""
+        found: dict[str, dict[str, Any]] = {}
         if leaf_ids:
             with self._errors("read unit vectors"):
                 for row in select_rows(self._client, self.units_collection,
                                        one_of("leaf_id", dict.fromkeys(leaf_ids)),
-                                       ["leaf_id", "dense"]):
-                    found.setdefault(row["leaf_id"], []).append(row["dense"])
+                                       ["id", "leaf_id", "dense"]):
+                    found.setdefault(row["leaf_id"], {})[row["id"]] = row["dense"]
         return found
 
     def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
