@@ -24,6 +24,7 @@ from ..errors import ConfigError
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
 from .store import ANALYZER_NAMES, EXPAND_NAMES, Expand, SearchMode
+from .where import parse_where
 
 if TYPE_CHECKING:
     from ..sources import Selection
@@ -139,7 +140,9 @@ class SearchConfig:
     ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); the fused
     candidates reordered by ``rerank`` (a local cross-encoder's name or folder, or a callable
     ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
-    (``none``, ``parent`` or ``auto``)."""
+    (``none``, ``parent`` or ``auto``). ``where`` keeps only the leaves a filter keeps
+    (the language: :mod:`mdchunk.index.where`; parsed now, a
+    :class:`~mdchunk.index.where.FilterError` naming the column otherwise)."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -150,8 +153,11 @@ class SearchConfig:
     fusion: FusionName | None = None
     expand: Expand = "none"
     rerank: str | Reranker | None = None
+    where: str | None = None
 
     def __post_init__(self) -> None:
+        if self.where is not None:
+            parse_where(self.where)  # a malformed filter is said before any store is opened
         if self.mode not in get_args(SearchMode):
             raise ConfigError(f"mode={self.mode!r} must be 'hybrid', 'dense' or 'bm25'")
         if self.expand not in EXPAND_NAMES:

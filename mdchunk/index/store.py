@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
 
 __all__ = [
@@ -24,14 +24,23 @@ __all__ = [
     "ANALYZER_NAMES",
     "EXPAND_NAMES",
     "SCHEMA_VERSION",
+    "All",
+    "AnyOf",
     "ChunkStore",
+    "Compare",
+    "Contains",
     "DenseQuery",
     "Expand",
+    "Field",
     "Filter",
+    "Glob",
     "IndexMeta",
     "Manifest",
     "ManifestEntry",
+    "Negated",
+    "OneOf",
     "PathPrefix",
+    "Scalar",
     "SearchHit",
     "SearchMode",
     "SideQuery",
@@ -65,8 +74,10 @@ ANALYZER_NAMES = tuple(ANALYZERS)
 #: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
 #: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``,
 #: version 6 added the units collection (a leaf's sentences, items, rows: :mod:`.units`);
+#: version 7 the filterable fields of leaves and parents (``lang``, ``version`` and the
+#: document's ``metadata`` as JSON: front matter and the caller's; issue 34);
 #: an index of another version is rebuilt by the next indexing run and refused by search.
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 _PROP = "mdchunk."
 
 
@@ -205,9 +216,84 @@ class PathPrefix:
     prefix: str
 
 
-#: A search's filter, as every store must understand it. More kinds join this union (a filter
-#: language, issue 34); a store that cannot translate one fails its type check.
-Filter: TypeAlias = PathPrefix
+#: A value a filter compares with: a string, a number or a boolean.
+Scalar: TypeAlias = str | int | float | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """What a filter reads of a row: one of the stored fields a filter may name
+    (:data:`mdchunk.index.where.TEXT_FIELDS`, :data:`~mdchunk.index.where.INT_FIELDS`; ``path``
+    stands for the document's ``doc_id`` or its ``path``, as :class:`PathPrefix` does), or with
+    ``meta`` a key of the row's ``metadata`` (front matter and the caller's metadata)."""
+
+    name: str
+    meta: bool = False
+    #: Where the name stands in the filter's text (1-based column; 0: not parsed from text),
+    #: for an error to point at; not part of the field's identity.
+    at: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``field op value``; ``!=`` is the negation of ``==`` (:class:`Negated`)."""
+
+    field: Field
+    op: Literal["==", "<", "<=", ">", ">="]
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """``field in [values]``."""
+
+    field: Field
+    values: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Contains:
+    """``field contains value``: a metadata list that holds ``value``."""
+
+    field: Field
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class Glob:
+    """``field ~ pattern``: ``*`` any characters but ``/``, ``**`` any at all, ``?`` one but
+    ``/``, ``\\`` makes the next character literal (:func:`mdchunk.index.where.glob_regex`)."""
+
+    field: Field
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
+class All:
+    """Every one of ``parts`` (``and``)."""
+
+    parts: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """At least one of ``parts`` (``or``)."""
+
+    parts: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Negated:
+    """Not ``part`` (``not``)."""
+
+    part: Filter
+
+
+#: A search's filter, as every store must understand it: a path prefix, or a tree of the
+#: filter language's nodes (parsed from text by :func:`mdchunk.index.where.parse_where`); a
+#: store that cannot translate one fails its type check. :func:`mdchunk.index.where.matches`
+#: says what each node means, for any store.
+Filter: TypeAlias = (PathPrefix | Compare | OneOf | Contains | Glob | All | AnyOf | Negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,9 +381,19 @@ class ChunkStore(Protocol):
         """The stored unit vectors of each of ``leaf_ids`` that has units."""
         ...
 
-    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored leaf rows among ``ids`` with what a hit shows and ``dense``; unknown ids
-        are left out."""
+    def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
+                  ) -> list[dict[str, Any]]:
+        """The stored leaf rows among ``ids`` that ``where`` keeps, with what a hit shows and
+        ``dense``; unknown ids are left out."""
+        ...
+
+    def metadata_keys(self) -> frozenset[str]:
+        """Every metadata key a document of the index has had (what a filter may name besides
+        the stored fields: :func:`mdchunk.index.where.check_fields`)."""
+        ...
+
+    def add_metadata_keys(self, keys: Iterable[str]) -> None:
+        """Record ``keys`` among :meth:`metadata_keys` (before rows holding them are written)."""
         ...
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
