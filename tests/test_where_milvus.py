@@ -6,6 +6,7 @@ is rebuilt once."""
 
 from __future__ import annotations
 
+import json
 import logging
 import uuid
 from collections.abc import Iterator
@@ -207,3 +208,33 @@ def test_every_row_has_what_a_filter_reads(tmp_path: Path) -> None:
     assert rows["b.md"]["version"] == "6.1" and rows["b.md"]["metadata"]["version"] == "6.1"
     assert rows["zh.md"]["lang"] == "zh" and rows["b.md"]["lang"] == "en"
     assert rows["c.txt"]["file_type"] == "txt" and rows["c.txt"]["version"] == ""
+
+
+def test_the_command_line_takes_where_repeated_and_says_what_is_wrong(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from mdchunk.cli import app
+
+    kb = write_corpus(tmp_path / "kb", {
+        "db/lag.md": "---\ntags: [db]\nseverity: critical\n---\n\n# Lag\n\nReplica lag.\n",
+        "db/vacuum.md": "---\ntags: [db]\nseverity: low\n---\n\n# Vacuum\n\nReplica vacuum.\n",
+        "web/502.md": "---\ntags: [web]\n---\n\n# 502\n\nReplica of nginx.\n"})
+    db = str(tmp_path / "cli.db")
+    index_paths([kb], db=db, collection="kb", model=HashEmbedder(), analyzer="standard")
+    runner = CliRunner()
+
+    def run(*where: str) -> Any:
+        flags = [part for w in where for part in ("--where", w)]
+        return runner.invoke(app, ["search", "replica", "--db", db, "--collection", "kb",
+                                   "--mode", "bm25", "--json", *flags])
+
+    found = run('tags contains "db"', 'severity == "critical"')
+    assert found.exit_code == 0, found.output
+    assert [json.loads(line)["doc_id"] for line in found.stdout.splitlines()] == ["db/lag.md"]
+    found = run('path ~ "db/*" or tags contains "web"')
+    assert sorted(json.loads(line)["doc_id"] for line in found.stdout.splitlines()) == \
+        ["db/lag.md", "db/vacuum.md", "web/502.md"]
+    bad = run('tags contains "db"', "severity ==")
+    assert bad.exit_code == 2 and "--where #2" in bad.output and "column 12" in bad.output
+    unknown = run('sevrity == "low"')
+    assert unknown.exit_code == 2 and "unknown field 'sevrity' at column 1" in unknown.output

@@ -41,13 +41,14 @@ def mcp_server(service: Callable[[], Service]) -> MCPServer:
 
     @server.tool()
     async def search(query: str, k: int = 5, mode: SearchMode = "hybrid",
-                     expand: Expand = "none", path_prefix: str | None = None
-                     ) -> list[dict[str, Any]]:
+                     expand: Expand = "none", path_prefix: str | None = None,
+                     where: str | None = None) -> list[dict[str, Any]]:
         """Search the documentation: the k best passages for query, each with path, lines,
         url and section. mode: hybrid (default), dense or bm25; expand: none, parent (each
-        hit's enclosing section) or auto."""
+        hit's enclosing section) or auto; where: a filter such as 'tags contains "db" and
+        lang == "zh"' or 'path ~ "runbooks/**"' (front matter keys, lang, version, path...)."""
         config = SearchConfig(k=max(1, min(k, 50)), mode=mode, expand=expand,
-                              path_prefix=path_prefix or None)
+                              path_prefix=path_prefix or None, where=where or None)
         hits = await anyio.to_thread.run_sync(lambda: service().search(config, query))
         return [cited(hit) for hit in hits]
 
