@@ -35,22 +35,13 @@ import math
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
-from .store import (
-    All,
-    AnyOf,
-    Compare,
-    Contains,
-    Field,
-    Filter,
-    Glob,
-    Negated,
-    OneOf,
-    PathPrefix,
-    Scalar,
-)
+from .store import All, AnyOf, Compare, Contains, Field, Glob, Negated, OneOf, PathPrefix
+
+if TYPE_CHECKING:
+    from .store import Filter, Scalar
 
 __all__ = ["INT_FIELDS", "TEXT_FIELDS", "FilterError", "GlobPart", "check_fields", "fields_of",
            "glob_escaped", "glob_parts", "glob_regex", "join_filters", "matches", "parse_where",

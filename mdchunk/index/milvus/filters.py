@@ -18,22 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import assert_never
+from typing import TYPE_CHECKING, assert_never
 
-from ..store import (
-    All,
-    AnyOf,
-    Compare,
-    Contains,
-    Field,
-    Filter,
-    Glob,
-    Negated,
-    OneOf,
-    PathPrefix,
-    Scalar,
-)
+from ..store import All, AnyOf, Compare, Contains, Filter, Glob, Negated, OneOf, PathPrefix
 from ..where import glob_parts
+
+if TYPE_CHECKING:
+    from ..store import Field, Scalar
 
 __all__ = ["Translation", "equals", "expression", "literal", "one_of", "path_prefix", "quote",
            "translate"]
@@ -182,19 +173,22 @@ def _condition(where: Compare | OneOf | Contains, column: str) -> str:
 
 
 def _all(parts: list[str]) -> str:
-    parts = [p for p in parts if p != _TRUE]
-    if _FALSE in parts:
-        return _FALSE
-    return _TRUE if not parts else parts[0] if len(parts) == 1 else \
-        " and ".join(f"({p})" for p in parts)
+    return _joined(parts, "and", _TRUE, _FALSE)
 
 
 def _any(parts: list[str]) -> str:
-    parts = [p for p in parts if p != _FALSE]
-    if _TRUE in parts:
-        return _TRUE
-    return _FALSE if not parts else parts[0] if len(parts) == 1 else \
-        " or ".join(f"({p})" for p in parts)
+    return _joined(parts, "or", _FALSE, _TRUE)
+
+
+def _joined(parts: list[str], word: str, neutral: str, absorbing: str) -> str:
+    """``parts`` joined by ``and`` or ``or``, its constants folded away: ``neutral`` parts
+    dropped, one ``absorbing`` part the whole answer."""
+    parts = [p for p in parts if p != neutral]
+    if absorbing in parts:
+        return absorbing
+    if len(parts) <= 1:
+        return parts[0] if parts else neutral
+    return f" {word} ".join(f"({p})" for p in parts)
 
 
 def path_prefix(prefix: str, fields: tuple[str, ...] = ("doc_id", "path")) -> str:
