@@ -148,28 +148,48 @@ def test_a_value_never_changes_what_a_filter_means(lite: MilvusStore, value: str
 
 
 def test_metadata_stays_current_when_only_front_matter_changes(tmp_path: Path) -> None:
-    page = ("---\ntitle: Lag\nseverity: {sev}\n---\n\n# Lag\n\nWhen a replica falls behind, "
-            "check the replay lag first.\n")
+    sections = "".join(f"## Step {i}\n\nWhen a replica falls behind, check the replay lag "
+                       f"of step {i} first, then the WAL sender, then the network.\n\n"
+                       for i in range(12))
+    page = "---\ntitle: Lag\nseverity: {sev}\n---\n\n# Lag\n\n" + sections
     kb = write_corpus(tmp_path / "kb", {"lag.md": page.format(sev="low"),
                                         "other.md": "# Other\n\nThe replay of logs.\n"})
     db, emb = str(tmp_path / "fm.db"), HashEmbedder()
-    index_paths([kb], db=db, collection="kb", model=emb, analyzer="standard")
 
-    def found(where: str) -> list[str]:
-        return [h.doc_id for h in search("replay lag", db=db, collection="kb", mode="bm25",
-                                         where=where)]
+    def run() -> Any:
+        return index_paths([kb], db=db, collection="kb", model=emb, analyzer="standard",
+                           levels=(96, 32), overlap_tokens=0)
 
-    assert found('severity == "low"') == ["lag.md"]
-    # the same length: offsets, lines, ids and texts of every chunk are unchanged
+    def found(where: str) -> set[str]:
+        return {h.doc_id for h in search("replay lag", db=db, collection="kb", mode="bm25",
+                                         k=20, where=where)}
+
+    def leaves() -> dict[str, dict[str, Any]]:
+        with MilvusStore(db, "kb") as store:
+            return {r["id"]: r for r in store.rows(("id", "doc_id", "text", "metadata"))
+                    if r["doc_id"] == "lag.md"}
+
+    run()
+    assert found('severity == "low"') == {"lag.md"}
+    before = leaves()
+    # the same length: every chunk but those holding the front matter (the first leaf, the
+    # first parent, whose children's parent_id it is) keeps its id and its text
+    (kb / "lag.md").write_text(page.format(sev="mid"), encoding="utf-8")
+    report = run()
+    after = leaves()
+    kept = set(before) & set(after)
+    assert len(kept) >= 3 and all(before[i]["text"] == after[i]["text"] for i in kept)
+    assert {r["metadata"]["severity"] for r in after.values()} == {"mid"}
+    assert report.updated == 1 and report.written_chunks == len(after)
+    assert found('severity == "low"') == set() and found('severity == "mid"') == {"lag.md"}
+    with MilvusStore(db, "kb") as store:
+        assert {r["metadata"].get("severity") for r in store.parent_rows(("doc_id", "metadata"))
+                if r["doc_id"] == "lag.md"} == {"mid"}
+    # a key new in this run is known at once; a misspelt one is an error
     (kb / "lag.md").write_text(page.format(sev="mid").replace("title: Lag", "title: Lag\n"
                                                               "owner: dba"), encoding="utf-8")
-    report = index_paths([kb], db=db, collection="kb", model=emb, analyzer="standard")
-    assert report.updated == 1 and report.embedded_chunks == 0 and report.written_chunks >= 1
-    assert found('severity == "low"') == [] and found('severity == "mid"') == ["lag.md"]
-    assert found('owner == "dba"') == ["lag.md"]  # a key new in this run is known at once
-    with MilvusStore(db, "kb") as store:
-        assert {r["metadata"].get("severity") for r in store.parent_rows(("metadata",))} \
-            <= {"mid", None}
+    run()
+    assert found('owner == "dba"') == {"lag.md"}
     with pytest.raises(FilterError, match="unknown field 'sevrity'"):
         found('sevrity == "mid"')
 
