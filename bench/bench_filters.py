@@ -41,7 +41,8 @@ FILTERS: dict[str, str | None] = {
     "glob, exact as like": 'path ~ "gitlab-com-runbooks/**"',
     "glob, checked rows (* stops at /)": 'path ~ "hugo-docs/content/en/functions/*/*.md"',
     "metadata list (contains)": 'keywords contains "highlight"',
-    "metadata scalar (==)": 'title == "Host on Netlify"',
+    "stored field (title ==)": 'title == "Host on Netlify"',
+    "metadata scalar (==)": 'description == "Host your project on Netlify."',
     "combined": '(lang == "en" and not path ~ "hugo-docs/**") or keywords contains "process"',
 }
 QUERIES = ["how do I restart the service", "configure TLS certificates", "template functions",

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from mdchunk.index.milvus.filters import quote, translate
+from mdchunk.index.rows import metadata_json, metadata_term, metadata_terms
 from mdchunk.index.store import (
     All,
     AnyOf,
@@ -157,10 +158,13 @@ def test_a_glob_is_a_path_pattern() -> None:
 
 
 @pytest.mark.parametrize(("text", "expression", "exact"), [
-    ('tags contains "db"', '(exists metadata["tags"] and (json_contains(metadata["tags"], '
-                           '"db")))', True),
-    ('severity in ["a", "b"]', '(exists metadata["severity"] and ((metadata["severity"] == "a") '
-                               'or (metadata["severity"] == "b")))', True),
+    # equality, in and contains on metadata read the terms (hashes: like reads them literally)
+    ('tags contains "db"', f'terms like "% {metadata_term("tags", "in", "db")} %"', True),
+    ('severity in ["a", "b", "a"]', f'(terms like "% {metadata_term("severity", "=", "a")} %") '
+                                    f'or (terms like "% {metadata_term("severity", "=", "b")} %")',
+     True),
+    # ordering reads the JSON, where the key exists
+    ("priority > 2", '(exists metadata["priority"] and (metadata["priority"] > 2))', True),
     ('lang != "zh"', 'not (lang == "zh")', True),
     ("level >= 2", "level >= 2", True),
     ('path ~ "runbooks/db/**"', '(doc_id like "runbooks/db/%") or (path like "runbooks/db/%")',
@@ -195,3 +199,22 @@ def test_values_are_quoted_never_pasted() -> None:
         assert where == Compare(Field("title"), "==", value)
         assert translate(where).expression == f"title == {quote(value)}"
         assert "\n" not in translate(where).expression
+
+
+def test_the_terms_of_a_row_are_those_its_filters_ask_for() -> None:
+    terms = metadata_terms({"tags": ["db", 2, True, {"x": 1}], "n": 2.0, "s": "2", "d": {"a": 1}})
+    assert terms.startswith(" ") and terms.endswith(" ")
+    asked = {metadata_term("tags", "in", "db"), metadata_term("tags", "in", 2.0),
+             metadata_term("tags", "in", True), metadata_term("n", "=", 2),
+             metadata_term("s", "=", "2")}
+    assert set(terms.split()) == asked  # a nested value has none
+    # a number is its value, a boolean and a string are their own
+    assert metadata_term("n", "=", 1) != metadata_term("n", "=", True) != \
+        metadata_term("n", "=", "1")
+    assert metadata_terms({}) == ""
+
+
+def test_metadata_too_large_for_its_terms_loses_whole_keys() -> None:
+    many = {"small": "x", "huge": [f"v{i}" for i in range(5000)]}
+    stored = metadata_json(many)
+    assert stored == {"small": "x"}  # the key holding most is left out, all of it

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mdchunk.index import index_paths, search
 from mdchunk.index.milvus import MilvusStore
-from mdchunk.index.rows import FILTER_FIELDS
+from mdchunk.index.rows import FILTER_FIELDS, metadata_terms
 from mdchunk.index.store import SCHEMA_VERSION, DenseQuery, IndexMeta
 from mdchunk.index.where import FilterError, glob_escaped, matches, parse_where, quoted
 
@@ -36,7 +36,8 @@ def row(id: str, doc_id: str, *, metadata: dict[str, Any], lang: str = "en", ver
             "title": title, "section_path": section_path, "level": level, "index": 0,
             "parent_id": "", "start": 0, "end": 4, "line_start": 1, "line_end": 1,
             "token_count": 1, "text": "text", "url": "", "anchor": "", "lang": lang,
-            "version": version, "metadata": metadata, "search_text": "text",
+            "version": version, "metadata": metadata, "terms": metadata_terms(metadata),
+            "search_text": "text",
             "dense": [1.0, 0.0], "content_hash": id}
 
 

@@ -21,7 +21,8 @@ if TYPE_CHECKING:
 
 __all__ = ["FIELD_BYTES", "FILTER_FIELDS", "PARENT_FIELDS", "SCALAR_FIELDS", "UNIT_FIELDS",
            "chunk_row", "cjk_bigrams", "document_version", "embed_hash", "leaf_hit",
-           "metadata_json", "parent_row", "search_text", "unit_row"]
+           "metadata_json", "metadata_term", "metadata_terms", "parent_row", "search_text",
+           "unit_row"]
 
 #: Byte limits of text fields: Milvus's VARCHAR limits, which are in bytes (the store with the
 #: tightest limits sets them for all, so that a row means the same in any store). Display fields
@@ -29,12 +30,12 @@ __all__ = ["FIELD_BYTES", "FILTER_FIELDS", "PARENT_FIELDS", "SCALAR_FIELDS", "UN
 FIELD_BYTES = {"id": 64, "doc_id": 2048, "path": 4096, "file_type": 32, "title": 2048,
                "section_path": 8192, "text": 65535, "content_hash": 64, "parent_id": 64,
                "url": 8192, "anchor": 1024, "search_text": 65535, "leaf_id": 64, "lang": 16,
-               "version": 128, "metadata": 65536}
+               "version": 128, "metadata": 65536, "terms": 65535}
 
 #: Fields that leaves and parents share: a chunk's place in its document and its text.
 _CHUNK_FIELDS = ("id", "doc_id", "path", "file_type", "title", "section_path", "level", "index",
                  "parent_id", "start", "end", "line_start", "line_end", "token_count", "text",
-                 "url", "anchor", "lang", "version", "metadata")
+                 "url", "anchor", "lang", "version", "metadata", "terms")
 #: Every stored field of a chunk (leaf) row except the vectors.
 SCALAR_FIELDS = (*_CHUNK_FIELDS, "content_hash")
 #: Every stored field of a parent row except the placeholder vector; ``child_count`` is the
@@ -46,7 +47,8 @@ UNIT_FIELDS = ("id", "leaf_id", "doc_id", "path", "content_hash")
 #: What a search's filter may read of a leaf (:mod:`.where`): a store that cannot say a filter
 #: exactly fetches these to check its rows.
 FILTER_FIELDS = ("doc_id", "path", "title", "section_path", "file_type", "lang", "version",
-                 "url", "anchor", "level", "line_start", "line_end", "token_count", "metadata")
+                 "url", "anchor", "level", "line_start", "line_end", "token_count", "metadata",
+                 "terms")
 
 
 def embed_hash(text: str) -> str:
@@ -63,14 +65,42 @@ def _clip(value: str, field: str) -> str:
 
 def metadata_json(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """A chunk's metadata as it is stored (a JSON object): values JSON has no type for (a YAML
-    date) as their text, keys as strings; past :data:`FIELD_BYTES` ``["metadata"]`` the largest
-    values are left out, one by one, until it fits (a page's front matter is rarely near)."""
+    date) as their text, keys as strings. Past :data:`FIELD_BYTES` ``["metadata"]``, or past
+    the terms that ``terms`` holds (:func:`metadata_terms`), the largest values are left out
+    whole, one by one, until it fits (a page's front matter is rarely near): a key is stored
+    with all its values or not at all, so every filter reads the same metadata."""
     data: dict[str, Any] = json.loads(json.dumps(dict(metadata), default=str, ensure_ascii=False))
     sizes = {key: len(json.dumps(value, ensure_ascii=False).encode())
              for key, value in data.items()}
-    while data and len(json.dumps(data, ensure_ascii=False).encode()) > FIELD_BYTES["metadata"]:
+    while data and (len(json.dumps(data, ensure_ascii=False).encode()) > FIELD_BYTES["metadata"]
+                    or len(metadata_terms(data)) > FIELD_BYTES["terms"]):
         del data[max(data, key=lambda key: sizes[key])]
     return data
+
+
+def metadata_term(key: str, kind: str, value: object) -> str:
+    """The term that says metadata ``key`` is ``value`` (``kind`` ``=``) or is a list holding
+    it (``kind`` ``in``): a hash, so that a filter finds it with ``like`` whatever the value
+    holds. A number's term is its value's (``2`` and ``2.0`` are one), a boolean's its own."""
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    digest = hashlib.blake2b(f"{key}\x00{kind}\x00{text}".encode("utf-8", "surrogatepass"),
+                             digest_size=8)
+    return digest.hexdigest()
+
+
+def metadata_terms(metadata: Mapping[str, Any]) -> str:
+    """The ``terms`` of a row: one for each scalar value of its metadata and each scalar item of
+    a list, space-separated with a space at either end. Milvus evaluates a JSON filter row by
+    row, ten times slower than ``like`` over this text (BENCHMARKS.md, "Filters"), so
+    equality, ``in`` and ``contains`` read it; ordering reads the JSON."""
+    terms: set[str] = set()
+    for key, value in metadata.items():
+        items = [("in", v) for v in value] if isinstance(value, list) else [("=", value)]
+        terms.update(metadata_term(key, kind, v) for kind, v in items
+                     if isinstance(v, str | int | float | bool))
+    return f" {' '.join(sorted(terms))} " if terms else ""
 
 
 _VERSIONED = re.compile(r"(?:^|/)versioned_docs/version-([^/]+)/")
@@ -115,7 +145,8 @@ def _fields(chunk: Chunk, *, path: str, file_type: str, title: str, hint: str, l
         "token_count": chunk.token_count, "text": chunk.text,
         "url": _clip(chunk.url or "", "url"), "anchor": _clip(chunk.anchor or "", "anchor"),
         "lang": _clip(lang, "lang"), "version": _clip(version, "version"),
-        "metadata": metadata_json(chunk.metadata),
+        "metadata": (metadata := metadata_json(chunk.metadata)),
+        "terms": metadata_terms(metadata),
     }
 
 

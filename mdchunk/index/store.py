@@ -74,8 +74,9 @@ ANALYZER_NAMES = tuple(ANALYZERS)
 #: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
 #: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``,
 #: version 6 added the units collection (a leaf's sentences, items, rows: :mod:`.units`);
-#: version 7 the filterable fields of leaves and parents (``lang``, ``version`` and the
-#: document's ``metadata`` as JSON: front matter and the caller's; issue 34);
+#: version 7 the filterable fields of leaves and parents (``lang``, ``version``, the
+#: document's ``metadata`` as JSON, front matter and the caller's, and its values' ``terms``;
+#: issue 34);
 #: an index of another version is rebuilt by the next indexing run and refused by search.
 SCHEMA_VERSION = "7"
 _PROP = "mdchunk."

@@ -79,11 +79,12 @@ def create_parent_collection(client: Any, collection: str) -> None:
 
 def _add_filter_fields(schema: Any) -> None:
     """What a chunk has besides its place and text for a search's filter to read: its
-    document's language and site version, and its metadata (front matter and the caller's) as
-    JSON (:mod:`mdchunk.index.where`)."""
+    document's language and site version, its metadata (front matter and the caller's) as
+    JSON, and the terms of its values (:func:`~mdchunk.index.rows.metadata_terms`; the
+    filters: :mod:`mdchunk.index.where`)."""
     from pymilvus import DataType
 
-    for name in ("lang", "version"):
+    for name in ("lang", "version", "terms"):
         schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
     schema.add_field("metadata", DataType.JSON)
 

@@ -18,8 +18,9 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, assert_never
+from typing import TYPE_CHECKING
 
+from ..rows import metadata_term
 from ..store import All, AnyOf, Compare, Contains, Filter, Glob, Negated, OneOf, PathPrefix
 from ..where import glob_parts
 
@@ -117,9 +118,22 @@ class _State:
             return path_prefix(where.prefix)
         if isinstance(where, Glob):
             return self.glob(where, positive)
-        if isinstance(where, Compare | OneOf | Contains):
-            return self.test(where.field, positive, lambda c: _condition(where, c))
-        assert_never(where)
+        if isinstance(where, Contains):
+            if not where.field.meta:
+                return _FALSE  # a stored field is never a list
+            return self.terms([metadata_term(where.field.name, "in", where.value)], positive)
+        if where.field.meta and (isinstance(where, OneOf) or where.op == "=="):
+            values = where.values if isinstance(where, OneOf) else (where.value,)
+            return self.terms([metadata_term(where.field.name, "=", v) for v in values],
+                              positive)
+        return self.test(where.field, positive, lambda c: _condition(where, c))
+
+    def terms(self, terms: list[str], positive: bool) -> str:
+        """Rows holding one of ``terms`` (:func:`~mdchunk.index.rows.metadata_terms`: a hash
+        is hex, so ``like`` reads it literally)."""
+        if self.columns is not None and "terms" not in self.columns:
+            return self.loosened(positive)
+        return _any([f"terms like {quote(f'% {term} %')}" for term in dict.fromkeys(terms)])
 
     def test(self, field: Field, positive: bool, condition: Callable[[str], str]) -> str:
         """``condition`` on ``field`` 's column(s): a metadata key only where it exists, and
@@ -162,13 +176,10 @@ def _like(parts: list[tuple[str, str]]) -> str:
     return quote(pattern)
 
 
-def _condition(where: Compare | OneOf | Contains, column: str) -> str:
+def _condition(where: Compare | OneOf, column: str) -> str:
+    """An ordering of a metadata key (its JSON), or any test of a stored field."""
     if isinstance(where, Compare):
         return f"{column} {where.op} {literal(where.value)}"
-    if isinstance(where, Contains):
-        return f"json_contains({column}, {literal(where.value)})"
-    if where.field.meta:  # Milvus's `in` takes a field, not a JSON path
-        return _any([f"{column} == {literal(v)}" for v in where.values])
     return f"{column} in [{', '.join(literal(v) for v in where.values)}]"
 
 
