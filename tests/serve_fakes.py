@@ -49,6 +49,7 @@ def served_store(embedder: HashEmbedder) -> ServedStore:
         chunks = chunker.chunk(text, doc_id)
         leaves = [c for c in chunks if c.level == max(x.level for x in chunks)]
         vectors = embedder.embed([c.embed_text for c in leaves])
+        store.add_metadata_keys(key for c in chunks for key in c.metadata)
         store.upsert_chunks([chunk_row(c, path=doc_id, file_type="md", title="T", vector=v)
                              for c, v in zip(leaves, vectors)])
         store.upsert_parents([parent_row(c, path=doc_id, file_type="md", title="T",

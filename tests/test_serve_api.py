@@ -94,6 +94,19 @@ def test_search_takes_every_search_option(client: TestClient) -> None:
     assert all(h["level"] == 1 for h in hits)  # widened to the parents
 
 
+def test_search_takes_a_filter_and_says_where_a_bad_one_goes_wrong(client: TestClient) -> None:
+    answer = client.post("/v1/search", json={"query": "maxmemory promote standby", "k": 5,
+                                             "mode": "bm25", "where": 'path ~ "ops/p*.md"'})
+    hits = answer.json()["hits"]
+    assert answer.status_code == 200 and hits
+    assert {h["path"] for h in hits} == {"ops/postgres.md"}
+    for where, words in (('path ~ "ops/**" and', "column 20"),
+                         ('severity == "x"', "unknown field 'severity' at column 1")):
+        answer = client.post("/v1/search", json={"query": "x", "mode": "bm25", "where": where})
+        assert answer.status_code == 400 and error_of(answer) == "bad_request"
+        assert words in answer.json()["error"]["message"]
+
+
 @pytest.mark.parametrize("body", [{"query": ""}, {"query": "x", "k": 0},
                                   {"query": "x", "mode": "fuzzy"}, {"query": "x", "weights": [1]},
                                   {"query": "x", "extra": 1}, {"query": "   "}])

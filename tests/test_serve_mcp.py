@@ -47,3 +47,22 @@ def test_the_tools_are_listed_and_answer() -> None:
             assert missing.is_error
 
     anyio.run(session)
+
+
+def test_the_search_tool_takes_a_filter() -> None:
+    service = fake_service()
+
+    async def session() -> None:
+        async with Client(mcp_server(lambda: service)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert "where" in tools["search"].input_schema["properties"]
+            hits = payload(await client.call_tool("search", {
+                "query": "promote the standby maxmemory", "k": 5, "mode": "bm25",
+                "where": 'path ~ "ops/r*.md"'}))
+            assert hits and {h["path"] for h in hits} == {"ops/redis.md"}
+            bad = await client.call_tool("search", {"query": "x", "where": "path ~"})
+            assert bad.is_error and "column 7" in bad.content[0].text
+            unknown = await client.call_tool("search", {"query": "x", "where": "sev == 1"})
+            assert unknown.is_error and "unknown field 'sev'" in unknown.content[0].text
+
+    anyio.run(session)

@@ -17,6 +17,7 @@ from mdchunk.index.search import UNIT_DEPTH, leaf_hits, search_store
 from mdchunk.index.store import (
     ChunkStore,
     DenseQuery,
+    Filter,
     IndexMeta,
     ManifestEntry,
     PathPrefix,
@@ -24,6 +25,7 @@ from mdchunk.index.store import (
     SideQuery,
     TextQuery,
 )
+from mdchunk.index.where import matches
 
 
 class MemoryManifest:
@@ -52,7 +54,8 @@ class MemoryStore:
         self.leaves: dict[str, dict[str, Any]] = {}
         self.parent_rows: dict[str, dict[str, Any]] = {}
         self.units: dict[str, dict[str, Any]] = {}
-        self.asked: list[tuple[str, int, PathPrefix | None]] = []
+        self.keys: set[str] = set()
+        self.asked: list[tuple[str, int, Filter | None]] = []
 
     def meta(self) -> IndexMeta | None:
         return self.recorded
@@ -94,8 +97,10 @@ class MemoryStore:
         for i in ids:
             self.units.pop(i, None)
 
-    def search_units(self, query: DenseQuery, *, limit: int, where: PathPrefix | None = None
+    def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
                      ) -> list[str]:
+        """Unfiltered, as a store whose unit rows lack what a filter reads: :meth:`leaf_rows`
+        filters the leaves found."""
         self.asked.append(("units", limit, where))
         scored = sorted(((_cosine(query.vector, r["dense"]), r["leaf_id"])
                          for r in self.units.values()), key=lambda pair: -pair[0])
@@ -108,8 +113,16 @@ class MemoryStore:
                 found.setdefault(row["leaf_id"], {})[row["id"]] = row["dense"]
         return found
 
-    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        return [self.leaves[i] for i in dict.fromkeys(ids) if i in self.leaves]
+    def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
+                  ) -> list[dict[str, Any]]:
+        return [self.leaves[i] for i in dict.fromkeys(ids)
+                if i in self.leaves and matches(where, self.leaves[i])]
+
+    def metadata_keys(self) -> frozenset[str]:
+        return frozenset(self.keys)
+
+    def add_metadata_keys(self, keys: Iterable[str]) -> None:
+        self.keys.update(keys)
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         return [r for r in self.parent_rows.values() if r["doc_id"] == doc_id]
@@ -132,14 +145,13 @@ class MemoryStore:
     def flush(self) -> None:
         pass
 
-    def search(self, query: SideQuery, *, limit: int, where: PathPrefix | None = None
+    def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
                ) -> list[SearchHit]:
         side = "dense" if isinstance(query, DenseQuery) else "bm25"
         self.asked.append((side, limit, where))
         scored = []
         for row in self.leaves.values():
-            if where is not None and not (row["doc_id"].startswith(where.prefix)
-                                          or row["path"].startswith(where.prefix)):
+            if not matches(where, row):  # what every store's filter means
                 continue
             if isinstance(query, DenseQuery):
                 scored.append((_cosine(query.vector, row["dense"]), row))
@@ -158,12 +170,15 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 
 def leaf(id: str, text: str, dense: tuple[float, float], *, doc_id: str = "docs/a.md",
-         parent_id: str = "", start: int = 0) -> dict[str, Any]:
-    """A stored leaf row (the fields :func:`leaf_hit` reads, a vector and a search text)."""
+         parent_id: str = "", start: int = 0, lang: str = "en",
+         metadata: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A stored leaf row (the fields :func:`leaf_hit` and a filter read, a vector and a search
+    text)."""
     return {"id": id, "doc_id": doc_id, "path": doc_id, "title": "T", "section_path": "S",
             "line_start": 1, "line_end": 1, "text": text, "search_text": text, "level": 2,
             "parent_id": parent_id, "start": start, "end": start + len(text), "url": "",
-            "anchor": "", "dense": list(dense), "content_hash": id}
+            "anchor": "", "dense": list(dense), "content_hash": id, "file_type": "md",
+            "lang": lang, "version": "", "token_count": 1, "metadata": metadata or {}}
 
 
 QUERY = (1.0, 0.0)
@@ -290,3 +305,38 @@ def test_a_unit_can_lift_a_leaf_above_a_closer_one(store: MemoryStore) -> None:
     hits = leaf_hits(store, "dense", "", QUERY, where=None, limit=4, units=True)
     assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 1.0), ("d", 0.8), ("b", 0.4),
                                                          ("c", 0.0)]
+
+
+def test_a_where_filter_reaches_the_store_and_names_known_keys_only(store: MemoryStore) -> None:
+    from mdchunk.index.where import FilterError
+
+    store.upsert_chunks([leaf("z", "redis keys in chinese", (0.0, 1.0), doc_id="zh/a.md",
+                              lang="zh", metadata={"tags": ["db", "cache"], "priority": 3}),
+                         leaf("y", "redis keys tagged web", (0.0, 1.0), doc_id="ops/y.md",
+                              metadata={"tags": ["web"], "priority": 1})])
+    store.add_metadata_keys(["tags", "priority"])
+    config = SearchConfig(mode="bm25", k=5, where='tags contains "db" or priority < 2')
+    assert sorted(h.id for h in search_store(store, "redis keys", None, config)) == ["y", "z"]
+    # with a path prefix, both must keep a leaf
+    config = SearchConfig(mode="bm25", k=5, where="priority >= 1", path_prefix="zh/")
+    assert [h.id for h in search_store(store, "redis keys", None, config)] == ["z"]
+    assert store.asked[-1][2] is not None and "PathPrefix" in repr(store.asked[-1][2])
+    assert [h.id for h in search_store(store, "redis keys", None, SearchConfig(
+        mode="bm25", k=5, where='lang == "zh"'))] == ["z"]
+    # a key no document has is an error naming it, not an empty result
+    with pytest.raises(FilterError, match="unknown field 'priorty' at column 1"):
+        search_store(store, "redis keys", None, SearchConfig(mode="bm25", where="priorty > 1"))
+
+
+def test_with_units_the_filter_drops_leaves_the_units_found(store: MemoryStore) -> None:
+    # c's unit is the query itself, but c is not in the language asked for
+    store.upsert_units([unit("c1", "c", (1.0, 0.0))])
+    config = SearchConfig(mode="dense", k=4, where='lang == "zh"')
+    assert search_store(store, "", QUERY, config, index=IndexMeta("m", 2, "c", "standard",
+                                                                  units=True)) == []
+    config = SearchConfig(mode="dense", k=4, where='doc_id == "docs/a.md"')
+    hits = search_store(store, "", QUERY, config, index=IndexMeta("m", 2, "c", "standard",
+                                                                  units=True))
+    # kept, c scores by its unit: (0 + 1) / 2
+    assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 1.0), ("b", 0.8), ("d", 0.6),
+                                                         ("c", 0.5)]

@@ -91,8 +91,8 @@ def index(
         failures.finish(report.total, "indexed")
 
 
-@with_flags("query", *STORE, "k", "mode", "path_prefix", "model", "backend", "fusion", "weights",
-            "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page")
+@with_flags("query", *STORE, "k", "mode", "path_prefix", "where", "model", "backend", "fusion",
+            "weights", "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page")
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],
@@ -104,6 +104,7 @@ def search(
     with one_line_errors():
         from ..index import search as run_search
         from ..index.config import EmbedderConfig, SearchConfig, StoreConfig
+        from ..index.where import FilterError
 
         settings = settings_of(flags)
         config = SearchConfig(
@@ -112,7 +113,10 @@ def search(
                            None if settings.origin("backend") == DEFAULT
                            else settings.value("backend")),
             **{field: flags[field] for field in SEARCH_FIELDS})  # type: ignore[arg-type]
-        hits = run_search(query, config=config)
+        try:
+            hits = run_search(query, config=config)
+        except FilterError as exc:  # a field the index does not have: a usage error too
+            raise typer.BadParameter(str(exc), param_hint="--where") from None
         if as_json:
             write_hits(hits)
             return

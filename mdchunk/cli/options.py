@@ -118,6 +118,9 @@ CollapseOption = Annotated[bool, typer.Option(
 PerPageOption = Annotated[Optional[int], typer.Option(
     "--per-page", metavar="N", min=1, help="At most N hits of one page, so that k different "
                                            "pages are shown. Default: any number.")]
+WhereOption = _option(list[str], "--where", metavar="FILTER", help="Only the chunks a filter "
+                      "keeps, e.g. 'tags contains \"db\" and lang == \"zh\"' (README, "
+                      "\"Filters\"); repeated, all must keep a chunk.")
 MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
 #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
 OldToken = _option(str, "--token", hidden=True)
@@ -177,6 +180,20 @@ def _weights(value: str | None) -> tuple[float, float] | None:
     return dense, bm25
 
 
+def _where(values: list[str] | None) -> str | None:
+    """Each ``--where`` parsed (a usage error naming the flag's position and the column),
+    then all joined by ``and``."""
+    from ..index.where import FilterError, join_filters, parse_where
+
+    for number, value in enumerate(values or (), 1):
+        try:
+            parse_where(value)
+        except FilterError as exc:
+            which = f" #{number}" if len(values or ()) > 1 else ""
+            raise typer.BadParameter(str(exc), param_hint=f"--where{which}") from None
+    return join_filters(values or ())
+
+
 def _given(value: object) -> object:
     return value
 
@@ -229,10 +246,11 @@ FLAGS: dict[str, Flag] = {
     "rerank": Flag("rerank", RerankOption),
     "collapse": Flag("collapse", CollapseOption, default=True),
     "per_page": Flag("per_page", PerPageOption),
+    "where": Flag("where", WhereOption, _where),
 }
 #: The search config's fields the flags set.
 SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",
-                 "per_page")
+                 "per_page", "where")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")

@@ -21,8 +21,17 @@ from ..sources import Source
 from .cache import VectorCache
 from .collapse import DuplicateCounter
 from .engine import Engine, PreparedDoc, Preparer
+from .language import document_language
 from .planning import IndexPlan
-from .rows import PARENT_FIELDS, SCALAR_FIELDS, chunk_row, embed_hash, parent_row, unit_row
+from .rows import (
+    PARENT_FIELDS,
+    SCALAR_FIELDS,
+    chunk_row,
+    document_version,
+    embed_hash,
+    parent_row,
+    unit_row,
+)
 from .store import ChunkStore, ManifestEntry
 from .units import unit_id
 
@@ -121,6 +130,8 @@ class IndexingRun:
         self.on_error, self.prune = on_error, prune
         self.cache = VectorCache(store)
         self.duplicates = DuplicateCounter()
+        #: The metadata keys the index records (read when the first document is written).
+        self.keys: set[str] | None = None
         self.done = 0
         self.total = 0
         #: Called before each group is written: raises when this run no longer holds the index.
@@ -223,6 +234,17 @@ class IndexingRun:
         self.report.embedded_units += len(todo)
         return stored
 
+    def record_keys(self, doc: PreparedDoc) -> None:
+        """Record the metadata keys of ``doc`` 's chunks with the index before any row holding
+        them is written, so that a filter naming one is never refused (one write per new key
+        set, read once per run)."""
+        if self.keys is None:
+            self.keys = set(self.store.metadata_keys())
+        keys = {str(key) for chunk in (*doc.leaves, *doc.parents) for key in chunk.metadata}
+        if not keys <= self.keys:
+            self.store.add_metadata_keys(keys)
+            self.keys |= keys
+
     def commit(self, doc: PreparedDoc, old: dict[str, dict[str, Any]], vectors: Mapping[str, Any],
                old_units: Mapping[str, Any] | None = None) -> None:
         """Write one document in the order of :mod:`.indexer`'s docstring, manifest entry last;
@@ -230,14 +252,18 @@ class IndexingRun:
         ones by id)."""
         self.guard()
         store, report, source = self.store, self.report, doc.source
+        self.record_keys(doc)
         title = _title(doc.leaves, source)
         file_type = source.file.suffix.lstrip(".").lower()
+        metadata = next((c.metadata for c in (*doc.leaves, *doc.parents)), {})
+        page = {"path": source.path, "file_type": file_type, "title": title,
+                "lang": document_language(source),
+                "version": document_version(metadata, source.doc_id, source.path)}
         old_parents = ({r["id"]: r for r in store.doc_parents(source.doc_id)} if doc.known
                        else {})
-        parents = [parent_row(c, path=source.path, file_type=file_type, title=title,
-                              child_count=doc.child_counts.get(c.id, 0)) for c in doc.parents]
-        leaves = [chunk_row(c, path=source.path, file_type=file_type, title=title,
-                            vector=vectors[key], bigrams=self.preparer.bigrams)
+        parents = [parent_row(c, child_count=doc.child_counts.get(c.id, 0), **page)
+                   for c in doc.parents]
+        leaves = [chunk_row(c, vector=vectors[key], bigrams=self.preparer.bigrams, **page)
                   for key, c in zip(doc.keys, doc.leaves)]
         units = [unit_row(unit_id(leaf["id"], text), leaf, text, vectors[embed_hash(text)])
                  for leaf in leaves for text in doc.units.get(leaf["id"], ())]

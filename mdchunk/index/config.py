@@ -24,6 +24,7 @@ from ..errors import ConfigError
 from .fusion import DEFAULT_FUSION, Fusion, FusionName
 from .language import AUTO
 from .store import ANALYZER_NAMES, EXPAND_NAMES, Expand, SearchMode
+from .where import parse_where
 
 if TYPE_CHECKING:
     from ..sources import Selection
@@ -141,7 +142,9 @@ class SearchConfig:
     ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
     (``none``, ``parent`` or ``auto``). With ``collapse`` (the default), hits of the same or
     nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
-    ``per_page`` keeps at most that many hits of one document (``None``: any number)."""
+    ``per_page`` keeps at most that many hits of one document (``None``: any number).
+    ``where`` keeps only the leaves a filter keeps (the language: :mod:`mdchunk.index.where`;
+    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise)."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -154,8 +157,11 @@ class SearchConfig:
     rerank: str | Reranker | None = None
     collapse: bool = True
     per_page: int | None = None
+    where: str | None = None
 
     def __post_init__(self) -> None:
+        if self.where is not None:
+            parse_where(self.where)  # a malformed filter is said before any store is opened
         if self.mode not in get_args(SearchMode):
             raise ConfigError(f"mode={self.mode!r} must be 'hybrid', 'dense' or 'bm25'")
         if self.expand not in EXPAND_NAMES:

@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from ..embedding import DEFAULT_MODEL, USE_MODEL
 from ..sources import Source
 
-__all__ = ["AUTO", "CJK_SHARE", "SAMPLE_BYTES", "Language", "cjk_share", "survey"]
+__all__ = ["AUTO", "CJK_SHARE", "SAMPLE_BYTES", "Language", "cjk_share", "document_language",
+           "survey"]
 
 log = logging.getLogger(__name__)
 
@@ -84,3 +85,11 @@ def survey(sources: Sequence[Source]) -> Language:
     log.info("CJK share of the corpus %.1f%%: BM25 analyzer %s, auto model %s",
              100 * language.share, language.analyzer, language.model)
     return language
+
+
+def document_language(source: Source) -> str:
+    """The language a document is stored with, for a search to filter by (``lang``): ``zh``
+    when its sample has Chinese in it by the corpus's rule (:data:`CJK_SHARE` of CJK
+    characters, kana and hangul counting too), ``en`` otherwise: the survey tells Chinese
+    from the rest, not one Latin-script language from another."""
+    return "zh" if Language(cjk_share([source])).chinese else "en"

@@ -38,11 +38,11 @@ from .store import (
     Expand,
     Filter,
     IndexMeta,
-    PathPrefix,
     SearchHit,
     SearchMode,
     TextQuery,
 )
+from .where import search_filter
 
 __all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "collapse_identical", "leaf_hits", "rerank_hits",
            "search", "search_store", "unit_scored"]
@@ -74,6 +74,7 @@ def search(
     rerank: str | Reranker | None = None,
     collapse: bool = True,
     per_page: int | None = None,
+    where: str | None = None,
 ) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
@@ -87,8 +88,11 @@ def search(
     indexed with (``"auto"`` means that too); another model is refused. The query is embedded
     on the backend the collection records (``backend`` ``None`` or ``"auto"``); another one
     named is refused, as its vectors would be slightly off. ``path_prefix`` keeps hits under
-    that path. ``milvus_token`` is a Milvus server's credential (``token``, its old name, is
-    deprecated).
+    that path. ``where`` keeps the leaves a filter keeps (``'tags contains "db" and lang ==
+    "zh"'``; the language: :mod:`mdchunk.index.where`): a malformed filter, or one naming a
+    field neither stored nor a metadata key of the index, raises
+    :class:`~mdchunk.index.where.FilterError`. ``milvus_token`` is a Milvus server's
+    credential (``token``, its old name, is deprecated).
 
     ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
     scores``: :mod:`mdchunk.embedding.rerankers`) reorders the fused leaves before ``k`` are
@@ -112,7 +116,7 @@ def search(
                               EmbedderConfig(model, backend), k=k, mode=mode,
                               path_prefix=path_prefix, weights=weights, fusion=fusion,
                               expand=expand, rerank=rerank, collapse=collapse,
-                              per_page=per_page)
+                              per_page=per_page, where=where)
     else:
         refuse_both({name: value for name, value in locals().items()
                      if name not in ("query", "config")}, _SEARCH_DEFAULTS)
@@ -156,7 +160,7 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     then gets its matching lines (:func:`~mdchunk.index.highlights.with_matches`: by the
     query's words, by units where no word matches and the index has ``units``)."""
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
-    where = PathPrefix(config.path_prefix) if config.path_prefix else None
+    where = search_filter(config.path_prefix, config.where, store.metadata_keys)
     k = config.k
     text = search_text(query, bigrams=bigrams)
     # Candidates to spare for duplicates collapsed, pages capped, and merging when expanding;
@@ -250,7 +254,8 @@ def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filt
     nearest = store.search(query, limit=depth, where=where)
     leaf_ids = list(dict.fromkeys([*(h.id for h in nearest),
                                    *store.search_units(query, limit=depth, where=where)]))
-    rows = {row["id"]: row for row in store.leaf_rows(leaf_ids)}  # a unit's leaf may be gone
+    # a unit's leaf may be gone, or be one the filter drops (a unit row has no metadata)
+    rows = {row["id"]: row for row in store.leaf_rows(leaf_ids, where=where)}
     found = store.unit_vectors(list(rows))
     q = np.asarray(query.vector, dtype=np.float32)
     q /= np.linalg.norm(q) or 1.0

@@ -16,24 +16,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
+
+from .hits import Location, Match, SearchHit
 
 __all__ = [
     "ANALYZERS",
     "ANALYZER_NAMES",
     "EXPAND_NAMES",
     "SCHEMA_VERSION",
+    "All",
+    "AnyOf",
     "ChunkStore",
+    "Compare",
+    "Contains",
     "DenseQuery",
     "Expand",
+    "Field",
     "Filter",
+    "Glob",
     "IndexMeta",
     "Location",
     "Manifest",
     "ManifestEntry",
     "Match",
+    "Negated",
+    "OneOf",
     "PathPrefix",
+    "Scalar",
     "SearchHit",
     "SearchMode",
     "SideQuery",
@@ -67,8 +78,11 @@ ANALYZER_NAMES = tuple(ANALYZERS)
 #: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
 #: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``,
 #: version 6 added the units collection (a leaf's sentences, items, rows: :mod:`.units`);
+#: version 7 the filterable fields of leaves and parents (``lang``, ``version``, the
+#: document's ``metadata`` as JSON, front matter and the caller's, and its values' ``terms``;
+#: issue 34);
 #: an index of another version is rebuilt by the next indexing run and refused by search.
-SCHEMA_VERSION = "6"
+SCHEMA_VERSION = "7"
 _PROP = "mdchunk."
 
 
@@ -163,84 +177,6 @@ class ManifestEntry:
 
 
 @dataclass(frozen=True, slots=True)
-class Location:
-    """Where a passage a search found lies: a chunk's document, lines and page URL. A hit
-    lists every location of its passage (:attr:`SearchHit.locations`), its own first, then
-    those of the identical or nearly identical passages it stands for, best first.
-    ``similarity`` is how alike this location's passage is to the hit's (1.0: the same text;
-    see :mod:`mdchunk.index.collapse`)."""
-
-    id: str
-    doc_id: str
-    path: str
-    line_start: int
-    line_end: int
-    url: str | None = None
-    anchor: str | None = None
-    score: float = 0.0
-    similarity: float = 1.0
-
-
-@dataclass(frozen=True, slots=True)
-class Match:
-    """A passage of a hit that best answers the query: its matching lines
-    (:mod:`mdchunk.index.highlights`).
-
-    ``hit.text[start:end]`` is the passage (a sentence, list item, table row or lines of code,
-    or several adjacent ones merged); ``line_start``-``line_end`` are its lines in the document
-    (1-based, as the hit's own); ``score`` says how well it matched, higher is better within a
-    hit (a unit's cosine to the query, or the weight of the query's words it holds).
-    """
-
-    start: int
-    end: int
-    line_start: int
-    line_end: int
-    score: float
-
-
-@dataclass(frozen=True, slots=True)
-class SearchHit:
-    """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
-
-    A hit is a leaf, or with ``expand`` a parent standing for the leaves that matched inside
-    it (its score is their best). ``text`` is what to show, ``line_start``-``line_end`` and
-    ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth
-    in the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span
-    in ``text`` (``text[a:b]`` is that leaf's text), in document order; an unexpanded leaf
-    marks all of itself. Tuples, so that a hit stays hashable.
-    """
-
-    score: float
-    id: str
-    doc_id: str
-    path: str
-    title: str
-    section_path: str
-    line_start: int
-    line_end: int
-    text: str
-    level: int = 0
-    parent_id: str | None = None
-    start: int = 0
-    end: int = 0
-    marks: tuple[tuple[int, int], ...] = ()
-    leaf_ids: tuple[str, ...] = ()
-    #: Where the hit is published (page URL plus ``#anchor``) when the index was built with a
-    #: ``base_url``, and its heading's anchor; ``None`` otherwise.
-    url: str | None = None
-    anchor: str | None = None
-    #: Every place the hit's passage lies, its own first: a search collapses hits of the
-    #: same text (and nearly the same) into one that lists them all (:mod:`.collapse`);
-    #: empty on a hit no search has placed yet (a store's own hits).
-    locations: tuple[Location, ...] = ()
-    #: The passages of ``text`` that best match the query, in document order, at most
-    #: :data:`~mdchunk.index.highlights.MAX_MATCHES`, inside the matching leaves' ``marks``;
-    #: empty when nothing in the text shares a word with the query (and no unit says it).
-    matches: tuple[Match, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
 class PathPrefix:
     """Leaves whose document id or path starts with ``prefix``, taken literally: no character
     of it is a wildcard (``_`` and ``%`` are common in file names). An empty prefix keeps all.
@@ -252,9 +188,84 @@ class PathPrefix:
     prefix: str
 
 
-#: A search's filter, as every store must understand it. More kinds join this union (a filter
-#: language, issue 34); a store that cannot translate one fails its type check.
-Filter: TypeAlias = PathPrefix
+#: A value a filter compares with: a string, a number or a boolean.
+Scalar: TypeAlias = str | int | float | bool
+
+
+@dataclass(frozen=True, slots=True)
+class Field:
+    """What a filter reads of a row: one of the stored fields a filter may name
+    (:data:`mdchunk.index.where.TEXT_FIELDS`, :data:`~mdchunk.index.where.INT_FIELDS`; ``path``
+    stands for the document's ``doc_id`` or its ``path``, as :class:`PathPrefix` does), or with
+    ``meta`` a key of the row's ``metadata`` (front matter and the caller's metadata)."""
+
+    name: str
+    meta: bool = False
+    #: Where the name stands in the filter's text (1-based column; 0: not parsed from text),
+    #: for an error to point at; not part of the field's identity.
+    at: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Compare:
+    """``field op value``; ``!=`` is the negation of ``==`` (:class:`Negated`)."""
+
+    field: Field
+    op: Literal["==", "<", "<=", ">", ">="]
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class OneOf:
+    """``field in [values]``."""
+
+    field: Field
+    values: tuple[Scalar, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Contains:
+    """``field contains value``: a metadata list that holds ``value``."""
+
+    field: Field
+    value: Scalar
+
+
+@dataclass(frozen=True, slots=True)
+class Glob:
+    """``field ~ pattern``: ``*`` any characters but ``/``, ``**`` any at all, ``?`` one but
+    ``/``, ``\\`` makes the next character literal (:func:`mdchunk.index.where.glob_regex`)."""
+
+    field: Field
+    pattern: str
+
+
+@dataclass(frozen=True, slots=True)
+class All:
+    """Every one of ``parts`` (``and``)."""
+
+    parts: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """At least one of ``parts`` (``or``)."""
+
+    parts: tuple[Filter, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Negated:
+    """Not ``part`` (``not``)."""
+
+    part: Filter
+
+
+#: A search's filter, as every store must understand it: a path prefix, or a tree of the
+#: filter language's nodes (parsed from text by :func:`mdchunk.index.where.parse_where`); a
+#: store that cannot translate one fails its type check. :func:`mdchunk.index.where.matches`
+#: says what each node means, for any store.
+Filter: TypeAlias = (PathPrefix | Compare | OneOf | Contains | Glob | All | AnyOf | Negated)
 
 
 @dataclass(frozen=True, slots=True)
@@ -343,9 +354,19 @@ class ChunkStore(Protocol):
         says which unit: :func:`~mdchunk.index.units.unit_id`)."""
         ...
 
-    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored leaf rows among ``ids`` with what a hit shows and ``dense``; unknown ids
-        are left out."""
+    def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
+                  ) -> list[dict[str, Any]]:
+        """The stored leaf rows among ``ids`` that ``where`` keeps, with what a hit shows and
+        ``dense``; unknown ids are left out."""
+        ...
+
+    def metadata_keys(self) -> frozenset[str]:
+        """Every metadata key a document of the index has had (what a filter may name besides
+        the stored fields: :func:`mdchunk.index.where.check_fields`)."""
+        ...
+
+    def add_metadata_keys(self, keys: Iterable[str]) -> None:
+        """Record ``keys`` among :meth:`metadata_keys` (before rows holding them are written)."""
         ...
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ import anyio.to_thread
 
 from ..index.config import SearchConfig
 from ..index.store import Expand, SearchHit, SearchMode
+from ..index.where import FilterError
 from .config import ServeConfig, is_loopback
 from .service import Service
 
@@ -44,14 +45,20 @@ def mcp_server(service: Callable[[], Service]) -> MCPServer:
 
     @server.tool()
     async def search(query: str, k: int = 5, mode: SearchMode = "hybrid",
-                     expand: Expand = "none", path_prefix: str | None = None
-                     ) -> list[dict[str, Any]]:
+                     expand: Expand = "none", path_prefix: str | None = None,
+                     where: str | None = None) -> list[dict[str, Any]]:
         """Search the documentation: the k best passages for query, each with path, lines,
         url and section. mode: hybrid (default), dense or bm25; expand: none, parent (each
-        hit's enclosing section) or auto."""
-        config = SearchConfig(k=max(1, min(k, 50)), mode=mode, expand=expand,
-                              path_prefix=path_prefix or None)
-        hits = await anyio.to_thread.run_sync(lambda: service().search(config, query))
+        hit's enclosing section) or auto; where: a filter such as 'tags contains "db" and
+        lang == "zh"' or 'path ~ "runbooks/**"' (front matter keys, lang, version, path...)."""
+        from mcp.server.mcpserver.exceptions import ToolError
+
+        try:  # a filter's mistake is the caller's to fix: say where it is
+            config = SearchConfig(k=max(1, min(k, 50)), mode=mode, expand=expand,
+                                  path_prefix=path_prefix or None, where=where or None)
+            hits = await anyio.to_thread.run_sync(lambda: service().search(config, query))
+        except FilterError as exc:
+            raise ToolError(str(exc)) from None
         return [cited(hit) for hit in hits]
 
     @server.tool()

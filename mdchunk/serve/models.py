@@ -96,6 +96,9 @@ class SearchRequest(BaseModel):
     k: int = Field(5, ge=1, le=100)
     mode: SearchMode = "hybrid"
     path_prefix: str | None = Field(None, max_length=1000)
+    #: A filter (``mdchunk search --where``'s language); a malformed one, or one naming an
+    #: unknown field, is a 400 naming the column.
+    where: str | None = Field(None, max_length=4000)
     weights: tuple[Weight, Weight] | None = None
     fusion: FusionName | None = None
     expand: Expand = "none"
@@ -108,7 +111,7 @@ class SearchRequest(BaseModel):
     def search_config(self) -> SearchConfig:
         return SearchConfig(k=self.k, mode=self.mode, path_prefix=self.path_prefix,
                             weights=self.weights, fusion=self.fusion, expand=self.expand,
-                            collapse=self.collapse, per_page=self.per_page)
+                            collapse=self.collapse, per_page=self.per_page, where=self.where)
 
 
 class SearchResponse(BaseModel):

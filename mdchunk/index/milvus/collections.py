@@ -47,6 +47,7 @@ def create_chunk_collection(client: Any, collection: str, meta: IndexMeta) -> No
         schema.add_field(name, DataType.INT64)
     for name in ("parent_id", "url", "anchor"):
         schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
+    _add_filter_fields(schema)
     schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"])
     schema.add_field("search_text", DataType.VARCHAR, max_length=FIELD_BYTES["search_text"],
                      enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
@@ -71,8 +72,21 @@ def create_parent_collection(client: Any, collection: str) -> None:
         schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
     for name in (*INT_FIELDS, "child_count"):
         schema.add_field(name, DataType.INT64)
+    _add_filter_fields(schema)
     schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(DUMMY_VECTOR))
     client.create_collection(collection, schema=schema)
+
+
+def _add_filter_fields(schema: Any) -> None:
+    """What a chunk has besides its place and text for a search's filter to read: its
+    document's language and site version, its metadata (front matter and the caller's) as
+    JSON, and the terms of its values (:func:`~mdchunk.index.rows.metadata_terms`; the
+    filters: :mod:`mdchunk.index.where`)."""
+    from pymilvus import DataType
+
+    for name in ("lang", "version", "terms"):
+        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
+    schema.add_field("metadata", DataType.JSON)
 
 
 def create_unit_collection(client: Any, collection: str, dim: int) -> None:

@@ -19,14 +19,16 @@ is :mod:`mdchunk.index.search`'s, for any store).
 
 from __future__ import annotations
 
+import json
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Self
 
 from ...errors import StoreError
-from ..rows import PARENT_FIELDS, SCALAR_FIELDS, UNIT_FIELDS, leaf_hit
+from ..rows import FILTER_FIELDS, PARENT_FIELDS, SCALAR_FIELDS, UNIT_FIELDS, leaf_hit
 from ..store import SCHEMA_VERSION, DenseQuery, Filter, IndexMeta, SearchHit, SideQuery
+from ..where import matches
 from .client import connect, errors
 from .collections import (
     DUMMY_VECTOR,
@@ -38,7 +40,7 @@ from .collections import (
     is_local,
     select_rows,
 )
-from .filters import equals, expression, one_of
+from .filters import Translation, equals, one_of, translate
 from .locks import MilvusLocks
 from .manifest import MilvusManifest
 
@@ -48,6 +50,12 @@ log = logging.getLogger(__name__)
 
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
                   "level", "parent_id", "start", "end", "url", "anchor"]
+#: The chunk collection's property listing the metadata keys its documents have had.
+_KEYS_PROPERTY = "mdchunk.metadata_keys"
+#: The most hits one Milvus search returns (its top-k limit).
+_MAX_LIMIT = 16384
+#: How much more a search asks for, round after round, when it must check rows itself.
+_OVERFETCH = 4
 
 
 class MilvusStore:
@@ -249,13 +257,37 @@ class MilvusStore:
                     found.setdefault(row["leaf_id"], {})[row["id"]] = row["dense"]
         return found
 
-    def leaf_rows(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored leaves among ``ids``: what a hit shows, and ``dense``."""
+    def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
+                  ) -> list[dict[str, Any]]:
+        """The stored leaves among ``ids`` that ``where`` keeps: what a hit shows, and
+        ``dense``."""
         if not ids:
             return []
+        wanted = translate(where)
+        fields = ["id", *_OUTPUT_FIELDS, "dense", *_checked_fields(wanted)]
+        condition = one_of("id", dict.fromkeys(ids))
+        if wanted.expression:
+            condition = f"({condition}) and ({wanted.expression})"
         with self._errors("read leaves"):
-            return select_rows(self._client, self.collection, one_of("id", dict.fromkeys(ids)),
-                               ["id", *_OUTPUT_FIELDS, "dense"])
+            rows = select_rows(self._client, self.collection, condition,
+                               list(dict.fromkeys(fields)))
+        return rows if wanted.exact else [r for r in rows if matches(where, r)]
+
+    def metadata_keys(self) -> frozenset[str]:
+        """The metadata keys recorded in the chunk collection's properties."""
+        with self._errors(f"describe collection {self.collection!r}"):
+            props = self._client.describe_collection(self.collection).get("properties") or {}
+        return frozenset(json.loads(props.get(_KEYS_PROPERTY) or "[]"))
+
+    def add_metadata_keys(self, keys: Iterable[str]) -> None:
+        """Record ``keys`` among the collection's metadata keys (a property: one call only
+        when a key is new)."""
+        known = self.metadata_keys()
+        wanted = known | set(keys)
+        if wanted != known:
+            with self._errors(f"record metadata keys of {self.collection!r}"):
+                self._client.alter_collection_properties(
+                    self.collection, properties={_KEYS_PROPERTY: json.dumps(sorted(wanted))})
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (all of :data:`PARENT_FIELDS`)."""
@@ -329,28 +361,52 @@ class MilvusStore:
     def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
                ) -> list[SearchHit]:
         """One side: the top ``limit`` leaves by cosine to a dense query's vector, or by BM25
-        for a text query's text, among those ``where`` keeps."""
+        for a text query's text, among those ``where`` keeps.
+
+        A filter Milvus cannot say exactly (:mod:`.filters`) is searched loosened, asking for
+        more each round, and each hit checked (:func:`~mdchunk.index.where.matches`) until
+        ``limit`` are kept or the collection has no more."""
+        wanted = translate(where)
+        ask = limit if wanted.exact else min(limit * _OVERFETCH, _MAX_LIMIT)
+        while True:
+            rows = self._search_rows(query, ask, wanted)
+            kept = rows if wanted.exact else [r for r in rows if matches(where, r[1])]
+            if len(kept) >= limit or len(rows) < ask or ask >= _MAX_LIMIT:
+                return [leaf_hit(score, row) for score, row in kept[:limit]]
+            ask = min(ask * _OVERFETCH, _MAX_LIMIT)
+
+    def _search_rows(self, query: SideQuery, limit: int, wanted: Translation
+                     ) -> list[tuple[float, dict[str, Any]]]:
         data: list[Any]
         if isinstance(query, DenseQuery):
             side, field, metric, data = "dense", "dense", "COSINE", [list(query.vector)]
         else:
             side, field, metric, data = "bm25", "sparse", "BM25", [query.text]
+        fields = list(dict.fromkeys([*_OUTPUT_FIELDS, *_checked_fields(wanted)]))
         with self._errors(f"{side} search in {self.collection!r}"):
             result = self._client.search(self.collection, data, anns_field=field,
                                          search_params={"metric_type": metric}, limit=limit,
-                                         filter=expression(where), output_fields=_OUTPUT_FIELDS)
+                                         filter=wanted.expression, output_fields=fields)
         # Milvus Lite reports BM25 as a negated distance, a server as a positive score.
         signed = abs if side == "bm25" else float
-        return [leaf_hit(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
+        return [(signed(float(hit["distance"])), {**hit["entity"], "id": hit["id"]})
                 for hit in result[0]]
 
     def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
                      ) -> list[str]:
-        """The leaves of the ``limit`` units nearest ``query``'s vector, best first, once each."""
+        """The leaves of the ``limit`` units nearest ``query``'s vector, best first, once each.
+
+        A unit row has its leaf's document and path only: what else ``where`` asks is left to
+        :meth:`leaf_rows`, which the leaves found here are read through."""
+        loosened = translate(where, columns=("doc_id", "path")).expression
         with self._errors(f"unit search in {self.units_collection!r}"):
             result = self._client.search(self.units_collection, [list(query.vector)],
                                          anns_field="dense",
                                          search_params={"metric_type": "COSINE"}, limit=limit,
-                                         filter=expression(where), output_fields=["leaf_id"])
+                                         filter=loosened, output_fields=["leaf_id"])
         return list(dict.fromkeys(hit["entity"]["leaf_id"] for hit in result[0]))
 
+
+def _checked_fields(wanted: Translation) -> tuple[str, ...]:
+    """The fields a search must read to check its rows when its expression is not exact."""
+    return () if wanted.exact else FILTER_FIELDS
