@@ -267,6 +267,56 @@ def test_quotes_that_may_read_apart_are_left_to_the_reference(source: str) -> No
     assert parse_fast(source) is None
 
 
+# -- tabs: read fast inside a line's text and inside top-level fences ------------------------
+
+#: Lines with tabs in every position (leading, after markers, inside text, trailing, in cells,
+#: definitions, headings, fences' info and closing lines) and the lines around them: fences
+#: opened and closed every way, at the top level, indented and in list items and quotes.
+_TAB_LINES = st.sampled_from([
+    "\tcode", "\t\tdeep", " \tx", "  \t- y", "-\titem", "- \titem", "1.\tone", "2)\ttwo", ">\tq",
+    "> a\tb", "#\th", "# h\t#", "## a\tb", "a\tb", "word\t", "* [cmd](x)\t - what", "- a\tb",
+    "  - a\tb", "    a\tb", "1. a\tb", "- [ ]\ttask", "| a\t| b |", "|---\t|---|", "a\t| b",
+    "[a]:\t/u", "[a]: /u\t'title'", "[a]\t: /u", "---\t", "===\t", "a\t\tb", "```\tgo", "```go\t",
+    "```\t", "\t```", "~~~\t", "\t~~~", " \t```", "<div\tclass=x>", "<!--\t-->", "-\t-\t-",
+    "*\t*\t*", "a  \t", "Term\t", "x\ty\tz", "+ a\tb", "10. a\t", "[x\ty](z)", "`a\tb`",
+    "```", "````", "~~~", "```go", "~~~sh", "  ```", "   ```", "    ```", "- ```", "  ```js", "> ```",
+    "text", "para", "", "", "- item", "  - b", "1. one", "    code", "# h", "---", "===", "| a | b |",
+    "|---|---|", "| 1 | 2 |", "<div>", "</div>", "[a]: /v", "> q",
+])
+
+
+@needs_rust
+@profile(400)
+@given(lines=st.lists(_TAB_LINES, min_size=1, max_size=14),
+       newline=st.sampled_from(["\n", "\r\n", "\r"]))
+def test_both_readers_agree_on_tabs(lines: list[str], newline: str) -> None:
+    note(f"read fast: {assert_same_reading(newline.join(lines) + newline)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "# Go\n\n```go\nfunc main() {\n\tif err != nil {\n\t\treturn\n\t}\n}\n```\n\ntext\n",
+    "text\n~~~sh\n\tcat > f <<EOF\n~~~\n\n```\n\tmore\n```\n",
+    "### SEE ALSO\n\n* [hydra create](hydra-create)\t - Create resources\n"
+    "* [hydra](hydra)\t - Run and manage Ory Hydra\n",
+    "```\n\tunclosed to the end\n",
+])
+def test_tabs_in_top_level_fences_and_inside_text_are_read_fast(source: str) -> None:
+    """Issue 32: the tabs of Go and shell code, and of generated CLI pages, sent whole site
+    pages to the reference."""
+    assert assert_same_reading(source)
+
+
+@needs_rust
+@pytest.mark.parametrize("source", [
+    "\tindented code\n", "-\titem\n", "- a\n\n  ```\n  \tin an item\n  ```\n",
+    "> ```\n> \tquoted\n> ```\n", "  ```\n\tindented fence\n  ```\n", "```\n\t```\n",
+    "| a\t| b |\n|---|---|\n", "[a]: /u\t'title'\n",
+])
+def test_tabs_that_may_count_as_columns_are_left_to_the_reference(source: str) -> None:
+    assert parse_fast(source) is None
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([
