@@ -237,12 +237,18 @@ _QUOTE_LINES = st.sampled_from([
     "---", "<div>", "</div>", "    code", "[a]: /v", "# [a] h"])
 
 
+def _documents_of(lines: st.SearchStrategy[str], most: int) -> st.SearchStrategy[str]:
+    """Documents of up to ``most`` of ``lines``, each ended by LF, CRLF or CR alike."""
+    return st.builds(lambda chosen, newline: newline.join(chosen) + newline,
+                     st.lists(lines, min_size=1, max_size=most),
+                     st.sampled_from(["\n", "\r\n", "\r"]))
+
+
 @needs_rust
 @profile(300)
-@given(lines=st.lists(_QUOTE_LINES, min_size=1, max_size=12),
-       newline=st.sampled_from(["\n", "\r\n", "\r"]))
-def test_both_readers_agree_on_quotes(lines: list[str], newline: str) -> None:
-    note(f"read fast: {assert_same_reading(newline.join(lines) + newline)}")
+@given(source=_documents_of(_QUOTE_LINES, 12))
+def test_both_readers_agree_on_quotes(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
 
 
 @needs_rust
@@ -265,6 +271,52 @@ def test_quotes_without_a_lazy_line_are_read_fast(source: str) -> None:
 ])
 def test_quotes_that_may_read_apart_are_left_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None
+
+
+# -- tabs: read fast inside a line's text and inside top-level fences ------------------------
+
+#: Lines with tabs in every position (leading, after markers, inside text, trailing, in cells,
+#: definitions, headings, fences' info and closing lines) and the lines around them: fences
+#: opened and closed every way, at the top level, indented and in list items and quotes.
+_TAB_LINES = st.sampled_from([
+    "\tcode", "\t\tdeep", " \tx", "  \t- y", "-\titem", "- \titem", "1.\tone", "2)\ttwo", ">\tq",
+    "> a\tb", "#\th", "# h\t#", "## a\tb", "a\tb", "word\t", "* [cmd](x)\t - what", "- a\tb",
+    "  - a\tb", "    a\tb", "1. a\tb", "- [ ]\ttask", "| a\t| b |", "|---\t|---|", "a\t| b",
+    "[a]:\t/u", "[a]: /u\t'title'", "[a]\t: /u", "---\t", "===\t", "a\t\tb", "```\tgo", "```go\t",
+    "```\t", "\t```", "~~~\t", "\t~~~", " \t```", "<div\tclass=x>", "<!--\t-->", "-\t-\t-",
+    "*\t*\t*", "a  \t", "Term\t", "x\ty\tz", "+ a\tb", "10. a\t", "[x\ty](z)", "`a\tb`",
+    "```", "````", "~~~", "```go", "~~~sh", "  ```", "   ```", "    ```", "- ```", "  ```js", "> ```",
+    "text", "para", "", "", "- item", "  - b", "1. one", "    code", "# h", "---", "===", "| a | b |",
+    "|---|---|", "| 1 | 2 |", "<div>", "</div>", "[a]: /v", "> q",
+])
+
+
+@needs_rust
+@profile(400)
+@given(source=_documents_of(_TAB_LINES, 14))
+def test_both_readers_agree_on_tabs(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
+
+
+#: Pages with tabs, and whether the fast reader reads them: inside top-level fences and inside
+#: a line's text (issue 32: Go and shell code, generated CLI pages), or where they may count as
+#: columns (indentation, after a marker, fences indented, in items or quotes, cells, definitions).
+_TABBED = {
+    "# Go\n\n```go\nfunc main() {\n\tif err != nil {\n\t\treturn\n\t}\n}\n```\n\ntext\n": True,
+    "text\n~~~sh\n\tcat > f <<EOF\n~~~\n\n```\n\tmore\n```\n": True,
+    "### SEE ALSO\n\n* [hydra create](hydra-create)\t - Create resources\n": True,
+    "```\n\tunclosed to the end\n": True,
+    "\tindented code\n": False, "-\titem\n": False, "- a\n\n  ```\n  \tin an item\n  ```\n": False,
+    "> ```\n> \tquoted\n> ```\n": False, "  ```\n\tindented fence\n  ```\n": False,
+    "```\n\t```\n": False, "| a\t| b |\n|---|---|\n": False, "[a]: /u\t'title'\n": False,
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _TABBED)
+def test_tabs_are_read_fast_where_they_count_no_column(source: str) -> None:
+    assert assert_same_reading(source) is _TABBED[source]
+    assert parse_markdown(source) == parse_markdown_it(source)
 
 
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -

@@ -7,11 +7,12 @@ line, a two-item list, again and again) parsed ten times slower per byte than or
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
-MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs, blockquotes with a line that may
-read on lazily (:func:`_lazy_quote`) or a pipe, headings that may use a link reference
-definition, HTML comments in a paragraph beside one, tables of a shape the two parsers may read
-apart (:func:`tables_agree`) or lines that may nest lists and quotes eight deep; a node of any
-kind it does not know sends the document back too.
+MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs where they may count as columns
+(:mod:`~.tab_lines`), blockquotes with a line that may read on lazily (:func:`_lazy_quote`)
+or a pipe, headings that may use a link reference definition, HTML comments in a paragraph
+beside one, tables of a shape the two parsers may read apart (:func:`tables_agree`) or lines
+that may nest lists and quotes eight deep; a node of any kind it does not know sends the
+document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
@@ -42,6 +43,7 @@ from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
 from .sites.generators import read_as
+from .tab_lines import tab_lines, tabs_inside_fences
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -52,7 +54,7 @@ __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 #: A blockquote's line, its text starting with ``>`` (after list markers too), and the line
 #: after it, after a line break: markdown-it-py ends a quoted paragraph where an ordered list
 #: from 2 starts, the Rust parser reads on lazily, so a quote with a line after it that may
-#: read on lazily (:func:`_lazy_quote`) stays with the reference. Tabs do too; link reference
+#: read on lazily (:func:`_lazy_quote`) stays with the reference. Link reference
 #: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
 #: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
 _QUOTE = re.compile(r"\n(?P<markers>[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+)"
@@ -129,9 +131,9 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     """:func:`refusals` of what follows the front matter (all of ``source`` when it has none):
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
-    if "\t" in source:
-        yield "tab"
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+    if "\t" in source and tab_lines(text.split("\n")) is None:
+        yield "tab"
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
     lines = "\n" + text
@@ -284,8 +286,11 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
     reader = _TreeReader(source, byte_starts, front.map[1] if front and front.map else 0)
+    tree = parser.tree(text)
+    if "\t" in text and not tabs_inside_fences(text.split("\n"), tree.children, byte_starts):
+        return None
     try:
-        blocks = reader.blocks(parser.tree(text).children)
+        blocks = reader.blocks(tree.children)
     except _Unsupported:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
