@@ -172,7 +172,7 @@ def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = (),
     folder = keep or into
     db = folder / f"styles-{name}.db"
     args = [*cli_arguments(name, staged.folder, db), *extra]
-    shown = ["mdchunk", *(a.replace(str(into), "$TMP").replace(str(folder), "$KEEP")
+    shown = ["mdchunk", *(a.replace(str(folder), "$KEEP").replace(str(into), "$TMP")
                           for a in args)]
     record = folder / f"styles-{name}.json"
     if keep is not None and db.exists() and record.is_file():
