@@ -237,6 +237,21 @@ def prf(mode: str, units: bool, *, dense_beta: float = 0.0, rm3: int = 0, m: int
     return run
 
 
+def peak_head(variant: Variant, head: int) -> Variant:
+    """``variant`` with ``peaked`` reading the first ``head`` hits of each list, not ten."""
+    import importlib
+
+    fusion = importlib.import_module("mdchunk.index.fusion")
+
+    def run(store: Any, query: str, vector: Sequence[float], meta: Any, lang: str) -> list[Any]:
+        saved, fusion.PEAK_HEAD = fusion.PEAK_HEAD, head
+        try:
+            return variant(store, query, vector, meta, lang)
+        finally:
+            fusion.PEAK_HEAD = saved
+    return run
+
+
 #: The fusion that was the default before this study (score fusion, BM25 0.7).
 BEFORE = {"fusion": "score", "weights": (0.3, 0.7)}
 
@@ -257,6 +272,9 @@ def variants() -> dict[str, Variant]:
             configured("hybrid", True, fusion="score", weights=(0.5, 0.5)), weight)
     out["dense-units-d4"] = unit_setting(configured("dense", True), depth=4)
     out["score-units-d4@0.3,0.7"] = unit_setting(configured("hybrid", True, **BEFORE), depth=4)
+    for head in (5, 20):
+        out[f"peaked-head{head}@1,1"] = peak_head(configured("hybrid", False, fusion="peaked"),
+                                                  head)
     for units in (False, True):
         tag = "-units" if units else ""
         out[f"hybrid{tag}"] = configured("hybrid", units)
