@@ -526,8 +526,10 @@ def styles_part(args: argparse.Namespace, tmp: Path) -> str:
     names = list(dict.fromkeys(q.corpus for q in questions))
     staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
               for name in names}
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
     text, record = search_styles.styles_study(questions, staged, tmp, args.label, skipped,
-                                              shlex.split(args.index_args))
+                                              shlex.split(args.index_args), args.keep)
     if args.out:
         record_file = args.out.with_suffix(".json")
         record_file.parent.mkdir(parents=True, exist_ok=True)
@@ -558,6 +560,9 @@ def main(argv: list[str] | None = None) -> int:
                          "mdchunk.toml (lead_in = true); repeatable")
     ap.add_argument("--index-args", default="",
                     help="styles: flags added to every `mdchunk index`, e.g. '--units'")
+    ap.add_argument("--keep", type=Path,
+                    help="styles: keep each corpus's database in this folder and reuse it when "
+                         "a later run indexes it with the same command (search-time variants)")
     ap.add_argument("--out", type=Path,
                     help="the markdown; the styles study writes its JSON beside it (.json)")
     args = ap.parse_args(argv)

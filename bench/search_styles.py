@@ -160,14 +160,30 @@ def size_on_disk(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
-def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = ()) -> Indexed:
+def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = (),
+                 keep: Path | None = None) -> Indexed:
     """Index the staged corpus into a database file of its own (so that its size is its own),
-    with the ``extra`` flags of the variant measured (``--units``)."""
-    db = into / f"styles-{name}.db"
+    with the ``extra`` flags of the variant measured (``--units``).
+
+    With ``keep`` (``--keep DIR``) the database lives there, beside a record of the command
+    that built it and what that cost; a later run with the same command reuses both, so that
+    search-time variants (fusion, query expansion) are measured on the same collections
+    without indexing again."""
+    folder = keep or into
+    db = folder / f"styles-{name}.db"
     args = [*cli_arguments(name, staged.folder, db), *extra]
+    shown = ["mdchunk", *(a.replace(str(folder), "$KEEP").replace(str(into), "$TMP")
+                          for a in args)]
+    record = folder / f"styles-{name}.json"
+    if keep is not None and db.exists() and record.is_file():
+        kept = Indexed(**json.loads(record.read_text(encoding="utf-8")))
+        if kept.command == shown:
+            return kept
     wall, cpu = run_cli(args, into / "run")
-    shown = ["mdchunk", *(a.replace(str(into), "$TMP") for a in args)]
-    return Indexed(name, collection_name(name), shown, wall, cpu, size_on_disk(db) / 1e6)
+    indexed = Indexed(name, collection_name(name), shown, wall, cpu, size_on_disk(db) / 1e6)
+    if keep is not None:
+        record.write_text(json.dumps(asdict(indexed)) + "\n", encoding="utf-8")
+    return indexed
 
 
 # --------------------------------------------------------------------------------------------
@@ -320,12 +336,13 @@ def load_averages() -> str:
 
 
 def styles_study(questions: Sequence[br.Question], staged: dict[str, Any], tmp: Path,
-                 label: str, skipped: Sequence[str], extra: Sequence[str] = ()
-                 ) -> tuple[str, dict[str, Any]]:
+                 label: str, skipped: Sequence[str], extra: Sequence[str] = (),
+                 keep: Path | None = None) -> tuple[str, dict[str, Any]]:
     """Index every staged corpus with the CLI, ask its questions in every mode; the markdown
     tables and the JSON record. ``staged`` maps a corpus name to its staged folder;
     ``skipped`` names the corpora left out because their documents are absent; ``extra`` are
-    flags added to every ``mdchunk index`` (the variant measured)."""
+    flags added to every ``mdchunk index`` (the variant measured); ``keep`` a folder whose
+    databases are reused when built by the same command (:func:`index_corpus`)."""
     import peers
 
     encoding = peers.load_encoding()
@@ -335,8 +352,8 @@ def styles_study(questions: Sequence[br.Question], staged: dict[str, Any], tmp: 
     indexed: dict[str, Indexed] = {}
     answers: dict[str, dict[str, Answer]] = {}
     for name, corpus in staged.items():
-        ix = index_corpus(name, corpus, tmp, extra)
-        db = tmp / f"styles-{name}.db"
+        ix = index_corpus(name, corpus, tmp, extra, keep)
+        db = (keep or tmp) / f"styles-{name}.db"
         embedder, ix.model, ix.backend = query_embedder(db, ix.collection)
         indexed[name] = ix
         mine = [q for q in questions if q.corpus == name]

@@ -137,3 +137,79 @@ def test_index_command_is_the_default_plus_the_sites_flavour(tmp_path: Path) -> 
     assert hugo[-4:] == ["--site", "hugo", "--includes", str(tmp_path / "h" / "content/en")]
     assert "--site" not in search_styles.cli_arguments("sites-en", tmp_path, db)
     assert not {"--model", "--max-tokens", "--backend"} & set(hugo)
+
+
+# -- bench/search_variants.py: the fusions and feedback it tried, on any store ---------------
+
+
+def test_the_fusions_tried_beside_the_library_ones() -> None:
+    import search_variants as sv
+
+    dense = [("a", 0.9), ("b", 0.5), ("c", 0.4)]
+    bm25 = [("b", 12.0), ("d", 2.0), ("e", 1.0)]
+    # z-scores: b is above its mean in both lists; a key a list lacks counts its lowest z
+    fused = sv.zscore_fusion([dense, bm25], (1, 1))
+    assert [k for k, _ in fused][:2] == ["b", "a"]
+    assert dict(fused)["c"] == pytest.approx(dict(fused)["e"])
+    # TMM: over the list's best from 0, so a flat list stays flat (0.5 / 0.9, not 0.2)
+    tmm = dict(sv.tmm_fusion([dense, []], (1, 1)))
+    assert tmm == {"a": pytest.approx(1.0), "b": pytest.approx(0.5 / 0.9),
+                   "c": pytest.approx(0.4 / 0.9)}
+
+
+def test_pseudo_relevance_feedback_runs_on_any_store() -> None:
+    """Rocchio moves the query towards the first pass's best leaves, RM3-like feedback adds
+    their words, both through search_store on the in-memory store the store tests use."""
+    import search_variants as sv
+
+    from mdchunk.index.store import IndexMeta
+    from tests.test_store_interface import LEAVES, MemoryStore
+
+    store = MemoryStore()
+    store.upsert_chunks(LEAVES)
+    meta = IndexMeta("m", 2, "c", "standard")
+    moved = sv.rocchio((1.0, 0.0), [{"dense": (0.0, 1.0)}], 1.0)
+    assert moved == pytest.approx([2 ** -0.5, 2 ** -0.5])
+    assert sv.rocchio((2.0, 0.0), [], 1.0) == pytest.approx([1.0, 0.0])
+    # the dense first pass finds a then b; their mean pulls the query towards b, c and d
+    plain = sv.configured("dense", False)(store, "q", (1.0, 0.0), meta, "en")
+    fed = sv.prf("dense", False, dense_beta=1.0, m=2, first="dense")(
+        store, "q", (1.0, 0.0), meta, "en")
+    assert [h.id for h in plain][:2] == ["a", "b"]
+    assert fed[0].score < plain[0].score  # the vector moved off a
+    # RM3-like: the words of the feedback leaf (c) not in the query, by their share of it
+    # times their rarity in the pool (c, d): keys 2/4 * ln(1 + 2/2) > evicted 1/4 * ln(3)
+    top = sv.first_pass(store, "redis", (0.0, 1.0), meta, "bm25", False)
+    assert [h.id for h in top] == ["c", "d"]
+    assert sv.rm3_terms("redis", top[:1], top, 2) == ["keys", "evicted"]
+
+
+def test_a_kept_collection_is_reused_when_built_by_the_same_command(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch
+                                                                    ) -> None:
+    from types import SimpleNamespace
+
+    runs: list[list[str]] = []
+
+    def run_cli(args: list[str], cwd: Path | None = None) -> tuple[float, float]:
+        runs.append(list(args))
+        db = Path(args[args.index("--db") + 1])
+        db.parent.mkdir(parents=True, exist_ok=True)
+        db.write_text("db", encoding="utf-8")
+        return 1.0, 2.0
+
+    monkeypatch.setattr(search_styles, "run_cli", run_cli)
+    staged = SimpleNamespace(folder=tmp_path / "tmp" / "styles" / "rocketmq-zh")
+    keep = tmp_path / "keep"
+    keep.mkdir()
+    first = search_styles.index_corpus("rocketmq-zh", staged, tmp_path / "tmp", ["--units"], keep)
+    assert len(runs) == 1 and (keep / "styles-rocketmq-zh.db").is_file()
+    assert "$KEEP/styles-rocketmq-zh.db" in first.command
+    # a second run, its staging folder elsewhere, reuses the file and the first run's costs
+    again = search_styles.index_corpus("rocketmq-zh", SimpleNamespace(
+        folder=tmp_path / "tmp2" / "styles" / "rocketmq-zh"), tmp_path / "tmp2", ["--units"], keep)
+    assert again == first and len(runs) == 1
+    # another command (no --units) indexes again; without keep nothing is reused
+    search_styles.index_corpus("rocketmq-zh", staged, tmp_path / "tmp", [], keep)
+    search_styles.index_corpus("rocketmq-zh", staged, tmp_path / "tmp", ["--units"])
+    assert len(runs) == 3

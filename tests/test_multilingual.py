@@ -14,7 +14,16 @@ from mdchunk.embedding import DEFAULT_MODEL, Embedder, load_embedder
 from mdchunk.embedding.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
 from mdchunk.errors import ConfigError
 from mdchunk.index import index_paths, search
-from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse, rrf, score_fusion
+from mdchunk.index.fusion import (
+    DEFAULT_FUSION,
+    FUSION_DEPTH,
+    PEAK_HEAD,
+    Fusion,
+    fuse,
+    peaked_fusion,
+    rrf,
+    score_fusion,
+)
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
 from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.search import leaf_hits
@@ -102,6 +111,30 @@ def test_score_fusion_keeps_a_clear_leader() -> None:
     assert fuse(dense, bm25, Fusion("score"))[0][0] == "answer"
 
 
+def test_peaked_fusion_weighs_each_list_by_how_far_its_first_hits_stand_out() -> None:
+    """A list whose head is flat (ten near-equal scores above a low tail) counts for little,
+    a list with one clear leader for nearly its weight; min-max score fusion counts both
+    alike, so the flat list's first place wins there."""
+    flat = [(f"d{i}", 0.5 - i / 1000) for i in range(10)] + [("tail", 0.1)]
+    sure = [("answer", 9.0), ("d0", 1.0), ("d9", 0.9)]
+    assert score_fusion([flat, sure], (1, 1))[0][0] == "d0"
+    assert peaked_fusion([flat, sure], (1, 1))[0][0] == "answer"
+    assert fuse(flat, sure, Fusion("peaked"))[0][0] == "answer"
+    # the same lists the other way round: the sure list still leads, whichever side it is
+    assert peaked_fusion([sure, flat], (1, 1))[0][0] == "answer"
+
+
+def test_peaked_fusion_keeps_weights_and_edge_cases() -> None:
+    one = [("a", 3.0)]  # a list of one: its hit counts 1, peakedness 1 - 1/10
+    assert peaked_fusion([one, []], (1, 1)) == [("a", pytest.approx(1 - 1 / PEAK_HEAD))]
+    equal = [(k, 1.0) for k in "abcdefghijkl"]  # no hit stands out: the list counts nothing
+    assert peaked_fusion([equal, [("z", 2.0), ("y", 1.0)]], (1, 1))[0][0] == "z"
+    lists = [[("a", 0.9), ("b", 0.1)], [("b", 5.0), ("a", 1.0)]]
+    assert peaked_fusion(lists, (0, 1))[0][0] == "b"  # weights still multiply
+    assert peaked_fusion(lists, (1, 0))[0][0] == "a"
+    assert peaked_fusion([[], []], (1, 1)) == []
+
+
 def test_fusion_is_deterministic_on_ties() -> None:
     dense, bm25 = [("a", 1.0)], [("b", 1.0)]
     assert [k for k, _ in fuse(dense, bm25, Fusion("rrf"))] == ["a", "b"]
@@ -115,7 +148,8 @@ def test_fusion_checks_its_arguments() -> None:
     with pytest.raises(ValueError, match="weights"):
         Fusion("rrf", (-1.0, 1.0))
 def test_the_default_fusion_is_the_one_the_bench_chose() -> None:
-    """BENCHMARKS.md, "Chinese and mixed corpora": the default is recorded there."""
+    """BENCHMARKS.md records the default where it was chosen ("Chinese and mixed corpora",
+    then issue 31's "After: fusion and query expansion")."""
     text = (Path(__file__).resolve().parent.parent / "BENCHMARKS.md").read_text("utf-8")
     assert f"default fusion: {DEFAULT_FUSION.method} {DEFAULT_FUSION.weights}" in text
 

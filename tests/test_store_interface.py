@@ -209,7 +209,11 @@ def test_a_store_answers_one_side(store: MemoryStore) -> None:
 
 
 @pytest.mark.parametrize(("fusion", "expected"), [
-    # min-max score fusion 0.3/0.7 (the default): dense a 1, b .8, d .6, c 0; text c 1, d .5, b 0
+    # peaked (the default): min-max units as below, each list weighted by one minus the mean of
+    # its first ten units (those it lacks count 0): dense 1 - 2.4/10 = .76, text 1 - 1.5/10 = .85
+    (Fusion("peaked", (1.0, 1.0)), [("d", 0.6 * 0.76 + 0.5 * 0.85), ("c", 0.85), ("a", 0.76),
+                                    ("b", 0.8 * 0.76)]),
+    # min-max score fusion 0.3/0.7: dense a 1, b .8, d .6, c 0; text c 1, d .5, b 0
     (Fusion("score", (0.3, 0.7)), [("c", 0.7), ("d", 0.53), ("a", 0.3), ("b", 0.24)]),
     # plain RRF: c 1/64 + 1/61, then b and d tied at 1/62 + 1/63 (b first: met first), a 1/61
     (Fusion("rrf", (1.0, 1.0)), [("c", 1 / (RRF_K + 4) + 1 / (RRF_K + 1)),

@@ -101,10 +101,11 @@ BigramsOption = _option(bool, "--bigrams/--no-bigrams", help="Add CJK character 
 # -- search's own flags, typed by the library's literals ---------------------------------------
 ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
 FusionOption = _option(FusionName, "--fusion", help="How hybrid search fuses dense and BM25: "
-                       "score (min-max scores, weighted) or rrf (reciprocal rank) "
-                       "[default: score].")
+                       "peaked (min-max scores, each list weighted by how far its first hits "
+                       "stand out), score (min-max scores, weighted) or rrf (reciprocal rank) "
+                       "[default: peaked].")
 WeightsOption = _option(str, "--weights", metavar="DENSE,BM25", help="Hybrid weights of the "
-                        "dense and BM25 lists, e.g. 0.5,0.5 [default: 0.3,0.7].")
+                        "dense and BM25 lists, e.g. 0.3,0.7 [default: 1,1].")
 ExpandOption = Annotated[Expand, typer.Option(
     "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
                      f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "

@@ -13,9 +13,17 @@ Two fusions, each weighting the two lists ``(dense, bm25)``:
 - ``score``: each list's scores min-max normalised to [0, 1] over its own candidates, then
   summed with the weights ("relative score fusion"). A list whose best hit stands out keeps
   its lead; a flat list of near-equal scores spreads over [0, 1] too, which is its weakness.
+- ``peaked``: ``score``, each list's weight multiplied by how far its first hits stand out
+  from the rest (:func:`peaked_fusion`), so that a list that is sure of its answer for this
+  query leads, and a flat one (a model or the words unsure) counts less. Which side is sure
+  changes from query to query: BM25 when the question names the page's terms, dense when it
+  paraphrases them. The spread of a list's scores predicting its quality is a classic of query
+  performance prediction (Pérez-Iglesias and Araujo 2009; Shtok et al.'s NQC, 2012), and such
+  predictions used as fusion weights beat plain CombSUM and RRF (Santra et al. 2026).
 
 Which is the default, and with which weights, was chosen on the retrieval bench per language
-(BENCHMARKS.md, "Chinese and mixed corpora"); ``weights`` and ``fusion`` stay open to users.
+and question style (BENCHMARKS.md, "Chinese and mixed corpora", and issue 31's "After: fusion
+and query expansion"); ``weights`` and ``fusion`` stay open to users.
 """
 
 from __future__ import annotations
@@ -24,20 +32,22 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-__all__ = ["DEFAULT_FUSION", "FUSIONS", "FUSION_DEPTH", "Fusion", "FusionName", "fuse", "rrf",
-           "score_fusion"]
+__all__ = ["DEFAULT_FUSION", "FUSIONS", "FUSION_DEPTH", "PEAK_HEAD", "Fusion", "FusionName", "fuse",
+           "peaked_fusion", "rrf", "score_fusion"]
 
 T = TypeVar("T")
 #: One result list, best first: ``(key, score)``, higher scores better.
 Ranked = Sequence[tuple[T, float]]
-FusionName = Literal["rrf", "score"]
-FUSIONS: tuple[FusionName, ...] = ("rrf", "score")
+FusionName = Literal["rrf", "score", "peaked"]
+FUSIONS: tuple[FusionName, ...] = ("rrf", "score", "peaked")
 #: RRF's rank offset, as in Cormack et al. (2009) and Milvus's RRFRanker.
 RRF_K = 60
 #: Candidates each list is fused over, however many hits are asked for: ranks and min-max
 #: scores depend on the list's length, so a fixed depth keeps the first hits of ``k=3`` and
 #: ``k=9`` in the same order (and is deep enough for ``k * CANDIDATES_PER_HIT`` up to 10).
 FUSION_DEPTH = 30
+#: The first hits of a list whose normalised scores say how peaked it is (``peaked``).
+PEAK_HEAD = 10
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +65,14 @@ class Fusion:
                              "not both zero")
 
 
-#: The fusion hybrid search uses unless told otherwise: min-max score fusion weighting BM25
-#: 0.7 and dense 0.3. Of the six fusions the retrieval bench measured (RRF, weighted RRF and
-#: score fusion, each at 1:1, 3:7 and 7:3) it is the only one whose hybrid hit@5 is at least
-#: the better half's in every corpus and language, and above both halves in three of the six
-#: (BENCHMARKS.md, "Chinese and mixed corpora"). BM25 leads because it finds the whole
-#: answer more often than either model on runbooks (exact commands, metric names, error
-#: strings); min-max scores keep a clear BM25 leader first, which RRF's ranks cannot.
-DEFAULT_FUSION = Fusion("score", (0.3, 0.7))
+#: The fusion hybrid search uses unless told otherwise: ``peaked`` with equal weights, each
+#: list weighted by how sure it is of its first hits. On issue 31's bench it answered more of
+#: the questions asked in the asker's own words than min-max score fusion weighting BM25 0.7
+#: (the default before: English 62.9% against 50.0%, Chinese the same 50.8%), in no corpus
+#: fewer, and no fewer of the questions that reuse the pages' words (BENCHMARKS.md, issue 31,
+#: "After: fusion and query expansion"); a fixed weighting could not do both, since English
+#: paraphrases want the dense side ahead and Chinese ones BM25.
+DEFAULT_FUSION = Fusion("peaked", (1.0, 1.0))
 
 
 def rrf(lists: Sequence[Ranked[T]], weights: Sequence[float], k: int = RRF_K
@@ -90,20 +100,47 @@ def score_fusion(lists: Sequence[Ranked[T]], weights: Sequence[float]
     """
     scores: dict[T, float] = {}
     for ranked, weight in zip(lists, weights, strict=True):
-        if not ranked:
-            continue
-        values = [s for _, s in ranked]
-        low, span = min(values), max(values) - min(values)
-        for key, score in ranked:
-            unit = (score - low) / span if span > 0 else 1.0
+        for key, unit in _min_max(ranked):
             scores[key] = scores.get(key, 0.0) + weight * unit
     return _ordered(scores)
+
+
+def peaked_fusion(lists: Sequence[Ranked[T]], weights: Sequence[float]
+                  ) -> list[tuple[T, float]]:
+    """:func:`score_fusion` with each list's weight times its peakedness: one minus the mean
+    of its min-max normalised scores over its first :data:`PEAK_HEAD` hits (a list shorter
+    than that counts 0 for the hits it lacks). A list whose best hit stands out from the ones
+    after it weighs nearly its full weight; a list of near-equal scores, nearly nothing.
+
+    >>> dense = [(k, 0.5 - i / 1000) for i, k in enumerate("abcdefghij")] + [("z", 0.2)]
+    >>> bm25 = [("c", 9.0), ("j", 1.0), ("a", 0.5)]  # one clear leader
+    >>> fused = peaked_fusion([dense, bm25], (1, 1))
+    >>> [key for key, _ in fused][:3], round(dict(fused)["b"], 3)  # b: dense's flat head
+    (['c', 'j', 'a'], 0.015)
+    """
+    scores: dict[T, float] = {}
+    for ranked, weight in zip(lists, weights, strict=True):
+        units = _min_max(ranked)
+        peak = 1.0 - sum(unit for _, unit in units[:PEAK_HEAD]) / PEAK_HEAD
+        for key, unit in units:
+            scores[key] = scores.get(key, 0.0) + weight * peak * unit
+    return _ordered(scores)
+
+
+def _min_max(ranked: Ranked[T]) -> list[tuple[T, float]]:
+    """The list's scores mapped to [0, 1] over its own range (all 1 when they are equal)."""
+    if not ranked:
+        return []
+    values = [s for _, s in ranked]
+    low, span = min(values), max(values) - min(values)
+    return [(key, (score - low) / span if span > 0 else 1.0) for key, score in ranked]
 
 
 _METHODS: dict[FusionName, Callable[[Sequence[Ranked[T]], Sequence[float]],
                                     list[tuple[T, float]]]] = {
     "rrf": rrf,
     "score": score_fusion,
+    "peaked": peaked_fusion,
 }
 
 

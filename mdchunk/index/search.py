@@ -44,11 +44,13 @@ from .store import (
 )
 from .where import search_filter
 
-__all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "collapse_identical", "leaf_hits", "rerank_hits",
-           "search", "search_store", "unit_scored"]
+__all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "UNIT_WEIGHT", "collapse_identical", "leaf_hits",
+           "rerank_hits", "search", "search_store", "unit_scored"]
 
 #: Candidates a unit-scored dense side draws from each list (leaves, units), per hit kept.
 UNIT_DEPTH = 2
+#: The share of a unit-scored leaf's score its best unit gives, the rest its own cosine.
+UNIT_WEIGHT = 0.5
 #: How many times the candidates are doubled, at most, when collapsing duplicates or keeping
 #: ``per_page`` hits of a page leaves fewer than ``k`` of them (``k`` hits of different pages
 #: may lie deeper than the first candidates): up to 8 times as many.
@@ -82,8 +84,9 @@ def search(
     keywords are its fields one by one (give one or the other).
 
     ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`:
-    min-max score fusion weighting them ``(0.3, 0.7)``, chosen on the retrieval bench);
-    ``fusion`` (``"score"`` or ``"rrf"``) and ``weights`` ``(dense, bm25)`` override it.
+    ``peaked``, min-max scores with each list weighted by how far its first hits stand out,
+    chosen on the retrieval bench); ``fusion`` (``"peaked"``, ``"score"`` or ``"rrf"``) and
+    ``weights`` ``(dense, bm25)`` override it.
     ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection was
     indexed with (``"auto"`` means that too); another model is refused. The query is embedded
     on the backend the collection records (``backend`` ``None`` or ``"auto"``); another one
@@ -268,7 +271,7 @@ def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filt
     for leaf_id, row in rows.items():
         own = float(cosines([row["dense"]])[0])
         best = float(cosines(list(found[leaf_id].values())).max()) if leaf_id in found else own
-        scored.append(((own + best) / 2, leaf_id))
+        scored.append(((1 - UNIT_WEIGHT) * own + UNIT_WEIGHT * best, leaf_id))
     scored.sort(key=lambda pair: (-pair[0], leaf_ids.index(pair[1])))
     return [leaf_hit(score, rows[leaf_id]) for score, leaf_id in scored[:limit]]
 
