@@ -148,7 +148,8 @@ def run_fingerprint(fingerprint: str, metadata: Mapping[str, Any]) -> str:
     other metadata is stale; one written without any, as before metadata, is not)."""
     if not metadata:
         return fingerprint
-    canonical = json.dumps(metadata, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    canonical = json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
     return f"{fingerprint}+meta:{hashlib.blake2b(canonical.encode(), digest_size=8).hexdigest()}"
 
 
