@@ -73,8 +73,9 @@ def test_a_value_not_among_the_choices_is_a_usage_error(flag: str, literal: Any,
 def test_every_flag_of_the_table_sets_a_key_its_command_reads() -> None:
     search_fields = {f.name for f in dataclasses.fields(SearchConfig)}
     keys = {flag.key for flag in FLAGS.values()}
-    assert keys - set(KEYS) == set(SEARCH_FIELDS) | {"milvus_token", "token"}
+    assert keys - set(KEYS) == set(SEARCH_FIELDS) | {"milvus_token", "token", "metadata"}
     assert set(SEARCH_FIELDS) <= search_fields
+    assert "metadata" in {f.name for f in dataclasses.fields(IndexConfig)}  # --meta's
 
 
 def test_a_layout_must_place_every_own_parameter() -> None:

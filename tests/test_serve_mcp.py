@@ -66,3 +66,23 @@ def test_the_search_tool_takes_a_filter() -> None:
             assert unknown.is_error and "unknown field 'sev'" in unknown.content[0].text
 
     anyio.run(session)
+
+
+def test_the_search_tool_takes_collapse_and_per_page() -> None:
+    service = fake_service()
+
+    async def session() -> None:
+        async with Client(mcp_server(lambda: service)) as client:
+            tools = {tool.name: tool for tool in (await client.list_tools()).tools}
+            assert {"collapse", "per_page"} <= set(tools["search"].input_schema["properties"])
+            query = {"query": "redis maxmemory fragmentation replica promote", "k": 5,
+                     "mode": "bm25", "collapse": False}
+            every = payload(await client.call_tool("search", query))
+            assert len(every) > len({h["path"] for h in every})  # some page has two hits
+            one_each = payload(await client.call_tool("search", {**query, "per_page": 1}))
+            paths = [h["path"] for h in one_each]
+            assert len(paths) == len(set(paths)) == len({h["path"] for h in every})
+            bad = await client.call_tool("search", {**query, "per_page": 0})
+            assert bad.is_error and "per_page" in bad.content[0].text
+
+    anyio.run(session)

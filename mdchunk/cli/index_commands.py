@@ -8,6 +8,7 @@ Milvus or a model.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
@@ -44,8 +45,8 @@ __all__ = ["index", "search"]
 
 
 @with_flags("paths", *STORE, "model", "backend", "max_tokens", "overlap", "tokenizer", "analyzer",
-            "units", "bigrams", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait", "engine",
-            "address")
+            "units", "bigrams", "meta", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait",
+            "engine", "address", "prune")
 def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
                                                 help="Files or folders to index.")],
@@ -59,6 +60,10 @@ def index(
     address: Annotated[Optional[str], typer.Option(
         "--address", help="The Ray cluster's address (ray://host:10001, auto); default: a new "
                           "local cluster. Only with --engine ray.")] = None,
+    prune: Annotated[bool, typer.Option(
+        "--prune/--no-prune", help="Remove from the index the documents this run does not find "
+                                   "(--no-prune: keep them, e.g. another folder's, indexed "
+                                   "into the same collection with other --meta).")] = True,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
@@ -74,7 +79,10 @@ def index(
     with one_line_errors():
         from ..index import index_paths
 
-        config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address)
+        metadata = flags["metadata"]
+        assert isinstance(metadata, dict)  # --meta's, parsed
+        config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address,
+                               metadata, prune)
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
@@ -135,9 +143,10 @@ def search(
 
 
 def _index_config(settings: Settings, token: str | None, wait: float, engine: str,
-                  address: str | None) -> IndexConfig:
-    """The index run the settings describe, its chunker config whole. A tokenizer not named
-    anywhere sizes chunks in the model's own tokens."""
+                  address: str | None, metadata: Mapping[str, object], prune: bool
+                  ) -> IndexConfig:
+    """The index run the settings describe, its chunker config whole, with ``--meta`` 's
+    ``metadata``. A tokenizer not named anywhere sizes chunks in the model's own tokens."""
     from ..index.config import EmbedderConfig, IndexConfig, StoreConfig
 
     run_engine = None
@@ -151,4 +160,4 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
         units=settings.value("units"), bigrams=settings.value("bigrams"),
-        engine=run_engine, wait=wait)
+        engine=run_engine, wait=wait, metadata=metadata, prune=prune)

@@ -122,6 +122,10 @@ PerPageOption = Annotated[Optional[int], typer.Option(
 WhereOption = _option(list[str], "--where", metavar="FILTER", help="Only the chunks a filter "
                       "keeps, e.g. 'tags contains \"db\" and lang == \"zh\"' (README, "
                       "\"Filters\"); repeated, all must keep a chunk.")
+MetaOption = _option(list[str], "--meta", metavar="KEY=VALUE", help="Metadata every chunk of the "
+                     "run gets, for search --where (a page's front matter overrides a key); "
+                     "VALUE is read as JSON when it parses (5, true, [\"a\"]), else as text; "
+                     "repeatable.")
 MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
 #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
 OldToken = _option(str, "--token", hidden=True)
@@ -195,6 +199,24 @@ def _where(values: list[str] | None) -> str | None:
     return join_filters(values or ())
 
 
+def _meta(values: list[str] | None) -> dict[str, object]:
+    """Each ``--meta KEY=VALUE`` as a key and its value: JSON when it parses, else the text
+    (``--meta team=db`` is ``"db"``, ``--meta priority=2`` is ``2``); a usage error names one
+    without a key."""
+    import json
+
+    metadata: dict[str, object] = {}
+    for value in values or ():
+        key, sep, raw = value.partition("=")
+        if not sep or not key.strip():
+            raise typer.BadParameter(f"{value!r} is not KEY=VALUE", param_hint="--meta")
+        try:
+            metadata[key.strip()] = json.loads(raw)
+        except ValueError:
+            metadata[key.strip()] = raw
+    return metadata
+
+
 def _given(value: object) -> object:
     return value
 
@@ -248,6 +270,7 @@ FLAGS: dict[str, Flag] = {
     "collapse": Flag("collapse", CollapseOption, default=True),
     "per_page": Flag("per_page", PerPageOption),
     "where": Flag("where", WhereOption, _where),
+    "meta": Flag("metadata", MetaOption, _meta),
 }
 #: The search config's fields the flags set.
 SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",

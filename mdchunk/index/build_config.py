@@ -8,6 +8,8 @@ Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import json
 import logging
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -21,7 +23,7 @@ from .store import IndexMeta
 
 __all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
            "config_fingerprint", "detect_analyzer", "index_config", "keyword_chunker",
-           "leveled_config"]
+           "leveled_config", "run_fingerprint"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
 
@@ -138,6 +140,17 @@ def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
     if config.tokenizer == embedder.tokenizer:
         config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
     return config.fingerprint
+
+
+def run_fingerprint(fingerprint: str, metadata: Mapping[str, Any]) -> str:
+    """What the manifest records a document was written with: the chunker config's
+    ``fingerprint``, and the run's ``metadata`` when it has any (a document written with
+    other metadata is stale; one written without any, as before metadata, is not)."""
+    if not metadata:
+        return fingerprint
+    canonical = json.dumps(dict(metadata), sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
+    return f"{fingerprint}+meta:{hashlib.blake2b(canonical.encode(), digest_size=8).hexdigest()}"
 
 
 def chosen_model(model: str | Embedder | None, recorded: IndexMeta | None,

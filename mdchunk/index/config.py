@@ -11,10 +11,12 @@ line offers (:mod:`mdchunk.cli.options` reads them with :func:`typing.get_args`)
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from ..config import ChunkerConfig
@@ -31,7 +33,8 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 __all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "AnalyzerChoice", "BackendChoice",
-           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "keyword_defaults",
+           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata",
+           "keyword_defaults",
            "milvus_token_of", "refuse_both"]
 
 #: How a model runs, or ``auto`` (int8 ONNX where onnxruntime is installed, torch on a GPU).
@@ -100,6 +103,8 @@ class IndexConfig:
     is where documents are chunked and embedded (this process by default). With ``units``,
     every leaf's units are embedded as well, for a dense search to score leaves by
     (:mod:`mdchunk.index.units`; recorded with the index, so switching it rebuilds).
+    ``metadata`` is given to every chunk of every document of the run, beside its front
+    matter, for ``where=`` to filter by (:func:`checked_metadata`).
     """
 
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
@@ -120,8 +125,13 @@ class IndexConfig:
     #: (:func:`mdchunk.index.rows.search_text`): on by default, since the styles bench found
     #: them raising paraphrased Chinese questions and lowering no lexical one (issue 31).
     bigrams: bool = True
+    #: Every chunk's metadata defaults: a page's front matter overrides a key (as a site's
+    #: params do); stored and filterable, never in a chunk's text. A changed one rewrites
+    #: every document (the manifest records it: :func:`.build_config.run_fingerprint`).
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "metadata", MappingProxyType(checked_metadata(self.metadata)))
         if self.analyzer != AUTO and self.analyzer not in ANALYZER_NAMES:
             raise ConfigError(f"analyzer={self.analyzer!r} must be 'auto' or one of "
                               f"{', '.join(ANALYZER_NAMES)}")
@@ -194,6 +204,26 @@ class SearchConfig:
                           else DEFAULT_FUSION.weights)
         except (TypeError, ValueError) as exc:
             raise ConfigError(str(exc)) from exc
+
+
+def checked_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``metadata`` as a run stores it: a JSON object's copy (tuples become lists), checked
+    once. Keys are non-empty strings, values JSON has a type for (no NaN); a
+    :class:`ConfigError` names the first that is not."""
+    if metadata is None:
+        return {}
+    if not isinstance(metadata, Mapping):
+        raise ConfigError(f"metadata={metadata!r} must be a mapping of names to JSON values")
+    checked: dict[str, Any] = {}
+    for key, value in metadata.items():
+        if not isinstance(key, str) or not key:
+            raise ConfigError(f"metadata key {key!r} must be a non-empty string")
+        try:
+            checked[key] = json.loads(json.dumps(value, allow_nan=False))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"metadata[{key!r}] = {value!r} is not a JSON value ({exc})"
+                              ) from None
+    return checked
 
 
 def milvus_token_of(milvus_token: str | None, token: str | None) -> str | None:

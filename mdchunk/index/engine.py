@@ -15,8 +15,8 @@ import functools
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
-from typing import Protocol
+from dataclasses import dataclass, field, replace
+from typing import Any, Protocol
 
 from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
@@ -86,9 +86,13 @@ class Preparer:
     units: bool = False
     #: Whether what BM25 reads of a leaf has CJK bigrams added (:func:`.rows.search_text`).
     bigrams: bool = False
+    #: The run's metadata, under every chunk's own (front matter wins a key): only stored.
+    metadata: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
     def __call__(self, source: Source, digest: str, known: bool) -> PreparedDoc:
         chunks = _chunker(self.config, self.encoder).chunk_file(source.file, doc_id=source.doc_id)
+        if self.metadata:  # merged after chunking: the run's keys never change a chunk's text
+            chunks = [replace(c, metadata={**self.metadata, **c.metadata}) for c in chunks]
         leaf_level = len(self.config.levels or ())
         leaves = [c for c in chunks if c.level == leaf_level]
         self.check(leaves, source)

@@ -66,6 +66,7 @@ from .build_config import (
     index_config,
     keyword_chunker,
     leveled_config,
+    run_fingerprint,
 )
 from .config import (
     BackendChoice,
@@ -120,6 +121,7 @@ def index_paths(
     milvus_token: str | None = None,
     units: bool = False,
     bigrams: bool = True,
+    metadata: Mapping[str, Any] | None = None,
 ) -> IndexReport:
     """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
 
@@ -147,7 +149,9 @@ def index_paths(
     units (sentences, list items, table rows, code lines) are embedded too, and a dense search
     scores a leaf by its own vector and its best unit's (:mod:`mdchunk.index.units`). With
     ``bigrams`` (the default), BM25 reads CJK character bigrams beside the words (leaves and
-    queries alike; nothing changes for text without Han characters).
+    queries alike; nothing changes for text without Han characters). ``metadata`` is given to
+    every chunk of the run beside its page's front matter, which overrides a key of it; it is
+    stored for ``where=`` to filter by (:class:`~mdchunk.index.config.IndexConfig`).
 
     The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
     the leaves' (embedded and searched; the others are stored as their parents, in
@@ -200,7 +204,7 @@ def index_paths(
         store=StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
         analyzer=analyzer, prune=prune, rebuild=rebuild,  # type: ignore[arg-type]  # checked
         batch_chunks=batch_chunks, wait=wait, selection=selection, engine=engine, units=units,
-        bigrams=bigrams)
+        bigrams=bigrams, metadata=metadata or {})
     return run_index(paths, config, progress, on_error)
 
 
@@ -239,13 +243,16 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
                          bigrams=config.bigrams)
         report.rebuilt = store.open(meta, rebuild=config.rebuild) and recorded is not None
         entries = store.manifest.entries()
+        # the manifest records the run's metadata too: changing it rewrites every document
+        fingerprint = run_fingerprint(fingerprint, config.metadata)
         plan = plan_index(sources, entries, fingerprint, prune=config.prune,
                           includes=IncludeRoot(includes) if includes is not None else None)
         # a semantic index scores seams with its own model, loaded once for both
         preparer = Preparer(chunker, window_of(embedder)
                             if chunker.tokenizer != embedder.tokenizer else None,
                             embedder if chunker.semantic == "embedding" else None,
-                            units=config.units, bigrams=config.bigrams)
+                            units=config.units, bigrams=config.bigrams,
+                            metadata=dict(config.metadata))
         engine = config.engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
             run = IndexingRun(store, run_embedder, preparer, fingerprint, report, progress,

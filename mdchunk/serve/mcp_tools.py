@@ -10,9 +10,9 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 
+from ..errors import ConfigError
 from ..index.config import SearchConfig
 from ..index.store import Expand, SearchHit, SearchMode
-from ..index.where import FilterError
 from .config import ServeConfig, is_loopback
 from .service import Service
 
@@ -46,18 +46,22 @@ def mcp_server(service: Callable[[], Service]) -> MCPServer:
     @server.tool()
     async def search(query: str, k: int = 5, mode: SearchMode = "hybrid",
                      expand: Expand = "none", path_prefix: str | None = None,
-                     where: str | None = None) -> list[dict[str, Any]]:
+                     where: str | None = None, collapse: bool = True,
+                     per_page: int | None = None) -> list[dict[str, Any]]:
         """Search the documentation: the k best passages for query, each with path, lines,
         url and section. mode: hybrid (default), dense or bm25; expand: none, parent (each
         hit's enclosing section) or auto; where: a filter such as 'tags contains "db" and
-        lang == "zh"' or 'path ~ "runbooks/**"' (front matter keys, lang, version, path...)."""
+        lang == "zh"' or 'path ~ "runbooks/**"' (front matter keys, lang, version, path...);
+        collapse (default true): a passage found on several pages is one hit, also_in listing
+        the others; per_page: at most that many hits of one page (default: any number)."""
         from mcp.server.mcpserver.exceptions import ToolError
 
-        try:  # a filter's mistake is the caller's to fix: say where it is
+        try:  # a filter's or a value's mistake is the caller's to fix: say what it is
             config = SearchConfig(k=max(1, min(k, 50)), mode=mode, expand=expand,
-                                  path_prefix=path_prefix or None, where=where or None)
+                                  path_prefix=path_prefix or None, where=where or None,
+                                  collapse=collapse, per_page=per_page)
             hits = await anyio.to_thread.run_sync(lambda: service().search(config, query))
-        except FilterError as exc:
+        except ConfigError as exc:  # a FilterError among them
             raise ToolError(str(exc)) from None
         return [cited(hit) for hit in hits]
 
