@@ -241,7 +241,9 @@ class PieceCutter:
         # after headings alone (``company``), a first part of markers alone is all that fits:
         # the budget comes first, and a marker ends their chunk rather than a header being cut
         kept = spans[:1] if company else []
-        spans = [*kept, *_markers_with_their_lines(self.source, spans[len(kept):], piece.start)]
+        joined = [*kept, *_markers_with_their_lines(self.source, spans[len(kept):], piece.start)]
+        if len(joined) > 1 or rung.finer is not None:  # markers alone over the budget: the
+            spans = joined  # last seam cuts between them (guarantee 1)
         if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
             if rung.finer is None:
                 return []
