@@ -22,6 +22,7 @@ from ..tokens import SpanCounts
 __all__ = ["Group", "Piece", "PieceCutter", "block_piece", "heading_piece"]
 
 _WORD_CHARACTER = re.compile(r"\w")
+_LIST_MARKER = re.compile(r"[-*+]|[0-9]{1,9}[.)]")
 
 
 @dataclass(slots=True)
@@ -99,6 +100,45 @@ def block_piece(block: Block) -> Piece:
                  tail=row.heads,
                  paragraph=(block.start, block.end) if block.kind == "paragraph" else None,
                  atomic=row.atomic)
+
+
+def _back_over_quote_markers(source: str, at: int) -> int:
+    """Where the run of quote markers and blanks that ends at ``at`` starts."""
+    while at > 0 and source[at - 1] in " \t>":
+        at -= 1
+    return at
+
+
+def _markers_line(source: str, end: int, start: int) -> int | None:
+    """The start of the line holding ``end`` when only container markers precede ``end`` on it
+    (a quote's ``>``, or the list marker a part of an item starts with, at ``start``)."""
+    at = _back_over_quote_markers(source, end)
+    marker = ">" in source[at:end]
+    if not marker and start < at <= start + 10 and _LIST_MARKER.fullmatch(source[start:at]):
+        at, marker = _back_over_quote_markers(source, start), True
+    return at if marker and (at == 0 or source[at - 1] in "\r\n") else None
+
+
+def _markers_with_their_lines(source: str, spans: list[tuple[int, int]], start: int
+                              ) -> list[tuple[int, int]]:
+    """``spans`` with no end right after a line's container markers: those start the next span
+    instead, so that a quote's ``>`` never ends one chunk while its line's text starts the next
+    (a seam at the line's start, not after its marker)."""
+    out: list[tuple[int, int]] = []
+    carried: int | None = None  # where markers carried over to the next span start
+    for i, (first, b) in enumerate(spans):
+        a = first if carried is None else carried
+        carried = None
+        line = _markers_line(source, b, start) if i + 1 < len(spans) else None
+        text_end = a + len(source[a:line].rstrip()) if line is not None else b
+        if line is None:
+            out.append((a, b))
+        elif text_end > a:  # text, then the next line's markers: end before them
+            out.append((a, text_end))
+            carried = line
+        else:  # markers alone
+            carried = a
+    return out
 
 
 def _before_construct(constructs: list[tuple[int, int]], start: int, cut: int) -> int:
@@ -198,6 +238,12 @@ class PieceCutter:
             return self._tile(piece, parts)
         rung = SEAMS.get(piece.seam, SEAMS["tokens"])
         spans = self._spans(piece, room, fresh_room, company)
+        # after headings alone (``company``), a first part of markers alone is all that fits:
+        # the budget comes first, and a marker ends their chunk rather than a header being cut
+        kept = spans[:1] if company else []
+        joined = [*kept, *_markers_with_their_lines(self.source, spans[len(kept):], piece.start)]
+        if len(joined) > 1 or rung.finer is not None:  # markers alone over the budget: the
+            spans = joined  # last seam cuts between them (guarantee 1)
         if len(spans) <= 1:  # nothing to cut at this seam: try the next finer one
             if rung.finer is None:
                 return []

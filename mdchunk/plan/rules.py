@@ -15,6 +15,8 @@ start_next_chunk        2 (no cut block that fits): a piece that fits a chunk of
 breadcrumb_yields       2 before the breadcrumb: a block that fits only without it shortens it
 shed_spare_headings     1 before 3: empty sections' headings stand alone only when they must
 close_heading_run       3: a heading is never cut to sit after headings without content
+nested_heading_yields   2 before 3 inside a container: a block that fits is not cut for a
+                        heading nested in a quote or item before it
 cut_finer               2 and 1: only what does not fit is cut, one seam finer
 ======================  ======================================================================
 
@@ -32,7 +34,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Protocol
 
-from ..formats.kinds import HEADING_KINDS
+from ..formats.kinds import HEADING_KINDS, kind
 from .pieces import Group, Piece, PieceCutter
 
 if TYPE_CHECKING:
@@ -199,6 +201,26 @@ def close_heading_run(packer: Packer, piece: Piece) -> bool:
     return True
 
 
+def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
+    """Guarantee 2 before 3 inside a container: after a heading nested in a quote or list item
+    (glue, but no heading of the section path: no breadcrumb carries it), a block that fits a
+    chunk of its own, but not beside that heading, is not cut to keep it company: the chunk of
+    headings closes and the block starts the next. A section's own headings keep theirs
+    (:func:`breadcrumb_yields` above; the block's guarantee counts them)."""
+    group = packer.group
+    if not piece.atomic or not group.pieces or group.has_content:
+        return False
+    last = group.pieces[-1]
+    nested = (last.block is not None and kind(last.block.kind).heads
+              and last.kinds[0] not in HEADING_KINDS)
+    if not nested or (packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start)
+                      and not packer.fits_bare(piece)):
+        return False
+    packer.requeue(piece)
+    packer.close()
+    return True
+
+
 def cut_finer(packer: Packer, piece: Piece) -> bool:
     """Guarantees 2 and 1: what fits nowhere whole is cut one seam finer, its first part sized
     to the room left; a block kept whole (``oversized="keep"``), or one character over an
@@ -228,5 +250,6 @@ RULES: tuple[Rule, ...] = (
     breadcrumb_yields,
     shed_spare_headings,
     close_heading_run,
+    nested_heading_yields,
     cut_finer,
 )
