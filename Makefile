@@ -34,7 +34,7 @@ test: $(STAMP)
 # every core; a test that loads a model or opens Milvus fails here (MDCHUNK_REFUSE_HEAVY:
 # tests/refuse_heavy/sitecustomize.py)
 test-fast: $(STAMP)
-	HF_HUB_OFFLINE=1 MDCHUNK_REFUSE_HEAVY=1 $(PY) -m pytest -q -m "not slow and not corpus and not process" -n auto
+	HF_HUB_OFFLINE=1 MDCHUNK_REFUSE_HEAVY=1 MDCHUNK_HYPOTHESIS=quick $(PY) -m pytest -q -m "not slow and not corpus and not process" -n auto --dist worksteal
 
 test-ray: $(STAMP)  # issue #17: Ray is large and kept out of `all`; this installs it and runs its tests
 	$(PY) -m pip install --quiet -e ".[ray]" "$(TORCH)"

@@ -8,9 +8,10 @@ backticks), CJK and emoji, NUL bytes and lone surrogates now and then, and LF / 
 endings. Budgets run
 from the minimum (16) to 2048 with any overlap below the budget.
 
-``make test`` runs the fast profile (derandomized, a few seconds); ``make test-long`` sets
-``MDCHUNK_HYPOTHESIS=long`` for at least 20,000 examples a test. Inputs the long runs found
-are pinned below with ``@example``.
+``make test`` runs the fast profile (derandomized, a few seconds); ``make test-fast`` sets
+``MDCHUNK_HYPOTHESIS=quick``, a third of its examples (at least :data:`QUICK_FLOOR`), for the
+loop while editing; ``make test-long`` sets ``MDCHUNK_HYPOTHESIS=long`` for at least 20,000
+examples a test. Inputs the long runs found are pinned below with ``@example``.
 """
 
 from __future__ import annotations
@@ -30,16 +31,25 @@ from .test_hierarchy import assert_hierarchy
 
 _SUPPRESS = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 settings.register_profile("mdchunk-fast", max_examples=50, derandomize=True, deadline=None,
-                          database=None, suppress_health_check=_SUPPRESS)
+                          database=None, suppress_health_check=_SUPPRESS, print_blob=True)
 settings.register_profile("mdchunk-long", max_examples=20_000, deadline=None,
                           suppress_health_check=_SUPPRESS, print_blob=True)
-_LONG = os.environ.get("MDCHUNK_HYPOTHESIS", "fast") == "long"
+_TIER = os.environ.get("MDCHUNK_HYPOTHESIS", "fast")
+_LONG = _TIER == "long"
 PROFILE = settings.get_profile("mdchunk-long" if _LONG else "mdchunk-fast")
+#: The fewest examples a property gets in the quick tier: below it a property is barely tried.
+QUICK_FLOOR = 20
 
 
 def profile(fast_examples: int) -> settings:
-    """The selected profile; the fast one with ``fast_examples`` examples."""
-    return PROFILE if _LONG else settings(PROFILE, max_examples=fast_examples)
+    """The selected profile; the fast one with ``fast_examples`` examples, a third of them in
+    the quick tier (``make test-fast``: the same properties, sampled more thinly, so that the
+    loop while editing stays under a minute; ``make test`` and CI sample them in full)."""
+    if _LONG:
+        return PROFILE
+    if _TIER == "quick":
+        return settings(PROFILE, max_examples=max(QUICK_FLOOR, fast_examples // 3))
+    return settings(PROFILE, max_examples=fast_examples)
 
 
 #: Below this budget a heading and its breadcrumb may fill a chunk: the budget wins, and the

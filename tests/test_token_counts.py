@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import re
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from mdchunk.tokens import get_counter
+
+from .test_grammar import profile
 
 _pieces = st.lists(st.sampled_from(
     ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", ",", "。", "，", "服务", "重启",
@@ -17,7 +19,7 @@ _pieces = st.lists(st.sampled_from(
     min_size=1, max_size=60).map("".join)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@profile(200)
 @given(text=_pieces)
 def test_line_index_finds_every_line_start(text: str) -> None:
     from mdchunk.formats import LineIndex
@@ -33,7 +35,7 @@ def _line_has_text(text: str, p: int) -> bool:
     return bool(line.strip())
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@profile(400)
 @given(text=_pieces, data=st.data())
 def test_cl100k_counts_add_up_at_the_joints_the_packer_uses(text: str, data) -> None:
     counter = get_counter("cl100k_base")
@@ -49,7 +51,7 @@ def test_cl100k_counts_add_up_at_the_joints_the_packer_uses(text: str, data) -> 
         assert counter.count(head + text) == counter.count(head) + counter.count(text)
 
 
-@settings(max_examples=200, deadline=None, derandomize=True)
+@profile(200)
 @given(text=_pieces, lead=st.sampled_from([" ", "  ", "\t "]))
 def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(text: str,
                                                                                 lead: str) -> None:
@@ -74,7 +76,7 @@ def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(te
         assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
 
 
-@settings(max_examples=400, deadline=None, derandomize=True)
+@profile(400)
 @given(text=_pieces, data=st.data())
 def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
     """Spans that start a word after a joint or end before the blank that leads to one are
