@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -13,7 +14,7 @@ from typing import Any
 from ...errors import DependencyError, StoreError
 from .collections import is_local
 
-__all__ = ["connect", "errors"]
+__all__ = ["connect", "errors", "race_expected"]
 
 _EXTRA_HINT = "pip install 'mdchunk[milvus]'"
 # A channel of our own, closed with the store, that does not ping while idle. pymilvus shares one
@@ -82,3 +83,18 @@ def _lite_in_use(uri: str) -> bool:
         return False
     finally:
         os.close(fd)
+
+
+@contextmanager
+def race_expected() -> Iterator[None]:
+    """pymilvus's own error log silenced inside: for a call that another run may have made
+    first (creating a shared collection or index), whose failure the caller checks and
+    accepts. pymilvus logs every failed call with a traceback before raising, which would
+    put a traceback above the user's one-line message for a race that was no error."""
+    logger = logging.getLogger("pymilvus.decorators")
+    was = logger.disabled
+    logger.disabled = True
+    try:
+        yield
+    finally:
+        logger.disabled = was

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .client import errors
+from .client import errors, race_expected
 from .filters import equals
 
 __all__ = ["LOCKS_COLLECTION", "MilvusLocks"]
@@ -35,7 +35,8 @@ class MilvusLocks:
                 schema.add_field("heartbeat", DataType.INT64)
                 schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=2)
                 try:
-                    self.client.create_collection(LOCKS_COLLECTION, schema=schema)
+                    with race_expected():
+                        self.client.create_collection(LOCKS_COLLECTION, schema=schema)
                 except Exception:  # another run created it first
                     if not self.client.has_collection(LOCKS_COLLECTION):
                         raise
@@ -44,7 +45,8 @@ class MilvusLocks:
                 index.add_index("dummy", index_name="dummy", index_type="AUTOINDEX",
                                 metric_type="L2")
                 try:
-                    self.client.create_index(LOCKS_COLLECTION, index, sync=False)
+                    with race_expected():
+                        self.client.create_index(LOCKS_COLLECTION, index, sync=False)
                 except Exception:  # another run created it first
                     if "dummy" not in set(self.client.list_indexes(LOCKS_COLLECTION)):
                         raise
