@@ -172,12 +172,12 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     for _ in range(MORE_CANDIDATES + 1):
         hits = leaf_hits(store, config.mode, text, vector, where=where, limit=limit,
                          fusion=config.fused(), units=units)
-        if len(hits) < limit or len(_kept(hits, config)) >= k:
+        leaves = _kept(hits, config)
+        if len(hits) < limit or len(leaves) >= k:
             break
         limit *= 2
-    if config.rerank is not None:
-        hits = rerank_hits(load_reranker(config.rerank), query, hits)
-    leaves = _kept(hits, config)
+    if config.rerank is not None:  # a new order: the best of each passage may be another
+        leaves = _kept(rerank_hits(load_reranker(config.rerank), query, hits), config)
     expanded = expand_hits(leaves, config.expand,
                            lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
     return with_matches(_kept(carry_locations(expanded, leaves), config), query, store=store,
