@@ -29,6 +29,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from ..text import clean_text
+from ..text.scripts import CJK
 from .store import Location, SearchHit
 
 __all__ = ["NEAR_DUPLICATE", "SHINGLE", "DuplicateCounter", "carry_locations", "collapse",
@@ -44,8 +45,7 @@ SHINGLE = 3
 _COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 #: A word: a run of letters and digits, or one Han, kana or hangul character (CJK text has no
 #: spaces, so its shingles are character n-grams).
-_WORD = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
-                   r"|[^\W\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]+")
+_WORD = re.compile(rf"[{CJK}]|[^\W{CJK}]+")
 
 
 def passage_key(text: str) -> str:

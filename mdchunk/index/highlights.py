@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ..text.scripts import HAN
 from .rows import search_text
 from .store import ChunkStore, Match, SearchHit
 from .units import Span, leaf_unit_spans, unit_id, unit_spans
@@ -53,11 +54,10 @@ UNIT_MARGIN = 0.05
 #: BM25's usual constants, over a hit's passages.
 _K1, _B = 1.2, 0.75
 
-_HAN = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-_TERM = re.compile(rf"[{_HAN}]+|[^\W_{_HAN}]+")
-_HAN_RUN = re.compile(rf"[{_HAN}]")
-_HAN_RUNS = re.compile(rf"[{_HAN}]+")
-_LATIN = re.compile(rf"[^\W_{_HAN}]+")
+_TERM = re.compile(rf"[{HAN}]+|[^\W_{HAN}]+")
+_HAN_RUN = re.compile(rf"[{HAN}]")
+_HAN_RUNS = re.compile(rf"[{HAN}]+")
+_LATIN = re.compile(rf"[^\W_{HAN}]+")
 #: Words that ask rather than say (questions are full of them) and Chinese function
 #: characters and bigrams of the same kind.
 _STOP = frozenset({

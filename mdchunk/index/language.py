@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from ..embedding import DEFAULT_MODEL, USE_MODEL
 from ..sources import Source
+from ..text.scripts import CJK
 
 __all__ = ["AUTO", "CJK_SHARE", "SAMPLE_BYTES", "Language", "cjk_share", "document_language",
            "survey"]
@@ -41,7 +42,7 @@ AUTO = "auto"
 CJK_SHARE = 0.02
 #: Bytes read from the start of each document for the share.
 SAMPLE_BYTES = 64 * 1024
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af]")
+_CJK = re.compile(f"[{CJK}]")
 _BLANK = re.compile(r"\s+")
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..chunks import Chunk
 from ..errors import StoreError
 from ..text import clean_text
+from ..text.scripts import HAN
 from .store import SearchHit
 
 if TYPE_CHECKING:
@@ -191,7 +192,7 @@ def search_text(text: str, *, bigrams: bool = False) -> str:
     return f"{cleaned}\n{' '.join(pairs)}" if pairs else cleaned
 
 
-_HAN_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+_HAN_RUN = re.compile(rf"[{HAN}]{{2,}}")
 
 
 def cjk_bigrams(text: str) -> list[str]:
