@@ -319,6 +319,47 @@ def test_tabs_are_read_fast_where_they_count_no_column(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+# -- lines nested deep: read fast inside top-level fences -----------------------------------
+
+_DEEP = " " * 16
+_STAIRS = "".join(" " * (2 * level) + "- x\n" for level in range(24)).rstrip("\n")
+#: Lines that start 16 deep (spaces, list markers, ``>`` s) or less, and the fences and blocks
+#: around them: a stair of 24 nested items runs past markdown-it-py's ``maxNesting``.
+_DEEP_LINES = st.sampled_from([
+    _DEEP + "code();", _DEEP + "- x", _DEEP + "> q", "- " * 9 + "x", "> " * 9 + "x",
+    "1. " * 6 + "x", _DEEP + "```", _DEEP + "~~~", _DEEP + "    deeper", _STAIRS,
+    " " * 12 + "- y", "        - z", "  - b", "- item", "> q", "text", "", "", "    code",
+    "```", "````", "~~~", "```java", "  ```", "   ```", "    ```", "- ```", "> ```", "  - ```",
+    "<div>", "</div>", "# h", "---", "| a | b |", "|---|---|",
+])
+
+
+@needs_rust
+@profile(400)
+@given(source=_documents_of(_DEEP_LINES, 14))
+def test_both_readers_agree_on_deep_lines(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
+
+
+#: Pages with lines nested deep, and whether the fast reader reads them: inside top-level fences
+#: (issue 32: RocketMQ's Java code, indented four levels), or where they may nest.
+_NESTED_DEEP = {
+    "```java\nclass A {\n" + _DEEP + "return;\n}\n```\n\ntext\n": True,
+    "text\n\n~~~\n" + _DEEP + "- not a list\n" + _DEEP + "1. nor an item\n~~~\n": True,
+    "```\n" + _DEEP + "unclosed to the end\n": True,
+    "```\n```\n" + _STAIRS + "\n": False, _STAIRS + "\n": False,
+    "- a\n\n  ```\n" + _DEEP + "in an item\n  ```\n": False,
+    "> ```\n>" + _DEEP + "quoted\n> ```\n": False, "```\n" + " " * 2000 + "x\n```\n": False,
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _NESTED_DEEP)
+def test_deep_lines_are_read_fast_inside_fences(source: str) -> None:
+    assert assert_same_reading(source) is _NESTED_DEEP[source]
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([

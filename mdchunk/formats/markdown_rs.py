@@ -8,7 +8,7 @@ the Rust parser builds the same tree several times faster. It reads only documen
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
 MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs where they may count as columns
-(:mod:`~.tab_lines`), blockquotes with a line that may read on lazily (:func:`_lazy_quote`)
+(:mod:`~.fenced_lines`), blockquotes with a line that may read on lazily (:func:`_lazy_quote`)
 or a pipe, headings that may use a link reference definition, HTML comments in a paragraph
 beside one, tables of a shape the two parsers may read apart (:func:`tables_agree`) or lines
 that may nest lists and quotes eight deep; a node of any kind it does not know sends the
@@ -41,9 +41,9 @@ from markdown_it.rules_block.table import escapedSplit
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
 from .sites.generators import read_as
-from .tab_lines import tab_lines, tabs_inside_fences
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -68,11 +68,14 @@ _QUOTED_PIPE = re.compile(r"\n" + _MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
-#: (``maxNesting``) where the Rust parser reads on, and the Rust parser recurses once a level:
-#: some 100,000 levels overflow its stack.
+#: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only inside a
+#: fence (:mod:`~.fenced_lines`).
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 #: The same where quotes nest too: each ``>`` one more.
 _DEEP_QUOTED = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+#: A line deep enough to overflow the Rust parser's stack should it nest after all (it recurses
+#: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
+_TOO_DEEP = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){1000}")
 
 #: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
 _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
@@ -132,7 +135,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-    if "\t" in source and tab_lines(text.split("\n")) is None:
+    if "\t" in source and lines_to_fence(text.split("\n"), tabbed_line) is None:
         yield "tab"
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
@@ -140,7 +143,8 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
     if quoted and _lazy_quote(lines):
         yield "blockquote"
-    if (_DEEP_QUOTED if quoted else _DEEP).search(lines):
+    if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
+            _TOO_DEEP.search(lines) or lines_to_fence(text.split("\n"), deep_line) is None):
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
@@ -287,7 +291,9 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         return None
     reader = _TreeReader(source, byte_starts, front.map[1] if front and front.map else 0)
     tree = parser.tree(text)
-    if "\t" in text and not tabs_inside_fences(text.split("\n"), tree.children, byte_starts):
+    fenced = _lines_to_fence(text)
+    if fenced is None or (fenced and not inside_fences(text.split("\n"), fenced, tree.children,
+                                                        byte_starts)):
         return None
     try:
         blocks = reader.blocks(tree.children)
@@ -295,6 +301,17 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
     return reader.make.document(blocks, front)
+
+
+def _lines_to_fence(text: str) -> list[int] | None:
+    """The lines of ``text`` (LF line breaks) that only a fence makes read alike (tabs that may
+    count as columns, lines nested deep; :func:`~.fenced_lines.lines_to_fence`), ``None``
+    when one may not be in a fence."""
+    tabbed = "\t" in text
+    if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
+        return []
+    return lines_to_fence(text.split("\n"),
+                          lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:
