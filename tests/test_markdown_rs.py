@@ -178,6 +178,12 @@ def test_usual_tables_next_to_other_blocks(source: str) -> None:
     "| a | b |\n| --- | :-: |\n| 1 | 2 |\n| 3 |\n\ntext\n",
     "- item\n\n  | a | b |\n  |---|---|\n  | `x|y` | \\| |\n",
     "# Title\n\n|a|\n|-|\n|# not a heading|\n|2. not a list|\n",
+    # issue 32: tables as Hugo's and RocketMQ's pages write them, no pipes at the ends, right
+    # under a heading, rows that start with a link or a code span
+    "Field|Precedence|Sort\n:--|:--|:--\n[`weight`][]|1|descending\n`date`|2|x\n\n"
+    "[`weight`]: /w\n",
+    "### 2.2 属性\n| 字段 | 取值 |\n| --- | --- |\n| a | b |\n",
+    "Header字段 | 类型 | 说明\n--- | --- | --- |\ncode |int | 请求\nlanguage | L | 语言\n",
 ])
 def test_tables_the_fast_reader_reads(source: str) -> None:
     assert assert_same_reading(source)
@@ -190,6 +196,8 @@ def test_tables_the_fast_reader_reads(source: str) -> None:
     "text\n| a | b |\n|---|---|\n",  # a table that interrupts a paragraph
     "| a | b |\n|---|---|\n2. two\n", "| a | b |\n|---|---|\n# h\n",  # ends at a block
     "| a | b |\n|---|\n", "| a |\n|---|\n  | x |\n",  # cells and indentation that differ
+    "a|b\n-|-\n2. two|x\n", "a|b\n-|-\n# h|x\n", "a|b\n-|-\n```|x\n",  # rows a block
+    "1. a|b\n-|-\n", "- a|b\n-|-\n", "## h\n  | a |\n  |---|\n",  # headers a block may start
 ])
 def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None

@@ -89,10 +89,18 @@ _LINE_BREAK = re.compile(r"\r\n?")
 
 #: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces.
 _DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*[-:][|:\- ]*(?=\n|\Z)")
-#: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends.
-_DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*")
-#: The row above it, a header both split alike: pipes at both ends, no escape or code span.
-_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*")
+#: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends, or
+#: ``--- | :-:`` with a pipe between cells and none or one at either end.
+_DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
+                            r"|[ ]*\|?[ ]*:?-+:?[ ]*(?:\|[ ]*:?-+:?[ ]*)+\|?[ ]*")
+#: The row above it, a header both split alike: no escape or code span, and pipes at both ends
+#: or a pipe between cells, the first a word's (no other block starts with a letter).
+_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*|[ ]*[^\W\d_][^|\\`\n]*(?:\|[^|\\`\n]*)+")
+#: A table's body row both parsers read as one: it starts with a pipe, or holds one and starts
+#: with what starts no other block (a word, a link, a code span).
+_BODY_ROW = re.compile(r"\||(?=[^\n]*\|)(?:[^\W\d_]|\[|`(?!``))")
+#: A line that is a block of its own and leaves no paragraph open: an ATX heading.
+_ATX_HEADING = re.compile(r"#{1,6}(?:[ \t][^\n]*)?")
 #: markdown-it-py stops a table's body once it has filled in this many missing cells.
 _MAX_AUTOCOMPLETED_CELLS = 0x10000
 
@@ -188,10 +196,13 @@ def tables_agree(text: str) -> bool:
     a body row be any line where markdown-it-py ends the table at a line another block may
     start (``2. two``, ``# h``). So each line that may be a delimiter row is either dashes
     under a line without pipes (a setext underline, as before tables were read) or the second
-    line of a table both read alike: a header with pipes at both ends after a blank line (it
-    interrupts nothing), a delimiter row of as many cells, and body rows that each start with
-    a pipe at the same indentation, up to a blank line or the end. (The first line is no
-    delimiter row: there is no header above it; a table's body row is none either.)"""
+    line of a table both read alike: a header after a blank line or an ATX heading (it
+    interrupts nothing) with pipes at both ends, or two cells or more and a word first (as
+    Hugo's pages write ``Field|Precedence``), a delimiter row of as many cells, and body rows at
+    the same indentation, up to a blank line or the end, that each start with a pipe or hold
+    one and start with what starts no other block (a word, a link, a code span). (The first
+    line is no delimiter row: there is no header above it; a table's body row is none
+    either.)"""
     table_end = 0
     for match in _DELIMITER_LIKE.finditer(text):
         if match.start() < table_end:
@@ -214,12 +225,12 @@ def _table_end(text: str, start: int, end: int) -> int:
     if "|" not in header and "|" not in delimiter:
         return end if set(delimiter) <= {"-", " "} else -1
     if (not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header)
-            or (header_start > 0 and text[text.rfind("\n", 0, header_start - 1) + 1:
-                                          header_start - 1].strip())):
+            or not _starts_a_block(text, header_start)):
         return -1
     indent = _indentation(header)
-    columns = header.count("|") - 1
-    if delimiter.count("|") - 1 != columns or _indentation(delimiter) != indent:
+    columns = _cell_count(header.strip())
+    if (_cell_count(delimiter.strip()) != columns or _indentation(delimiter) != indent
+            or (columns < 2 and not header.lstrip().startswith("|"))):
         return -1
     rows, body_start = 0, end
     while end < len(text):
@@ -227,7 +238,7 @@ def _table_end(text: str, start: int, end: int) -> int:
         line = text[end + 1:line_end if line_end >= 0 else len(text)]
         if not line.strip():
             break
-        if _indentation(line) != indent or line[indent] != "|":
+        if _indentation(line) != indent or not _BODY_ROW.match(line, indent):
             return -1
         rows += 1
         end = line_end if line_end >= 0 else len(text)
@@ -235,6 +246,17 @@ def _table_end(text: str, start: int, end: int) -> int:
                                                                      columns):
         return -1
     return end
+
+
+def _starts_a_block(text: str, line_start: int) -> bool:
+    """Whether the line at ``line_start`` starts a block in both parsers whatever it holds: the
+    first line, or one after a blank line or an ATX heading (a table after either interrupts
+    nothing)."""
+    if line_start == 0:
+        return True
+    above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
+    return not above.strip() or (_indentation(text[line_start:line_start + 4]) == 0
+                                 and _ATX_HEADING.fullmatch(above) is not None)
 
 
 def _fills_too_many(body: str, columns: int) -> bool:
