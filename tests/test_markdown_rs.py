@@ -242,7 +242,8 @@ _QUOTE_LINES = st.sampled_from([
     "- - > x", "  > - y", "  >   z", "    >  w", "  > ", "  >", "10. > e", "> > - d", "> >   e",
     "> > ```", "> >     ind", "  > > x", "- > > y", "  * > y", "2) > z",
     "2. two", "1. one", "- item", "  - b", "    - c", "text", "  text", "para", "", "", "```", "~~~",
-    "---", "<div>", "</div>", "    code", "[a]: /v", "# [a] h"])
+    "---", "<div>", "</div>", "    code", "[a]: /v", "# [a] h", "lazy words", "若需要", "#### h",
+    "- 自动", "***", "a | b", "x ===", "**b**"])
 
 
 def _documents_of(lines: st.SearchStrategy[str], most: int) -> st.SearchStrategy[str]:
@@ -264,9 +265,14 @@ def test_both_readers_agree_on_quotes(source: str) -> None:
     "> [!NOTE]\n> A note, quoted line by line.\n\ntext\n",
     "> a\n>\n> > nested\n> > quote\n\n- item\n\n  > in an item\n  > still\n",
     "> ```\n> code\n> ```\n",
+    # issue 32: a line after a quote that ends it in both, or lazy lines of words in both
+    "> 建议停机时先停从再停主。\n若需要改变升级前后主备关系，则需要对齐。\n",
+    "> note\n---\n", "> note\n- item\n", "> note\n#### 2.1 Topic\n", "> note\n```\nx\n```\n",
+    "> note\nlazy words\nmore words\n\n2. two\n",
 ])
 def test_quotes_without_a_lazy_line_are_read_fast(source: str) -> None:
-    """Issue 32: a Hugo page quotes its notes, and every quote went to the reference."""
+    """Issue 32: Hugo's and RocketMQ's pages quote their notes, and every quote went to the
+    reference."""
     assert assert_same_reading(source)
 
 
@@ -274,6 +280,7 @@ def test_quotes_without_a_lazy_line_are_read_fast(source: str) -> None:
 @pytest.mark.parametrize("source", [
     "> quoted\n2. two\n",  # markdown-it-py ends the quote, the Rust parser reads on lazily
     "> > a\n> 2. b\n",  # lazy for the inner quote
+    "> quoted\nlazy words\n2. two\n",  # a lazy run that reaches an ordered list from 2
     "> | a | b |\n> |---|---|\n> | 1 | 2 |\n",  # a table in a quote
     ">" + " " * 16 + "- deep\n",  # nested deep inside a quote
 ])

@@ -37,13 +37,12 @@ from collections.abc import Iterator, Sequence
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from markdown_it.rules_block.table import escapedSplit
-
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
 from .sites.generators import read_as
+from .table_shapes import tables_agree
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -59,6 +58,12 @@ __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 #: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
 _QUOTE = re.compile(r"\n(?P<markers>[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+)"
                     r"(?P<text>[^\n]*)\n(?P<next>[^\n]*)")
+#: A line that starts a block interrupting a paragraph in both parsers (an ATX heading, a
+#: thematic break, a fence, a bullet item with text): after a quote's line, it is no lazy line.
+_ENDS_A_QUOTE = re.compile(r"[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$"
+                           r"|(?:_[ \t]*){3,}$|```|~~~|[-*+][ \t]+\S)", re.M)
+#: A line that starts with a word: a lazy line both parsers read on with.
+_WORD_FIRST = re.compile(r"[ ]*[^\W\d_]")
 #: The list markers and ``>`` s a line starts with.
 _MARKERS = re.compile(r"[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
 #: A quote's line (after a line break), its markers.
@@ -87,22 +92,6 @@ _NESTED_START = re.compile(r"[ >][^ ]--")
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
-#: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces.
-_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*[-:][|:\- ]*(?=\n|\Z)")
-#: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends, or
-#: ``--- | :-:`` with a pipe between cells and none or one at either end.
-_DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
-                            r"|[ ]*\|?[ ]*:?-+:?[ ]*(?:\|[ ]*:?-+:?[ ]*)+\|?[ ]*")
-#: The row above it, a header both split alike: no escape or code span, and pipes at both ends
-#: or a pipe between cells, the first a word's (no other block starts with a letter).
-_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*|[ ]*[^\W\d_][^|\\`\n]*(?:\|[^|\\`\n]*)+")
-#: A table's body row both parsers read as one: it starts with a pipe, or holds one and starts
-#: with what starts no other block (a word, a link, a code span).
-_BODY_ROW = re.compile(r"\||(?=[^\n]*\|)(?:[^\W\d_]|\[|`(?!``))")
-#: A line that is a block of its own and leaves no paragraph open: an ATX heading.
-_ATX_HEADING = re.compile(r"#{1,6}(?:[ \t][^\n]*)?")
-#: markdown-it-py stops a table's body once it has filled in this many missing cells.
-_MAX_AUTOCOMPLETED_CELLS = 0x10000
 
 
 @functools.lru_cache(maxsize=1)
@@ -167,17 +156,31 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
 
 def _lazy_quote(lines: str) -> bool:
     """Whether a quote's line in ``lines`` (LF line breaks, one before the first) has a line
-    after it that may read on lazily: one not blank that does not start with the same markers
-    or more (list markers and ``>`` s, spaces aside), after a quote's line with text. Only
-    there do the parsers part (issue 32: Hugo pages quote notes and alerts, and every quote
-    went to the reference)."""
+    after it that may read on lazily where the parsers may part: one not blank that does not
+    start with the same markers or more (list markers and ``>`` s, spaces aside), after a
+    quote's line with text, unless they read on alike (:func:`_read_on_alike`). (Issue 32: Hugo
+    pages quote notes and alerts, and every quote went to the reference.)"""
     pos = 0
     while (found := _QUOTE.search(lines, pos)) is not None:
-        if found["text"].strip() and found["next"].strip() and not _within(found["markers"],
-                                                                          found["next"]):
+        if (found["text"].strip() and found["next"].strip()
+                and not _within(found["markers"], found["next"])
+                and not _read_on_alike(lines, found.start("next"))):
             return True
         pos = found.start("next") - 1  # the next line may be a quote's line too
     return False
+
+
+def _read_on_alike(lines: str, start: int) -> bool:
+    """Whether the parsers read alike from the line at ``start`` on, a line that may read on
+    lazily after a quote's: it ends the quote in both (:data:`_ENDS_A_QUOTE`), or it and every
+    line up to a blank one start with a word, lazy lines in both (they part at a line that
+    starts with a digit: markdown-it-py ends the paragraph at ``2. two``, the Rust parser reads
+    on; issue 32: RocketMQ's notes are quoted, and a line of text follows them)."""
+    if _ENDS_A_QUOTE.match(lines, start):
+        return True
+    end = lines.find("\n\n", start)
+    run = lines[start:end if end >= 0 else len(lines)]
+    return all(_WORD_FIRST.match(line) for line in run.split("\n") if line.strip())
 
 
 def _within(markers: str, line: str) -> bool:
@@ -185,110 +188,6 @@ def _within(markers: str, line: str) -> bool:
     more ``>`` s after them, spaces aside: it is inside every quote that line is."""
     found = _MARKERS.match(line)
     return found is not None and found[0].replace(" ", "").startswith(markers.replace(" ", ""))
-
-
-def tables_agree(text: str) -> bool:
-    """Whether both parsers find the same tables in ``text`` (LF line breaks), as far as
-    can be told from its lines.
-
-    They disagree where a table is unusual: the Rust parser takes a single column without
-    pipes (``a`` over ``--:``), splits cells otherwise where a header escapes a pipe, and lets
-    a body row be any line where markdown-it-py ends the table at a line another block may
-    start (``2. two``, ``# h``). So each line that may be a delimiter row is either dashes
-    under a line without pipes (a setext underline, as before tables were read) or the second
-    line of a table both read alike: a header after a blank line or an ATX heading (it
-    interrupts nothing) with pipes at both ends, or two cells or more and a word first (as
-    Hugo's pages write ``Field|Precedence``), a delimiter row of as many cells, and body rows at
-    the same indentation, up to a blank line or the end, that each start with a pipe or hold
-    one and start with what starts no other block (a word, a link, a code span). (The first
-    line is no delimiter row: there is no header above it; a table's body row is none
-    either.)"""
-    table_end = 0
-    for match in _DELIMITER_LIKE.finditer(text):
-        if match.start() < table_end:
-            continue  # a row of the table above
-        table_end = _table_end(text, match.start() + 1, match.end())
-        if table_end < 0:
-            return False
-    return True
-
-
-def _table_end(text: str, start: int, end: int) -> int:
-    """Where the table whose delimiter row ``text[start:end]`` may be ends (``end`` when it is
-    none), when both parsers read it alike; ``-1`` when they may not (see
-    :func:`tables_agree`)."""
-    delimiter = text[start:end]
-    header_start = text.rfind("\n", 0, start - 1) + 1
-    header = text[header_start:start - 1]
-    if not header.strip():
-        return end  # no header: no table
-    if "|" not in header and "|" not in delimiter:
-        return end if set(delimiter) <= {"-", " "} else -1
-    if (not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header)
-            or not _starts_a_block(text, header_start)):
-        return -1
-    indent = _indentation(header)
-    columns = _cell_count(header.strip())
-    if (_cell_count(delimiter.strip()) != columns or _indentation(delimiter) != indent
-            or (columns < 2 and not header.lstrip().startswith("|"))):
-        return -1
-    rows, body_start = 0, end
-    while end < len(text):
-        line_end = text.find("\n", end + 1)
-        line = text[end + 1:line_end if line_end >= 0 else len(text)]
-        if not line.strip():
-            break
-        if _indentation(line) != indent or not _BODY_ROW.match(line, indent):
-            return -1
-        rows += 1
-        end = line_end if line_end >= 0 else len(text)
-    if rows * columns > _MAX_AUTOCOMPLETED_CELLS and _fills_too_many(text[body_start + 1:end],
-                                                                     columns):
-        return -1
-    return end
-
-
-def _starts_a_block(text: str, line_start: int) -> bool:
-    """Whether the line at ``line_start`` starts a block in both parsers whatever it holds: the
-    first line, or one after a blank line or an ATX heading (a table after either interrupts
-    nothing)."""
-    if line_start == 0:
-        return True
-    above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
-    return not above.strip() or (_indentation(text[line_start:line_start + 4]) == 0
-                                 and _ATX_HEADING.fullmatch(above) is not None)
-
-
-def _fills_too_many(body: str, columns: int) -> bool:
-    """Whether markdown-it-py's table rule stops inside ``body`` (its rows, LF line breaks):
-    it counts the cells it fills in, a row's missing cells (less any extra ones) added up row
-    by row, and ends the table where the sum passes its limit; the Rust parser reads on. (Only
-    a table of more cells than the limit may: a bound that sent every table of 32,768 rows to
-    the reference made chunking one table quadratic-looking at that size, issue 32.)"""
-    filled = 0
-    for row in body.split("\n"):
-        filled += columns - _cell_count(row.strip())
-        if filled > _MAX_AUTOCOMPLETED_CELLS:
-            return True
-    return False
-
-
-def _cell_count(row: str) -> int:
-    """The cells markdown-it-py's table rule finds in a stripped body row: its own split where
-    a backslash may escape a pipe, else the pipes' count (the same, many times faster), each
-    less an empty first and last cell."""
-    if "\\" in row:
-        cells = escapedSplit(row)
-        if cells and cells[0] == "":
-            cells.pop(0)
-        if cells and cells[-1] == "":
-            cells.pop()
-        return len(cells)
-    return row.count("|") + 1 - row.startswith("|") - row.endswith("|")
-
-
-def _indentation(line: str) -> int:
-    return len(line) - len(line.lstrip(" "))
 
 
 class _Unsupported(Exception):
