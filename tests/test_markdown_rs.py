@@ -375,6 +375,60 @@ def test_deep_lines_are_read_fast_inside_fences(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+# -- ::: containers: read fast where their lines are found as the container rule finds them --
+
+#: Lines inside a container, and around it: every block, and the ones that may run past a line.
+_CONTAINED = st.sampled_from([
+    "text", "more text", "- item", "  - b", "1. one", "2. two", "```", "~~~", "    code", "<div>",
+    "</div>", "<!-- c -->", "<!--", "-->", "> q", "# h", "---", "===", "| a | b |", "|---|---|",
+    "", "", "[a]: /u", "[a]", "  text", "* x", "<pre>", "</pre>", "***", "- ```", "  ```", "> ```",
+])
+_OPENERS = st.sampled_from([":::note", ":::tip Title", ":::{note}", ":::note[Title]", "::: info",
+                            "::::warning", ":::danger", ":::", "  :::note", ":::bad name!"])
+_CLOSERS = st.sampled_from([":::", "::::", ":::  ", "::::: ", "::", "  :::", ":::x"])
+
+
+@st.composite
+def _container_pages(draw: st.DrawFn) -> str:
+    """Containers among other lines, each opened and closed as pages write them, or not."""
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 5))):
+        if draw(st.booleans()):
+            lines += [draw(_OPENERS), *draw(st.lists(_CONTAINED, max_size=5)), draw(_CLOSERS)]
+        else:
+            lines += draw(st.lists(_CONTAINED, min_size=1, max_size=4))
+    return draw(st.sampled_from(["\n", "\r\n", "\r"])).join(lines) + "\n"
+
+
+@needs_rust
+@profile(400)
+@given(source=_container_pages())
+def test_both_readers_agree_on_containers(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
+
+
+#: Pages with ``:::`` containers, and whether the fast reader reads them (issue 32: Ory's
+#: admonitions sent 42 of its 150 pages to the reference).
+_CONTAINER_PAGES = {
+    "text\n\n:::note\n\nA note.\n\n- a list\n\n:::\n\nafter\n": True,
+    "text\n:::tip Title\nA tip, right after text.\n:::\n- item\n": True,
+    "::::warning\n```sh\nrun\n```\n::::\n\n:::info\n| a | b |\n|---|---|\n:::\n": True,
+    ":::note\n:::\n": True, "::: tip\nbody\n:::\n": True,
+    "- a\n:::note\n- b\n:::\n": False,  # the list would run on over the blanked line
+    ":::note\n```\n:::\n```\n": False,  # the container ends inside the fence
+    "<div>\n:::note\nx\n:::\n": False,  # the opening line inside an HTML block
+    ":::note\nunclosed\n": False, ":::note\n:::tip\nx\n:::\n:::\n": False,  # nested
+    "- item\n  :::note\n  x\n  :::\n": False,  # in a list item
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _CONTAINER_PAGES)
+def test_containers_are_read_fast_where_their_lines_are_found_alike(source: str) -> None:
+    assert assert_same_reading(source) is _CONTAINER_PAGES[source]
+    assert parse_markdown(source) == parse_markdown_it(source)
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([
@@ -539,7 +593,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 @pytest.mark.parametrize("source", [
     "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "Term\n: definition\n", "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
-    "::: tip\nbody\n:::\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "Term\n~ tilde definition\n",
+    ":::note\nunclosed\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n", "Term\n~ tilde definition\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None

@@ -25,7 +25,7 @@ from .content_tabs import content_tabs_plugin
 from .sites.generators import read_as, site_rules
 
 __all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "other_sites_rules",
-           "unused_rules"]
+           "unused_rules", "valid_container_name"]
 
 
 def configured() -> MarkdownIt:
@@ -34,11 +34,11 @@ def configured() -> MarkdownIt:
                    tasklists_plugin, admon_plugin, content_tabs_plugin):
         md.use(plugin)
     # One rule for every ``::: name`` container (one rule per name cost ~5% of parse time).
-    md.use(container_plugin, name="container", validate=_container_name)
+    md.use(container_plugin, name="container", validate=valid_container_name)
     return md
 
 
-def _container_name(params: str, markup: str) -> bool:
+def valid_container_name(params: str, markup: str) -> bool:
     """Accept ``::: note``, ``::: warning Title``, ``:::tip[Title]`` …: any container opened
     with a word, or a MyST directive's ``{name}`` (a colon fence, ``:::{warning}``)."""
     words = params.split()

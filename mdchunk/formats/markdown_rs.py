@@ -8,7 +8,7 @@ the Rust parser builds the same tree several times faster. It reads only documen
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
 admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
 MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs where they may count as columns
-(:mod:`~.fenced_lines`), blockquotes with a line that may read on lazily (:func:`_lazy_quote`)
+(:mod:`~.fenced_lines`), blockquotes with a line that may read on lazily (:mod:`~.quote_lines`)
 or a pipe, headings that may use a link reference definition, HTML comments in a paragraph
 beside one, tables of a shape the two parsers may read apart (:func:`tables_agree`) or lines
 that may nest lists and quotes eight deep; a node of any kind it does not know sends the
@@ -39,8 +39,10 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .colon_containers import blank_markers, container_lines
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
+from .quote_lines import QUOTE_MARKERS, lazy_quote
 from .sites.generators import read_as
 from .table_shapes import tables_agree
 
@@ -50,26 +52,13 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
-#: A blockquote's line, its text starting with ``>`` (after list markers too), and the line
-#: after it, after a line break: markdown-it-py ends a quoted paragraph where an ordered list
-#: from 2 starts, the Rust parser reads on lazily, so a quote with a line after it that may
-#: read on lazily (:func:`_lazy_quote`) stays with the reference. Link reference
-#: definitions are read alike, a heading that may use one is not (:meth:`_TreeReader.heading`),
-#: nor a comment in a paragraph beside one (:meth:`_TreeReader.paragraph`).
-_QUOTE = re.compile(r"\n(?P<markers>[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+)"
-                    r"(?P<text>[^\n]*)\n(?P<next>[^\n]*)")
-#: A line that starts a block interrupting a paragraph in both parsers (an ATX heading, a
-#: thematic break, a fence, a bullet item with text): after a quote's line, it is no lazy line.
-_ENDS_A_QUOTE = re.compile(r"[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|(?:-[ \t]*){3,}$|(?:\*[ \t]*){3,}$"
-                           r"|(?:_[ \t]*){3,}$|```|~~~|[-*+][ \t]+\S)", re.M)
-#: A line that starts with a word: a lazy line both parsers read on with.
-_WORD_FIRST = re.compile(r"[ ]*[^\W\d_]")
-#: The list markers and ``>`` s a line starts with.
-_MARKERS = re.compile(r"[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: Link reference definitions are read alike, a heading that may use one is not
+#: (:meth:`_TreeReader.heading`), nor a comment in a paragraph beside one
+#: (:meth:`_TreeReader.paragraph`).
 #: A quote's line (after a line break), its markers.
-_MARKED_QUOTE = re.compile(r"\n" + _MARKERS.pattern)
+_MARKED_QUOTE = re.compile(r"\n" + QUOTE_MARKERS.pattern)
 #: A quote's line holding a pipe, as a table's row in a quote does.
-_QUOTED_PIPE = re.compile(r"\n" + _MARKERS.pattern + r"[^\n]*\|")
+_QUOTED_PIPE = re.compile(r"\n" + QUOTE_MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
@@ -88,6 +77,11 @@ _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
 #: A block's first character on the first line, inside a list item or quote (after a blank
 #: or ``>``), and two dashes after it: where the front matter rule may act inside.
 _NESTED_START = re.compile(r"[ >][^ ]--")
+
+#: Rules of :data:`~.markdown_it_parser.RULE_TRIGGERS` whose syntax this reader reads too:
+#: markdown-it's normalisation (applied before either parser sees the text), and ``:::``
+#: containers (:mod:`.colon_containers`).
+_READ_HERE = frozenset({"normalize", "container_container"})
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -138,7 +132,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
     lines = "\n" + text
     quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
-    if quoted and _lazy_quote(lines):
+    if quoted and lazy_quote(lines):
         yield "blockquote"
     if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
             _TOO_DEEP.search(lines) or lines_to_fence(text.split("\n"), deep_line) is None):
@@ -150,44 +144,10 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
+    if ":::" in source and container_lines(text.split("\n")) is None:
+        yield "a ::: container it cannot place"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
-                if rule != "normalize" and may_use(source))
-
-
-def _lazy_quote(lines: str) -> bool:
-    """Whether a quote's line in ``lines`` (LF line breaks, one before the first) has a line
-    after it that may read on lazily where the parsers may part: one not blank that does not
-    start with the same markers or more (list markers and ``>`` s, spaces aside), after a
-    quote's line with text, unless they read on alike (:func:`_read_on_alike`). (Issue 32: Hugo
-    pages quote notes and alerts, and every quote went to the reference.)"""
-    pos = 0
-    while (found := _QUOTE.search(lines, pos)) is not None:
-        if (found["text"].strip() and found["next"].strip()
-                and not _within(found["markers"], found["next"])
-                and not _read_on_alike(lines, found.start("next"))):
-            return True
-        pos = found.start("next") - 1  # the next line may be a quote's line too
-    return False
-
-
-def _read_on_alike(lines: str, start: int) -> bool:
-    """Whether the parsers read alike from the line at ``start`` on, a line that may read on
-    lazily after a quote's: it ends the quote in both (:data:`_ENDS_A_QUOTE`), or it and every
-    line up to a blank one start with a word, lazy lines in both (they part at a line that
-    starts with a digit: markdown-it-py ends the paragraph at ``2. two``, the Rust parser reads
-    on; issue 32: RocketMQ's notes are quoted, and a line of text follows them)."""
-    if _ENDS_A_QUOTE.match(lines, start):
-        return True
-    end = lines.find("\n\n", start)
-    run = lines[start:end if end >= 0 else len(lines)]
-    return all(_WORD_FIRST.match(line) for line in run.split("\n") if line.strip())
-
-
-def _within(markers: str, line: str) -> bool:
-    """Whether ``line`` starts with ``markers`` (a quote's line's list markers and ``>`` s) or
-    more ``>`` s after them, spaces aside: it is inside every quote that line is."""
-    found = _MARKERS.match(line)
-    return found is not None and found[0].replace(" ", "").startswith(markers.replace(" ", ""))
+                if rule not in _READ_HERE and may_use(source))
 
 
 class _Unsupported(Exception):
@@ -206,18 +166,26 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if next(_body_refusals(body, site), None) is not None:
         return None
     text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
+    containers = container_lines(text.split("\n")) if ":::" in text else []
+    if containers is None:
+        return None
+    if containers:  # the Rust parser reads a container's lines with its marker lines blanked
+        text = blank_markers(text.split("\n"), containers)
     try:
         byte_starts = _byte_line_starts(text)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    reader = _TreeReader(source, byte_starts, front.map[1] if front and front.map else 0)
+    first_line = front.map[1] if front and front.map else 0
+    markers = [first_line + line for pair in (containers or ()) for line in pair]
+    reader = _TreeReader(source, byte_starts, first_line, markers)
     tree = parser.tree(text)
     fenced = _lines_to_fence(text)
     if fenced is None or (fenced and not inside_fences(text.split("\n"), fenced, tree.children,
                                                         byte_starts)):
         return None
     try:
-        blocks = reader.blocks(tree.children)
+        blocks = reader.contained(tree.children, containers, text.split("\n")) if containers \
+            else reader.blocks(tree.children)
     except _Unsupported:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
@@ -271,7 +239,8 @@ def _byte_line_starts(text: str) -> list[int]:
 class _TreeReader:
     """Turns the Rust parser's nodes into blocks, one rule per node name."""
 
-    def __init__(self, source: str, byte_starts: Sequence[int], first_line: int = 0) -> None:
+    def __init__(self, source: str, byte_starts: Sequence[int], first_line: int = 0,
+                 markers: Sequence[int] = ()) -> None:
         self.make = BlockMaker(source, LineIndex.of(source), {})
         self.source = source
         #: UTF-8 byte offset of each line start of the text parsed, which starts at the
@@ -282,6 +251,10 @@ class _TreeReader:
         self.char_starts = (*self.make.lines.starts, len(source))
         #: Whether the source may define link references (``[label]: url``).
         self.references = "]:" in source
+        #: The source's lines (ascending) that hold a container's marker, blanked in the text
+        #: parsed: a node the Rust parser ran on over one, and the blank lines after it, ends
+        #: there, as markdown-it-py ends the container's content there (:meth:`contained`).
+        self.markers = markers
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
@@ -294,6 +267,49 @@ class _TreeReader:
                 out.append(block)
         return out
 
+    def contained(self, nodes: Sequence[Any], containers: Sequence[tuple[int, int]],
+                  lines: Sequence[str]) -> list[Block]:
+        """Blocks of the top-level ``nodes`` of ``lines`` read with each container's marker
+        lines blanked (:mod:`.colon_containers`): those between a container's lines are its
+        children, as markdown-it-py's container rule reads them; unless a node crosses a marker
+        line, or an HTML block (which a blank line ends, the opening line not) ends right
+        before one."""
+        out: list[Block] = []
+        index = 0
+        for opening, closing in containers:
+            while index < len(nodes) and self.lines_of(nodes[index], lines)[1] < opening:
+                out.extend(self.blocks([nodes[index]]))
+                index += 1
+            if index and nodes[index - 1].name == "html_block" \
+                    and self.lines_of(nodes[index - 1], lines)[1] == opening - 1:
+                raise _Unsupported("an HTML block the opening line may continue")
+            first = index
+            while index < len(nodes) and opening < self.lines_of(nodes[index], lines)[0] \
+                    and self.lines_of(nodes[index], lines)[1] < closing:
+                index += 1
+            if index < len(nodes) and self.lines_of(nodes[index], lines)[0] <= closing:
+                raise _Unsupported("a node across a container's marker line")
+            start, end = self.make.span((self.first_line + opening, self.first_line + closing))
+            children = self.blocks(nodes[first:index], depth=1)
+            out.append(Block("container", start, end,
+                             tuple(tile(self.source, children, start, end))))
+        out.extend(self.blocks(nodes[index:]))
+        return out
+
+    def lines_of(self, node: Any, lines: Sequence[str]) -> tuple[int, int]:
+        """The first and last of the ``lines`` parsed that a node's byte span covers; a list's
+        without the blank lines it ends with (a list holds the blank lines after it until
+        what follows, where a fence's or an HTML block's blank lines are its content)."""
+        if node.srcmap is None:
+            raise _Unsupported("a node without a source map")
+        first_byte, end_byte = node.srcmap
+        first = bisect_right(self.byte_starts, first_byte) - 1
+        last = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) - 1
+        if node.name in ("bullet_list", "ordered_list"):
+            while last > first and not lines[last].strip():
+                last -= 1
+        return first, last
+
     def span(self, srcmap: tuple[int, int] | None) -> tuple[int, int]:
         """The character span :meth:`~.block_maker.BlockMaker.span` gives the lines a node's
         byte span covers (the lines markdown-it-py's ``token.map`` names)."""
@@ -302,6 +318,10 @@ class _TreeReader:
         first_byte, end_byte = srcmap
         first = bisect_right(self.byte_starts, first_byte) - 1 + self.first_line
         after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) + self.first_line
+        if self.markers:
+            marker = bisect_right(self.markers, first)
+            if marker < len(self.markers) and self.markers[marker] < after:
+                after = self.markers[marker]
         start = self.char_starts[first]
         return start, rstrip_end(self.source, start, self.char_starts[after])
 

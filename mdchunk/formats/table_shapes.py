@@ -14,8 +14,9 @@ from markdown_it.rules_block.table import escapedSplit
 
 __all__ = ["tables_agree"]
 
-#: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces.
-_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*[-:][|:\- ]*(?=\n|\Z)")
+#: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces,
+#: a dash among them (each cell wants one: a ``:::`` container's closing line is none).
+_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
 #: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends, or
 #: ``--- | :-:`` with a pipe between cells and none or one at either end.
 _DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
@@ -28,6 +29,8 @@ _HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*|[ ]*[^\W\d_][^|\\`\n]*(?:
 _BODY_ROW = re.compile(r"\||(?=[^\n]*\|)(?:[^\W\d_]|\[|`(?!``))")
 #: A line that is a block of its own and leaves no paragraph open: an ATX heading.
 _ATX_HEADING = re.compile(r"#{1,6}(?:[ \t][^\n]*)?")
+#: What a ``:::`` container's marker lines start with.
+_CONTAINER_MARKER = ":::"
 #: markdown-it-py stops a table's body once it has filled in this many missing cells.
 _MAX_AUTOCOMPLETED_CELLS = 0x10000
 
@@ -81,8 +84,8 @@ def _table_end(text: str, start: int, end: int) -> int:
     while end < len(text):
         line_end = text.find("\n", end + 1)
         line = text[end + 1:line_end if line_end >= 0 else len(text)]
-        if not line.strip():
-            break
+        if not line.strip() or line.startswith(_CONTAINER_MARKER):
+            break  # a container's marker line ends the table as a blank line does
         if _indentation(line) != indent or not _BODY_ROW.match(line, indent):
             return -1
         rows += 1
@@ -95,13 +98,15 @@ def _table_end(text: str, start: int, end: int) -> int:
 
 def _starts_a_block(text: str, line_start: int) -> bool:
     """Whether the line at ``line_start`` starts a block in both parsers whatever it holds: the
-    first line, or one after a blank line or an ATX heading (a table after either interrupts
-    nothing)."""
+    first line, or one after a blank line, a ``:::`` container's marker line (the fast reader
+    reads one as a blank line, :mod:`.colon_containers`, or not at all) or an ATX heading (a
+    table after any of them interrupts nothing)."""
     if line_start == 0:
         return True
     above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
-    return not above.strip() or (_indentation(text[line_start:line_start + 4]) == 0
-                                 and _ATX_HEADING.fullmatch(above) is not None)
+    return not above.strip() or above.startswith(_CONTAINER_MARKER) or (
+        _indentation(text[line_start:line_start + 4]) == 0
+        and _ATX_HEADING.fullmatch(above) is not None)
 
 
 def _fills_too_many(body: str, columns: int) -> bool:
