@@ -6,13 +6,12 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
-MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs where they may count as columns
-(:mod:`~.tab_lines`), blockquotes with a line that may read on lazily (:func:`_lazy_quote`)
-or a pipe, headings that may use a link reference definition, HTML comments in a paragraph
-beside one, tables of a shape the two parsers may read apart (:func:`tables_agree`) or lines
-that may nest lists and quotes eight deep; a node of any kind it does not know sends the
-document back too.
+admonitions, containers, footnotes, and the rules a site's record turns on: MkDocs content
+tabs on a ``site="mkdocs"`` page), nor definition lists where the plugins part (:mod:`.deflists`),
+tabs where they may count as columns (:mod:`~.tab_lines`), quotes with a line that may read on
+lazily (:func:`_lazy_quote`) or a pipe, headings that may use a link reference definition, HTML
+comments in a paragraph beside one, tables the parsers may read apart (:func:`tables_agree`),
+lines that may nest lists and quotes eight deep; an unknown node sends the document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
@@ -41,6 +40,7 @@ from markdown_it.rules_block.table import escapedSplit
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .deflists import HOLDERS, deflist_refusals, marker_inside
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
 from .sites.generators import read_as
 from .tab_lines import tab_lines, tabs_inside_fences
@@ -105,7 +105,7 @@ def _rust_parser() -> RustMarkdownIt | None:
         return None
     return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
                                            "lheading", "list", "paragraph", "reference",
-                                           "html_block", "table"])
+                                           "html_block", "table", "deflist"])
 
 
 def may_read(source: str, site: str = "plain") -> bool:
@@ -146,11 +146,12 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
         yield "table of an unproven shape"
     if quoted and _QUOTED_PIPE.search(lines):
         yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
+    yield from deflist_refusals(text)
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
-                if rule != "normalize" and may_use(source))
+                if rule not in ("normalize", "deflist") and may_use(source))
 
 
 def _lazy_quote(lines: str) -> bool:
@@ -348,7 +349,7 @@ class _TreeReader:
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
         """Blocks of ``nodes`` (siblings, inside ``depth`` containers); ``in_item`` when they are
-        a list item's children, whose bare text is the paragraph of a tight list."""
+        a list item's or a definition's children, whose bare text is a tight list's paragraph."""
         out = []
         for node in nodes:
             block = self.block(node, in_item, depth)
@@ -369,8 +370,8 @@ class _TreeReader:
 
     def block(self, node: Any, in_item: bool, depth: int) -> Block | None:
         name = node.name
-        if name == "definition":  # a link reference definition: no token in markdown-it-py
-            return None
+        if name in ("definition", "definition_term"):  # a link reference definition, a term:
+            return None  # no token in markdown-it-py, a token of no lines
         start, end = self.span(node.srcmap)
         if start >= end:
             return None
@@ -381,7 +382,10 @@ class _TreeReader:
         if name in _CONTAINERS:
             if depth == _MAX_DEPTH:
                 raise _Unsupported("nesting deeper than markdown-it-py reads")
-            children = self.blocks(node.children, name == "list_item", depth + 1)
+            if name == "definition_description" and marker_inside(self.source, (
+                    self.span(child.srcmap) for child in node.children if child.name in HOLDERS)):
+                raise _Unsupported("a definition's marker inside a list or quote in a definition")
+            children = self.blocks(node.children, name in _ITEMS, depth + 1)
             return Block(_CONTAINERS[name], start, end,
                          tuple(tile(self.source, children, start, end)))
         if name == "table":
@@ -431,7 +435,9 @@ _LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
            "trow": "row"}
 #: Nodes whose children are blocks -> their kind.
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
-               "blockquote": "blockquote"}
+               "blockquote": "blockquote", "definition_list": "deflist",
+               "definition_description": "definition"}
+_ITEMS = ("list_item", "definition_description")  # their bare text: a tight list's paragraph
 
 
 def _inline_text(node: Any) -> str:
