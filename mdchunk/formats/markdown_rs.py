@@ -6,13 +6,13 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, containers, footnotes, definition lists, and the rules a site's record turns on:
-MkDocs content tabs on a ``site="mkdocs"`` page), nor tabs where they may count as columns
-(:mod:`~.fenced_lines`), blockquotes with a line that may read on lazily (:mod:`~.quote_lines`)
-or a pipe, headings that may use a link reference definition, HTML comments in a paragraph
-beside one, tables of a shape the two parsers may read apart (:func:`tables_agree`) or lines
-that may nest lists and quotes eight deep; a node of any kind it does not know sends the
-document back too.
+admonitions, footnotes, and the rules a site's record turns on: MkDocs content tabs on a
+``site="mkdocs"`` page), nor ``:::`` containers or definition lists where it cannot tell
+(:mod:`.colon_containers`, :mod:`.deflists`), tabs where they may count as columns
+(:mod:`~.fenced_lines`), quotes with a line that may read on lazily (:mod:`~.quote_lines`) or
+a pipe, headings that may use a link reference definition, HTML comments in a paragraph beside
+one, tables the parsers may read apart (:func:`tables_agree`), lines that may nest lists and
+quotes eight deep outside a fence; an unknown node sends the document back too.
 
 Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
 ``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import blank_markers, container_lines
+from .deflists import HOLDERS, deflist_refusals, marker_inside
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .markdown_it_parser import RULE_TRIGGERS, block_parser
 from .quote_lines import QUOTE_MARKERS, lazy_quote
@@ -79,9 +80,9 @@ _FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
 _NESTED_START = re.compile(r"[ >][^ ]--")
 
 #: Rules of :data:`~.markdown_it_parser.RULE_TRIGGERS` whose syntax this reader reads too:
-#: markdown-it's normalisation (applied before either parser sees the text), and ``:::``
-#: containers (:mod:`.colon_containers`).
-_READ_HERE = frozenset({"normalize", "container_container"})
+#: markdown-it's normalisation (applied before either parser sees the text), ``:::``
+#: containers (:mod:`.colon_containers`) and definition lists (:mod:`.deflists`).
+_READ_HERE = frozenset({"normalize", "container_container", "deflist"})
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -99,7 +100,7 @@ def _rust_parser() -> RustMarkdownIt | None:
         return None
     return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
                                            "lheading", "list", "paragraph", "reference",
-                                           "html_block", "table"])
+                                           "html_block", "table", "deflist"])
 
 
 def may_read(source: str, site: str = "plain") -> bool:
@@ -141,6 +142,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
         yield "table of an unproven shape"
     if quoted and _QUOTED_PIPE.search(lines):
         yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
+    yield from deflist_refusals(text)
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
@@ -259,7 +261,7 @@ class _TreeReader:
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
         """Blocks of ``nodes`` (siblings, inside ``depth`` containers); ``in_item`` when they are
-        a list item's children, whose bare text is the paragraph of a tight list."""
+        a list item's or a definition's children, whose bare text is a tight list's paragraph."""
         out = []
         for node in nodes:
             block = self.block(node, in_item, depth)
@@ -327,8 +329,8 @@ class _TreeReader:
 
     def block(self, node: Any, in_item: bool, depth: int) -> Block | None:
         name = node.name
-        if name == "definition":  # a link reference definition: no token in markdown-it-py
-            return None
+        if name in ("definition", "definition_term"):  # a link reference definition, a term:
+            return None  # no token in markdown-it-py, a token of no lines
         start, end = self.span(node.srcmap)
         if start >= end:
             return None
@@ -339,7 +341,10 @@ class _TreeReader:
         if name in _CONTAINERS:
             if depth == _MAX_DEPTH:
                 raise _Unsupported("nesting deeper than markdown-it-py reads")
-            children = self.blocks(node.children, name == "list_item", depth + 1)
+            if name == "definition_description" and marker_inside(self.source, (
+                    self.span(child.srcmap) for child in node.children if child.name in HOLDERS)):
+                raise _Unsupported("a definition's marker inside a list or quote in a definition")
+            children = self.blocks(node.children, name in _ITEMS, depth + 1)
             return Block(_CONTAINERS[name], start, end,
                          tuple(tile(self.source, children, start, end)))
         if name == "table":
@@ -389,7 +394,9 @@ _LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
            "trow": "row"}
 #: Nodes whose children are blocks -> their kind.
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
-               "blockquote": "blockquote"}
+               "blockquote": "blockquote", "definition_list": "deflist",
+               "definition_description": "definition"}
+_ITEMS = ("list_item", "definition_description")  # their bare text: a tight list's paragraph
 
 
 def _inline_text(node: Any) -> str:
