@@ -116,7 +116,8 @@ def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
     source = doc.source
     found: list[Include] = []
     extra: list[Rewrite] = []
-    codes = _code_spans(doc.blocks)
+    snippets = "8<" in source  # a snippet's marker: without it, no snippet to look for
+    codes = _code_spans(doc.blocks) if snippets else []
     for start, end, text in doc.rewrites:
         shown = _SHOWN.fullmatch(text)
         if shown is None:
@@ -134,8 +135,8 @@ def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
             in_code = i >= 0 and codes[i][1] >= end
             found.append(_snippet(source, start + len(raw) - len(raw.lstrip()), end,
                                   shown["path"], in_code))
-    for block in _prose_leaves(doc.blocks):
-        if "8<" not in source[block.start:block.end]:
+    for block in _prose_leaves(doc.blocks) if snippets else ():
+        if source.find("8<", block.start, block.end) < 0:
             continue
         match = _SNIPPET_BLOCK.fullmatch(source, block.start, block.end)
         if match is not None:
@@ -190,6 +191,8 @@ def _block_form(source: str, match: re.Match[str], found: list[Include],
 def _raw_loader(doc: Document, found: list[Include], extra: list[Rewrite]) -> None:
     """``<CodeBlock …>{Name}</CodeBlock>`` where ``Name`` is a raw-loader import."""
     source = doc.source
+    if "raw-loader" not in source:
+        return
     imports = {name: path for block in doc.blocks if block.kind == "esm"
                for name, _, path in _RAW_IMPORT.findall(source, block.start, block.end)}
     if not imports:

@@ -17,7 +17,7 @@ from . import markdown_rs
 from .block_maker import BlockMaker, plain_text
 from .blocks import Block, Document, LineIndex, tile
 from .kinds import KIND_OF_TOKEN, kind
-from .markdown_it_parser import block_parser, full_parser, unused_rules
+from .markdown_it_parser import block_parser, inline_pass, unused_rules
 
 __all__ = ["parse_markdown", "parse_markdown_it"]
 
@@ -44,9 +44,8 @@ def parse_markdown_it(source: str, site: str = "plain") -> Document:
     env: dict[str, Any] = {}
     unused = unused_rules(source, site)
     tokens = block_parser(unused).parse(source, env)
-    if "footnotes" in env:  # which footnote blocks exist depends on inline references: full parse
-        env = {}
-        tokens = full_parser(site).parse(source, env)
+    if "footnotes" in env:  # which footnote blocks exist depends on inline references
+        tokens = inline_pass(source, tokens, env, site)
     builder = _BlockBuilder(source, LineIndex.of(source), env, _closing_indices(tokens))
     blocks = builder.blocks(tokens, 0, len(tokens))
     # the front_matter rule reads only the document's first line on: its token comes first

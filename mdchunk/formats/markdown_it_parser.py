@@ -11,8 +11,11 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
+from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
+from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
 from mdit_py_plugins.container import container_plugin
 from mdit_py_plugins.deflist import deflist_plugin
@@ -24,8 +27,8 @@ from mdit_py_plugins.tasklists import tasklists_plugin
 from .content_tabs import content_tabs_plugin
 from .sites.generators import read_as, site_rules
 
-__all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "other_sites_rules",
-           "unused_rules", "valid_container_name"]
+__all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "inline_pass",
+           "other_sites_rules", "unused_rules", "valid_container_name"]
 
 
 def configured() -> MarkdownIt:
@@ -61,9 +64,30 @@ def full_parser(site: str = "plain") -> MarkdownIt:
 def block_parser(unused: frozenset[str] = frozenset()) -> MarkdownIt:
     """The same parser without its inline pass (about 40% of parse time): chunking needs block
     structure only, and :meth:`~.block_maker.BlockMaker.heading` parses a heading's inline markup
-    when it needs it.
+    when it needs it. Nor the footnotes' tail rule, which without the inline pass would drop
+    every footnote (none referenced): :func:`inline_pass` runs it after that pass.
     ``unused`` block rules are left out too (see :func:`unused_rules`)."""
-    return configured().disable(["inline", "text_join", "github-tasklists", *sorted(unused)])
+    return configured().disable(["inline", "text_join", "github-tasklists", "footnote_tail",
+                                 *sorted(unused)])
+
+
+def inline_pass(source: str, tokens: list[Token], env: dict[str, Any], site: str = "plain"
+                ) -> list[Token]:
+    """What ``full_parser(site).parse(source, env)`` gives, from the ``tokens`` and ``env``
+    that :func:`block_parser` left: the full parser's core rules after its block rule (the
+    inline parse, footnotes, task lists, text join) run over them. A document with footnotes
+    needs the inline parse (which footnote blocks exist depends on its references), not its
+    block parse again."""
+    md = _after_block(site)
+    state = StateCore(source, md, env, list(tokens))
+    md.core.process(state)
+    return state.tokens
+
+
+@functools.lru_cache(maxsize=4)
+def _after_block(site: str) -> MarkdownIt:
+    """:func:`full_parser` without its core rules up to the block parse."""
+    return configured().disable(sorted({*other_sites_rules(site), "normalize", "block"}))
 
 
 def _may_hold_deflist(source: str) -> bool:

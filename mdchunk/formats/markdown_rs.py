@@ -14,10 +14,10 @@ a pipe, headings that may use a link reference definition, HTML comments in a pa
 one, tables the parsers may read apart (:func:`tables_agree`), lines that may nest lists and
 quotes eight deep outside a fence; an unknown node sends the document back too.
 
-Front matter is read by the reference's own rule (:func:`_front_matter`: mdit-py-plugins'
-``front_matter`` on the lines up to the first that may close it), the rest by the Rust parser,
-as markdown-it-py reads on after it; a document whose front matter it cannot split off goes
-to the reference. HTML comments are found by the reference's code
+Front matter is read as the reference's own rule reads it (:func:`_front_matter`: its token
+built as mdit-py-plugins' ``front_matter`` makes it, :mod:`.front_matter_token`), the rest by
+the Rust parser, as markdown-it-py reads on after it; a document whose front matter it cannot
+split off goes to the reference. HTML comments are found by the reference's code
 (:meth:`~.block_maker.BlockMaker.html`, :meth:`~.block_maker.BlockMaker.paragraph`) in the same
 HTML block and paragraph content, which the Rust tree gives as markdown-it-py's tokens do.
 markdown-it-py reads everything else, and every document when the package is not installed: it
@@ -42,7 +42,8 @@ from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
-from .markdown_it_parser import RULE_TRIGGERS, block_parser
+from .front_matter_token import split_front_matter
+from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
 from .sites.generators import read_as
 from .table_shapes import tables_agree
@@ -71,9 +72,6 @@ _DEEP_QUOTED = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 #: A line deep enough to overflow the Rust parser's stack should it nest after all (it recurses
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
 _TOO_DEEP = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){1000}")
-
-#: A line that may close front matter (after the first): dashes or YAML's ``...``, alone.
-_FRONT_MATTER_END = re.compile(r"\n[ \t]*(?:-{3,}|\.{3})[ \t]*(?=\n|\Z)")
 
 #: A block's first character on the first line, inside a list item or quote (after a blank
 #: or ``>``), and two dashes after it: where the front matter rule may act inside.
@@ -210,25 +208,15 @@ def _front_matter(source: str) -> tuple[int, Token | None] | None:
     markdown-it-py's ``front_matter`` rule makes it; ``(0, None)`` when ``source`` has none
     (it does not start with a line of three dashes), ``None`` when this cannot tell where it
     ends (nor where the rule may read a list item's first line). The rule reads from the first
-    line to the first that closes it: markdown-it-py reads
-    ``source`` up to the first line that may (:data:`_FRONT_MATTER_END`), and that line must be
-    where the token it makes ends."""
+    line to the first that closes it: the first line that may close it must be the one
+    (:func:`~.front_matter_token.split_front_matter`)."""
     if not source.startswith("---"):
         # the rule reads the first line in a list item too (it asks the source's first
         # character, and the two after the item's first for dashes): the reference's
         # reading of ``- ---`` and the like, a front matter block in the item
         nested = source.startswith("-") and _NESTED_START.search(source.split("\n", 1)[0])
         return None if nested else (0, None)
-    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-    end = _FRONT_MATTER_END.search(text)
-    if end is None:
-        return None
-    lines = text.count("\n", 0, end.start()) + 2  # the closing line's number, plus one
-    body_start = LineIndex.of(source).offset(lines)
-    tokens = block_parser().parse(source[:body_start])
-    if len(tokens) != 1 or tokens[0].type != "front_matter" or tokens[0].map != [0, lines]:
-        return None
-    return body_start, tokens[0]
+    return split_front_matter(source)
 
 
 def _byte_line_starts(text: str) -> list[int]:

@@ -325,6 +325,8 @@ def _literal(value: str) -> str:
 
 # -- MyST roles --------------------------------------------------------------------------------
 
+#: What the MyST role rule needs to read a role: ``{name}`` and a backtick after it.
+_ROLE_START = re.compile(r"\{[a-zA-Z0-9_\-+:]+\}`")
 #: ``title <target>``: the title is what the page shows.
 _TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 
@@ -332,7 +334,8 @@ _TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.DOTALL)
 def _role(state: StateInline, silent: bool) -> bool:
     """mdit-py-plugins' MyST role rule, its span recorded with the text the page shows."""
     start, tokens = state.pos, len(state.tokens)
-    if state.src[start] != "{" or not myst_role(state, silent):
+    # the rule copies the rest of the text at every brace: look for a role's start first
+    if not _ROLE_START.match(state.src, start) or not myst_role(state, silent):
         return False
     if not silent and len(state.tokens) > tokens:
         content = state.tokens[-1].content.strip()
@@ -357,20 +360,40 @@ def _record(state: StateInline, start: int, end: int, text: str) -> None:
     state.env["rewrites"].append((src, start, end, text))
 
 
+#: The site rules, in the order they are tried at a character: each starts at a ``{`` or a ``<``.
 _RULES: tuple[tuple[str, Callable[[StateInline, bool], bool]], ...] = (
     ("site_escaped_shortcode", _escaped_shortcode), ("site_shortcode", _shortcode),
     ("site_role", _role), ("site_expression", _expression),
     ("site_jsx_tag", _jsx_tag))
 
 
+def _site_markup(state: StateInline, silent: bool) -> bool:
+    """The site rules (:data:`_RULES`), in order, where one may start: one call at each
+    character the text rule stops at, not five."""
+    if state.src[state.pos] not in "{<":
+        return False
+    return any(rule(state, silent) for _, rule in _RULES)
+
+
+#: The characters some rule of :func:`_parser` starts at (newline, math, escape, code span,
+#: strikethrough, emphasis, link and footnote reference, image, inline footnote, autolink and
+#: HTML, entity, the site rules), and ``]``, where a link's label ends. markdown-it's text
+#: rule stops at more (``-``, ``:``, ``=``, ``#`` …), where every rule is tried for nothing.
+_RULE_STARTS = re.compile(r"[\n$\\`~*_\[\]!^<&{]")
+
+
 @functools.lru_cache(maxsize=1)
 def _parser() -> MarkdownIt:
-    """markdown-it's inline rules as mdchunk's parser has them, the site rules first."""
+    """markdown-it's inline rules as mdchunk's parser has them, the site rules first where
+    they start (after the text rule, which stops at ``{`` and ``<``), and its text rule
+    stopping only where a rule may start (:data:`_RULE_STARTS`): the same markup found at the
+    same places (``tests/test_site_markup.py`` compares it with the site rules before
+    markdown-it's own, the text rule as markdown-it has it)."""
     md = MarkdownIt("commonmark").enable(["strikethrough"])
     md.use(dollarmath_plugin).use(footnote_plugin)
-    for name, rule in _RULES:
-        md.inline.ruler.before("text", name, rule)
+    md.inline.ruler.after("text", "site_markup", _site_markup)
     md.inline.ruler.before("backticks", "site_code_span", _code_span)
+    md.inline.terminator_re = _RULE_STARTS  # markdown-it-py 4.2's text rule stops at these
     return md
 
 
@@ -392,7 +415,9 @@ def inline_rewrites(source: str, start: int, end: int, env: MarkupEnv) -> list[R
     # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
     text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
     env["rewrites"] = []
-    _parser().parseInline(text, env)
+    # the inline rules alone: markdown-it's core and post-processing rules change tokens only
+    md = _parser()
+    md.inline.tokenize(StateInline(text, md, env, []))
     found = [(start + a, start + b, shown) for src, a, b, shown in env.pop("rewrites")
              if src == text]
     return sorted(found)
