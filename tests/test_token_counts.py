@@ -4,12 +4,15 @@ joints, and SpanCounts counts any span near them exactly."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mdchunk.tokens import get_counter
 
+from .conftest import CORPORA, corpus_files, site_corpus_mdx, with_corpus
 from .test_grammar import profile
 
 _pieces = st.lists(st.sampled_from(
@@ -103,3 +106,76 @@ def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
         y = data.draw(st.sampled_from(ends))
         x = data.draw(st.sampled_from([0, *[c for c in counts._joints if c < y]]))
         assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
+
+
+def _all_joints(counts) -> list[int]:
+    """Register every joint of the source: each line start with text on it, and each blank
+    that follows a non-blank (before a word); return them in order."""
+    text = counts.source
+    for p in range(1, len(text)):
+        if counts.is_joint(p) or (text[p] in " \t" and not text[p - 1].isspace()):
+            counts.add_joint(p)
+    return list(counts._joints)
+
+
+@profile(300)
+@given(text=_pieces, data=st.data())
+def test_stretches_read_off_the_document_s_one_encoding_are_exact(text: str, data) -> None:
+    """Every stretch between two joints (or the source's edges), read off one encoding of the
+    whole source (SpanCounts._from_document), has the count of the stretch encoded alone; and
+    at a joint a token of the whole encoding always ends, so no stretch falls back."""
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    counts = SpanCounts(text, counter, long_text=16)
+    edges = [0, *_all_joints(counts), len(text)]
+    wider = data.draw(st.lists(st.tuples(st.sampled_from(edges), st.sampled_from(edges)),
+                               max_size=8))
+    for a, b in [*zip(edges, edges[1:]), *((min(p), max(p)) for p in wider if p[0] != p[1])]:
+        assert counts._from_document(a, b) == counter.count(text[a:b]), (a, b)
+        assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
+def test_a_source_with_a_lone_surrogate_is_counted_span_by_span() -> None:
+    """Byte offsets of a text with a lone surrogate are not its encoding's (tiktoken mends it):
+    the one-pass shortcut stands aside and every count stays exact."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = "Intro line one.\nSecond \ud800 line here.\n\nThird block, 服务 🙂.\n"
+    counts = SpanCounts(text, counter, long_text=4)
+    counts.use_blocks([Block("paragraph", 0, 38), Block("paragraph", 40, len(text) - 1)])
+    edges = [0, *_all_joints(counts), len(text)]
+    for a in edges:
+        for b in edges:
+            if a < b:
+                assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+    assert counts._from_document(0, len(text)) is None
+
+
+def test_byte_offsets_past_many_marks_are_the_text_s() -> None:
+    """A non-ASCII source's UTF-8 offsets are kept every 1,024 characters (SpanCounts
+    _byte_offset): any character's offset is the one encoding the text before it gives."""
+    from mdchunk.tokens import SpanCounts
+
+    text = ("Plain words, then 服务重启。 And 🙂 emoji\r\n" * 97)[:3500]
+    counts = SpanCounts(text, get_counter("cl100k_base"), long_text=16)
+    for pos in [*range(0, len(text), 7), 1023, 1024, 1025, 2048, len(text)]:
+        assert counts._byte_offset(pos) == len(text[:pos].encode()), pos
+
+
+@pytest.mark.parametrize("path", with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA))
+def test_one_pass_counts_match_each_stretch_encoded_alone_on_the_corpora(path: Path) -> None:
+    """Over every page of the shared corpora (runbooks and documentation sites, CJK included):
+    each stretch between two consecutive joints, and spans over several, read off the page's
+    one encoding, is the count of that text encoded alone."""
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = path.read_text(encoding="utf-8-sig")
+    counts = SpanCounts(text, counter, long_text=16)
+    edges = [0, *_all_joints(counts), len(text)]
+    spans = [*zip(edges, edges[1:]), *zip(edges[::7], edges[5::7]), (0, len(text))]
+    for a, b in spans:
+        assert counts._from_document(a, b) == counter.count(text[a:b]), (path.name, a, b)
