@@ -136,6 +136,28 @@ def test_stretches_read_off_the_document_s_one_encoding_are_exact(text: str, dat
         assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
 
 
+@profile(300)
+@given(text=_pieces, tail=st.sampled_from(["", "\n", "\n\n", "\r\n", " \n", "\t", "\n\u3000"]),
+       data=st.data())
+def test_a_last_block_before_the_final_blanks_is_counted_exactly(text: str, tail: str,
+                                                                  data) -> None:
+    """A page's last block stops before its final line break, where no joint follows: it is
+    counted from the document's end with the last word's pretokens corrected (as before a
+    joint), and exactly."""
+    from mdchunk.tokens import SpanCounts
+
+    text = text.rstrip() + tail
+    y = len(text.rstrip())
+    counter = get_counter("cl100k_base")
+    counts = SpanCounts(text, counter, long_text=16)
+    joints = _all_joints(counts)
+    if y == 0:
+        return
+    starts = [0, *(j for j in joints if j < y)]
+    for a in data.draw(st.lists(st.sampled_from(starts), min_size=1, max_size=4)):
+        assert counts.count_span(a, y) == counter.count(text[a:y]), (a, y)
+
+
 def test_a_source_with_a_lone_surrogate_is_counted_span_by_span() -> None:
     """Byte offsets of a text with a lone surrogate are not its encoding's (tiktoken mends it):
     the one-pass shortcut stands aside and every count stays exact."""

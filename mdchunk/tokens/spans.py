@@ -267,17 +267,21 @@ class SpanCounts:
 
     def _end_fix(self, lo: int, y: int, pretoken_ends: PretokenEnds) -> tuple[int, int] | None:
         """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
-        between ``y`` and the joint ``c1`` after it: the last word's pretokens are counted twice,
-        with and without those blanks."""
+        between ``y`` and the joint ``c1`` after it (or the end of the source: a page's last
+        block stops at its final line break): the last word's pretokens are counted twice, with
+        and without those blanks."""
         known = self._end_fixes.get(y)  # exact whatever joints come later: kept
         if known is not None:
             c1, stretch, delta = known
             return (c1, delta) if stretch >= lo else None
         source, joints = self.source, self._joints
         k = bisect_left(joints, y)
-        if k == len(joints) or joints[k] == y or k == 0 or joints[k - 1] < lo:
+        if y >= len(source) or (k < len(joints) and joints[k] == y):
             return None
-        c1, stretch = joints[k], joints[k - 1]  # ``stretch``: the joint that starts y's stretch
+        c1 = joints[k] if k < len(joints) else len(source)
+        stretch = joints[k - 1] if k else 0  # the joint (or the start) that starts y's stretch
+        if stretch < lo:
+            return None
         if (max(lo, stretch), y) in self._segments:
             return None  # counted as it is already
         if source[y:c1].strip() or not self._ends_on_text(y):
