@@ -3,7 +3,9 @@ joints, and SpanCounts counts any span near them exactly."""
 
 from __future__ import annotations
 
+import functools
 import re
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
@@ -108,59 +110,41 @@ def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
         assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
-def _all_joints(counts) -> list[int]:
-    """Register every joint of the source: each line start with text on it, and each blank
-    that follows a non-blank (before a word); return them in order."""
-    text = counts.source
-    for p in range(1, len(text)):
-        if counts.is_joint(p) or (text[p] in " \t" and not text[p - 1].isspace()):
-            counts.add_joint(p)
-    return list(counts._joints)
-
 
 @profile(300)
-@given(text=_pieces, data=st.data())
-def test_stretches_read_off_the_document_s_one_encoding_are_exact(text: str, data) -> None:
-    """Every stretch between two joints (or the source's edges), read off one encoding of the
-    whole source (SpanCounts._from_document), has the count of the stretch encoded alone; and
-    at a joint a token of the whole encoding always ends, so no stretch falls back."""
-    from mdchunk.tokens import SpanCounts
-
+@given(text=_pieces)
+def test_counts_and_token_ends_through_tiktoken_s_core_are_tiktoken_s(text: str) -> None:
+    """Counts call tiktoken's Rust core directly, and token ends come from one table of byte
+    lengths summed in C: both agree with tiktoken's own ``encode_ordinary`` and with each
+    token's bytes, over generated text (CJK, blanks, CRLF, emoji)."""
     counter = get_counter("cl100k_base")
-    counts = SpanCounts(text, counter, long_text=16)
-    edges = [0, *_all_joints(counts), len(text)]
-    wider = data.draw(st.lists(st.tuples(st.sampled_from(edges), st.sampled_from(edges)),
-                               max_size=8))
-    for a, b in [*zip(edges, edges[1:]), *((min(p), max(p)) for p in wider if p[0] != p[1])]:
-        assert counts._from_document(a, b) == counter.count(text[a:b]), (a, b)
-        assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+    _assert_tiktoken_s(counter, text)
 
 
-@profile(300)
-@given(text=_pieces, tail=st.sampled_from(["", "\n", "\n\n", "\r\n", " \n", "\t", "\n\u3000"]),
-       data=st.data())
-def test_a_last_block_before_the_final_blanks_is_counted_exactly(text: str, tail: str,
-                                                                  data) -> None:
-    """A page's last block stops before its final line break, where no joint follows: it is
-    counted from the document's end with the last word's pretokens corrected (as before a
-    joint), and exactly."""
-    from mdchunk.tokens import SpanCounts
+@functools.cache
+def _tiktoken_encoding():
+    """cl100k_base as tiktoken itself encodes (its wrapper, not the core the counter calls)."""
+    import tiktoken
 
-    text = text.rstrip() + tail
-    y = len(text.rstrip())
-    counter = get_counter("cl100k_base")
-    counts = SpanCounts(text, counter, long_text=16)
-    joints = _all_joints(counts)
-    if y == 0:
-        return
-    starts = [0, *(j for j in joints if j < y)]
-    for a in data.draw(st.lists(st.sampled_from(starts), min_size=1, max_size=4)):
-        assert counts.count_span(a, y) == counter.count(text[a:y]), (a, y)
+    from mdchunk.tokens import encodings
+
+    if encodings._is_cached("cl100k_base"):
+        return tiktoken.get_encoding("cl100k_base")
+    return encodings._load_offline_encoding("cl100k_base")
 
 
-def test_a_source_with_a_lone_surrogate_is_counted_span_by_span() -> None:
-    """Byte offsets of a text with a lone surrogate are not its encoding's (tiktoken mends it):
-    the one-pass shortcut stands aside and every count stays exact."""
+def _assert_tiktoken_s(counter, text: str) -> None:
+    encoding = _tiktoken_encoding()
+    tokens = encoding.encode_ordinary(text)
+    assert counter.count(text) == len(tokens)
+    assert counter.token_ends is not None
+    lengths = [len(encoding.decode_single_token_bytes(t)) for t in tokens]
+    assert list(counter.token_ends(text)) == list(accumulate(lengths))
+
+
+def test_a_source_with_a_lone_surrogate_is_counted_exactly() -> None:
+    """Token ends refuse a text with a lone surrogate (tiktoken mends it, which shifts byte
+    offsets): span counts then encode each stretch and stay exact."""
     from mdchunk.formats import Block
     from mdchunk.tokens import SpanCounts
 
@@ -168,36 +152,18 @@ def test_a_source_with_a_lone_surrogate_is_counted_span_by_span() -> None:
     text = "Intro line one.\nSecond \ud800 line here.\n\nThird block, 服务 🙂.\n"
     counts = SpanCounts(text, counter, long_text=4)
     counts.use_blocks([Block("paragraph", 0, 38), Block("paragraph", 40, len(text) - 1)])
-    edges = [0, *_all_joints(counts), len(text)]
+    for p in range(1, len(text)):
+        if text[p] == " " and not text[p - 1].isspace():
+            counts.add_joint(p)
+    edges = [0, *counts._joints, len(text)]
+    counts.prime([j for j in counts._joints if 0 < j < 38], 0, 38)
     for a in edges:
         for b in edges:
             if a < b:
                 assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
-    assert counts._from_document(0, len(text)) is None
-
-
-def test_byte_offsets_past_many_marks_are_the_text_s() -> None:
-    """A non-ASCII source's UTF-8 offsets are kept every 1,024 characters (SpanCounts
-    _byte_offset): any character's offset is the one encoding the text before it gives."""
-    from mdchunk.tokens import SpanCounts
-
-    text = ("Plain words, then 服务重启。 And 🙂 emoji\r\n" * 97)[:3500]
-    counts = SpanCounts(text, get_counter("cl100k_base"), long_text=16)
-    for pos in [*range(0, len(text), 7), 1023, 1024, 1025, 2048, len(text)]:
-        assert counts._byte_offset(pos) == len(text[:pos].encode()), pos
 
 
 @pytest.mark.parametrize("path", with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA))
-def test_one_pass_counts_match_each_stretch_encoded_alone_on_the_corpora(path: Path) -> None:
-    """Over every page of the shared corpora (runbooks and documentation sites, CJK included):
-    each stretch between two consecutive joints, and spans over several, read off the page's
-    one encoding, is the count of that text encoded alone."""
-    from mdchunk.tokens import SpanCounts
-
-    counter = get_counter("cl100k_base")
-    text = path.read_text(encoding="utf-8-sig")
-    counts = SpanCounts(text, counter, long_text=16)
-    edges = [0, *_all_joints(counts), len(text)]
-    spans = [*zip(edges, edges[1:]), *zip(edges[::7], edges[5::7]), (0, len(text))]
-    for a, b in spans:
-        assert counts._from_document(a, b) == counter.count(text[a:b]), (path.name, a, b)
+def test_counts_and_token_ends_are_tiktoken_s_on_the_corpora(path: Path) -> None:
+    """The same over every page of the shared corpora (runbooks and documentation sites)."""
+    _assert_tiktoken_s(get_counter("cl100k_base"), path.read_text(encoding="utf-8-sig"))

@@ -2,13 +2,10 @@
 
 Encoding every candidate chunk would tokenize a document several times over. With a tokenizer
 whose counts add up at *joints* — line starts with text on them, and the blank before a word
-(cl100k_base, property-tested) — a span sums the stretches between the joints it covers, and
-every stretch between two joints is read off one encoding of the whole document: no token
-crosses a joint, so the tokens the document has between them are the stretch's own (checked:
-a token must end exactly at each joint, else the stretch is encoded alone). A span that starts
-a word after a joint, or stops at the blank before one, is corrected with the tokenizer's own
-pretokens around that word. Any other tokenizer simply has no joints: each span is encoded as
-it is, and counts stay exact.
+(cl100k_base, property-tested) — the text between two joints is encoded once and a span sums the
+stretches it covers. A span that starts a word after a joint, or stops at the blank before one,
+is corrected with the tokenizer's own pretokens around that word. Any other
+tokenizer simply has no joints: each span is encoded as it is, and counts stay exact.
 """
 
 from __future__ import annotations
@@ -16,7 +13,6 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
 
 from ..formats.blocks import Block
 from .counter import PretokenEnds, TokenCounter
@@ -28,8 +24,6 @@ _NEAR = 8
 _SPACE = re.compile(r"\s")
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
-#: Characters between two known UTF-8 offsets of a non-ASCII source (a power of two).
-_MARK_EVERY = 1024
 
 
 def _first_shared(a: Iterator[int], b: Iterator[int], source: str) -> int | None:
@@ -63,15 +57,6 @@ class SpanCounts:
         #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut into
         #: parts; kept as 8-byte machine integers: a Python list of them would weigh 4× more.
         self._token_ends: dict[tuple[int, int], Sequence[int]] = {}
-        #: Stretches between joints are read off one encoding of the whole source (its token
-        #: ends, made on first use): see :meth:`_from_document`. Off for tokenizers without
-        #: joints, and for a source with lone surrogates (its byte offsets are not the text's).
-        self._one_pass = counter.line_additive and counter.token_ends is not None
-        self._document_ends: Sequence[int] = ()
-        #: How many of those tokens end by a position, -1 where none ends exactly there.
-        self._tokens_by: dict[int, int] = {}
-        #: UTF-8 offset of every ``_MARK_EVERY``-th character (non-ASCII sources only).
-        self._byte_marks: list[int] | None = None
         #: Corrections found for a span start or end, by position: ``(joint, shared pretoken end,
         #: delta)`` and ``(joint after, joint before, delta)`` (see :meth:`count_span`).
         self._start_fixes: dict[int, tuple[int, int, int]] = {}
@@ -150,10 +135,6 @@ class SpanCounts:
         i, j = bisect_right(joints, start), bisect_left(joints, end)
         if i == j:  # one stretch: most blocks lie between two joints
             return self._stretch(start, end)
-        if self._one_pass:  # the joints inside at once, from the document's encoding
-            inner = self._from_document(joints[i], joints[j - 1])
-            if inner is not None:
-                return self._stretch(start, joints[i]) + inner + self._stretch(joints[j - 1], end)
         total, pos = 0, start
         for joint in (*joints[i:j], end):
             total += self._stretch(pos, joint)
@@ -161,63 +142,11 @@ class SpanCounts:
         return total
 
     def _stretch(self, start: int, end: int) -> int:
-        """Tokens of the stretch ``source[start:end]``: read off the document's one encoding
-        between two joints, else encoded on first use."""
+        """Tokens of the stretch ``source[start:end]``, encoded on first use."""
         tokens = self._segments.get((start, end))
         if tokens is None:
-            tokens = self._from_document(start, end) if self._one_pass else None
-            if tokens is None:
-                tokens = self._encode_stretch(start, end)
-            self._segments[(start, end)] = tokens
+            tokens = self._segments[(start, end)] = self._encode_stretch(start, end)
         return tokens
-
-    def _from_document(self, start: int, end: int) -> int | None:
-        """Tokens of ``source[start:end]`` from the whole source's encoding, when both ends are
-        joints (or the source's edges) and a token of that encoding ends at each: encoded alone,
-        the stretch is cut into the same pretokens, hence the same tokens. ``None`` otherwise."""
-        joints, size = self._joint_set, len(self.source)
-        if not ((start in joints or start == 0) and (end in joints or end == size)):
-            return None
-        ends = self._document_ends
-        if not ends:
-            try:
-                ends = self._document_ends = self._ends_of_tokens(0, size)
-            except UnicodeEncodeError:
-                self._one_pass = False
-                return None
-            if not ends:
-                return None  # nothing but blanks (or nothing) to count
-        first, last = self._tokens_by_joint(start, ends), self._tokens_by_joint(end, ends)
-        return last - first if first >= 0 and last >= 0 else None
-
-    def _tokens_by_joint(self, pos: int, ends: Sequence[int]) -> int:
-        """How many tokens of the document end by ``pos``; -1 unless one ends exactly there.
-        Kept: a joint ends one stretch and starts the next."""
-        tokens = self._tokens_by.get(pos)
-        if tokens is None:
-            offset = self._byte_offset(pos)
-            i = bisect_left(ends, offset)
-            tokens = (0 if offset == 0 else i + 1 if i < len(ends) and ends[i] == offset
-                      else -1)
-            self._tokens_by[pos] = tokens
-        return tokens
-
-    def _byte_offset(self, pos: int) -> int:
-        """UTF-8 offset of character ``pos``: from the nearest mark before it, so that no
-        offset costs more than ``_MARK_EVERY`` characters of encoding."""
-        marks = self._byte_marks
-        if marks is None:
-            if self.source.isascii():
-                self._byte_marks = marks = []
-            else:
-                source, every = self.source, _MARK_EVERY
-                sizes = (len(source[i:i + every].encode("utf-8"))
-                         for i in range(0, len(source), every))
-                self._byte_marks = marks = list(accumulate(sizes, initial=0))
-        if not marks:
-            return pos
-        mark = pos // _MARK_EVERY
-        return marks[mark] + len(self.source[mark * _MARK_EVERY:pos].encode("utf-8"))
 
     def _encode_stretch(self, start: int, end: int) -> int:
         """Count a stretch never counted before. One long enough to be cut into parts later
@@ -267,21 +196,17 @@ class SpanCounts:
 
     def _end_fix(self, lo: int, y: int, pretoken_ends: PretokenEnds) -> tuple[int, int] | None:
         """``(c1, delta)`` with ``count(lo, y) == count(lo, c1) + delta``, where only blanks lie
-        between ``y`` and the joint ``c1`` after it (or the end of the source: a page's last
-        block stops at its final line break): the last word's pretokens are counted twice, with
-        and without those blanks."""
+        between ``y`` and the joint ``c1`` after it: the last word's pretokens are counted twice,
+        with and without those blanks."""
         known = self._end_fixes.get(y)  # exact whatever joints come later: kept
         if known is not None:
             c1, stretch, delta = known
             return (c1, delta) if stretch >= lo else None
         source, joints = self.source, self._joints
         k = bisect_left(joints, y)
-        if y >= len(source) or (k < len(joints) and joints[k] == y):
+        if k == len(joints) or joints[k] == y or k == 0 or joints[k - 1] < lo:
             return None
-        c1 = joints[k] if k < len(joints) else len(source)
-        stretch = joints[k - 1] if k else 0  # the joint (or the start) that starts y's stretch
-        if stretch < lo:
-            return None
+        c1, stretch = joints[k], joints[k - 1]  # ``stretch``: the joint that starts y's stretch
         if (max(lo, stretch), y) in self._segments:
             return None  # counted as it is already
         if source[y:c1].strip() or not self._ends_on_text(y):
@@ -320,8 +245,7 @@ class SpanCounts:
     def prime(self, joints: Sequence[int], start: int, end: int) -> None:
         """Record the count of each stretch between ``joints`` (all inside ``[start, end)``, all
         registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
-        else the document's (read when asked, see :meth:`_from_document`), else a new one. A
-        paragraph cut into sentences is never encoded per sentence."""
+        else a new one. A paragraph cut into sentences is never encoded per sentence."""
         if self.counter.token_ends is None or not joints:
             return
         following = self._next_start.get((start, end), end)
@@ -335,15 +259,13 @@ class SpanCounts:
             if ends is not None:
                 start, following = lead, lead_following
         if ends is None:
-            if self._one_pass:
-                return  # every stretch between two joints is read off the document's encoding
             try:
                 ends, following = self._ends_of_tokens(start, end), end
             except UnicodeEncodeError:
-                return
+                return  # lone surrogates: the parts are encoded alone
         taken, pos, offset = 0, start, 0
         for joint in (*joints, following):
-            offset += len(self.source[pos:joint].encode("utf-8"))
+            offset += len(self.source[pos:joint].encode("utf-8", "surrogatepass"))
             upto = bisect_right(ends, offset)
             if upto == 0 or ends[upto - 1] != offset:
                 return  # a token crosses the joint after all: leave these to be encoded alone
