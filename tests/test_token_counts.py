@@ -3,13 +3,18 @@ joints, and SpanCounts counts any span near them exactly."""
 
 from __future__ import annotations
 
+import functools
 import re
+from itertools import accumulate
+from pathlib import Path
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mdchunk.tokens import get_counter
 
+from .conftest import CORPORA, corpus_files, site_corpus_mdx, with_corpus
 from .test_grammar import profile
 
 _pieces = st.lists(st.sampled_from(
@@ -103,3 +108,62 @@ def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
         y = data.draw(st.sampled_from(ends))
         x = data.draw(st.sampled_from([0, *[c for c in counts._joints if c < y]]))
         assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
+
+
+
+@profile(300)
+@given(text=_pieces)
+def test_counts_and_token_ends_through_tiktoken_s_core_are_tiktoken_s(text: str) -> None:
+    """Counts call tiktoken's Rust core directly, and token ends come from one table of byte
+    lengths summed in C: both agree with tiktoken's own ``encode_ordinary`` and with each
+    token's bytes, over generated text (CJK, blanks, CRLF, emoji)."""
+    counter = get_counter("cl100k_base")
+    _assert_tiktoken_s(counter, text)
+
+
+@functools.cache
+def _tiktoken_encoding():
+    """cl100k_base as tiktoken itself encodes (its wrapper, not the core the counter calls)."""
+    import tiktoken
+
+    from mdchunk.tokens import encodings
+
+    if encodings._is_cached("cl100k_base"):
+        return tiktoken.get_encoding("cl100k_base")
+    return encodings._load_offline_encoding("cl100k_base")
+
+
+def _assert_tiktoken_s(counter, text: str) -> None:
+    encoding = _tiktoken_encoding()
+    tokens = encoding.encode_ordinary(text)
+    assert counter.count(text) == len(tokens)
+    assert counter.token_ends is not None
+    lengths = [len(encoding.decode_single_token_bytes(t)) for t in tokens]
+    assert list(counter.token_ends(text)) == list(accumulate(lengths))
+
+
+def test_a_source_with_a_lone_surrogate_is_counted_exactly() -> None:
+    """Token ends refuse a text with a lone surrogate (tiktoken mends it, which shifts byte
+    offsets): span counts then encode each stretch and stay exact."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = "Intro line one.\nSecond \ud800 line here.\n\nThird block, 服务 🙂.\n"
+    counts = SpanCounts(text, counter, long_text=4)
+    counts.use_blocks([Block("paragraph", 0, 38), Block("paragraph", 40, len(text) - 1)])
+    for p in range(1, len(text)):
+        if text[p] == " " and not text[p - 1].isspace():
+            counts.add_joint(p)
+    edges = [0, *counts._joints, len(text)]
+    counts.prime([j for j in counts._joints if 0 < j < 38], 0, 38)
+    for a in edges:
+        for b in edges:
+            if a < b:
+                assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
+@pytest.mark.parametrize("path", with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA))
+def test_counts_and_token_ends_are_tiktoken_s_on_the_corpora(path: Path) -> None:
+    """The same over every page of the shared corpora (runbooks and documentation sites)."""
+    _assert_tiktoken_s(get_counter("cl100k_base"), path.read_text(encoding="utf-8-sig"))

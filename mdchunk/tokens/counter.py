@@ -7,7 +7,7 @@ callable — is wrapped in a :class:`TokenCounter` by :mod:`mdchunk.tokens.resol
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 __all__ = ["PretokenEnds", "TokenCounter"]
@@ -29,9 +29,11 @@ class TokenCounter:
     #: ends a pretoken at every line break that text follows, and starts one at the blank before
     #: a word. The packer then counts each block once and sums, instead of re-encoding chunks.
     line_additive: bool = False
-    #: UTF-8 byte length of each token of a text, where the tokenizer can tell: lets a text
-    #: encoded once be counted in parts (see :meth:`mdchunk.tokens.spans.SpanCounts.prime`).
-    token_bytes: Callable[[str], list[int]] | None = None
+    #: Where each token of a text ends (UTF-8 byte offsets from its start), where the tokenizer
+    #: can tell; raises UnicodeEncodeError on lone surrogates. Lets a text encoded once be
+    #: counted in parts: a whole document between any two joints (see
+    #: :class:`mdchunk.tokens.spans.SpanCounts`).
+    token_ends: Callable[[str], Sequence[int]] | None = None
     #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* (the regex matches
     #: a BPE tokenizer encodes one by one) of ``text[pos:endpos]`` end, scanned from ``pos``.
     #: Tokens never cross a pretoken, so counts add up at every pretoken end; the span counts

@@ -11,10 +11,8 @@ tokenizer simply has no joints: each span is encoded as it is, and counts stay e
 from __future__ import annotations
 
 import re
-from array import array
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
 
 from ..formats.blocks import Block
 from .counter import PretokenEnds, TokenCounter
@@ -154,17 +152,20 @@ class SpanCounts:
         """Count a stretch never counted before. One long enough to be cut into parts later
         keeps where its tokens end, so that :meth:`prime` counts its parts without encoding it
         again."""
-        if self.counter.token_bytes is None or end - start < self.long_text:
+        if self.counter.token_ends is None or end - start < self.long_text:
             return self.counter.count(self.source[start:end])
-        ends = self._token_ends[(start, end)] = self._ends_of_tokens(start, end)
+        try:
+            ends = self._ends_of_tokens(start, end)
+        except UnicodeEncodeError:  # lone surrogates: no byte offsets to trust
+            return self.counter.count(self.source[start:end])
+        self._token_ends[(start, end)] = ends
         return len(ends)
 
     def _ends_of_tokens(self, start: int, end: int) -> Sequence[int]:
-        """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends."""
-        assert self.counter.token_bytes is not None
-        # summed into a list first: array() takes a list at once, an iterator item by item
-        # (half the time of this method on long prose)
-        return array("q", list(accumulate(self.counter.token_bytes(self.source[start:end]))))
+        """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends;
+        raises UnicodeEncodeError on lone surrogates."""
+        assert self.counter.token_ends is not None
+        return self.counter.token_ends(self.source[start:end])
 
     def _start_fix(self, x: int, y: int, pretoken_ends: PretokenEnds
                    ) -> tuple[int, int] | None:
@@ -245,7 +246,7 @@ class SpanCounts:
         """Record the count of each stretch between ``joints`` (all inside ``[start, end)``, all
         registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
         else a new one. A paragraph cut into sentences is never encoded per sentence."""
-        if self.counter.token_bytes is None or not joints:
+        if self.counter.token_ends is None or not joints:
             return
         following = self._next_start.get((start, end), end)
         ends = self._token_ends.pop((start, following), None)
@@ -258,7 +259,10 @@ class SpanCounts:
             if ends is not None:
                 start, following = lead, lead_following
         if ends is None:
-            ends, following = self._ends_of_tokens(start, end), end
+            try:
+                ends, following = self._ends_of_tokens(start, end), end
+            except UnicodeEncodeError:
+                return  # lone surrogates: the parts are encoded alone
         taken, pos, offset = 0, start, 0
         for joint in (*joints, following):
             offset += len(self.source[pos:joint].encode("utf-8", "surrogatepass"))
