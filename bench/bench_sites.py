@@ -63,7 +63,7 @@ def markup_tokens() -> dict[str, list[int]]:
     from mdchunk.audit import as_read
     from mdchunk.formats import parse_markdown
     from mdchunk.formats.site_markup import render_markup
-    from mdchunk.plan.drafts import clipped, visible_text
+    from mdchunk.plan.visible import clipped, visible_text
     from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
 

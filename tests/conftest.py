@@ -134,7 +134,7 @@ def embedded_text(source: str, chunk, site: str = "plain") -> str:
     default ``html_comments="drop"``), generator markup as its page shows it (``site``), blank
     lines they leave collapsed."""
     from mdchunk.audit import as_read
-    from mdchunk.plan.drafts import clipped, visible_text
+    from mdchunk.plan.visible import clipped, visible_text
 
     source, [(start, end)] = as_read(source, [(chunk.start, chunk.end)])
     rewrites = clipped(_rewrites(source, site), start, end)

@@ -56,7 +56,7 @@ def one_chunk(source: str, root: Path | None, site: str = "plain") -> mdchunk.Ch
 POD_BLOCK = "```yaml\n" + POD + "```"
 TOOL_BLOCK = "```python\n" + TOOL + "```"
 #: Where a chunk has markup that shows nothing (a marker, an import), the drafter collapses the
-#: blank lines it leaves behind, a code block's too (``mdchunk.plan.drafts.visible_text``).
+#: blank lines it leaves behind, a code block's too (``mdchunk.plan.visible.visible_text``).
 TOOL_COLLAPSED = TOOL_BLOCK.replace("\n\n\n", "\n\n")
 #: (page, embed_text with the root, embed_text without one)
 CASES = [

@@ -9,7 +9,7 @@ block that fits the budget only without it: shortened the same way, to nothing i
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from ..formats.blocks import Block
 from ..tokens import SpanCounts, TokenCounter
@@ -39,20 +39,29 @@ def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
     >>> breadcrumb(["Guide", "Install", "Linux"], chars, 16)
     '… > Linux\\n\\n'
     """
+    return _shortened(titles, counter.count, limit)
+
+
+def _shortened(titles: Sequence[str], count: Callable[[str], int], limit: int) -> str:
+    """:func:`breadcrumb`, counting with ``count``: each text it tries is counted once (a
+    breadcrumb that fits at once is counted once, not once per way of shortening it)."""
     parts = list(titles)
     if not parts:
         return ""
     text = " > ".join(parts) + "\n\n"
-    while counter.count(text) > limit and len(parts) > 2:
+    tokens = count(text)
+    while tokens > limit and len(parts) > 2:
         parts.pop(1)
         text = f"{parts[0]} > {_ELLIPSIS} > " + " > ".join(parts[1:]) + "\n\n"
-    while counter.count(text) > limit and len(parts) > 1:
+        tokens = count(text)
+    while tokens > limit and len(parts) > 1:
         parts.pop(0)
         text = f"{_ELLIPSIS} > " + " > ".join(parts) + "\n\n"
-    if counter.count(text) > limit:  # one heading alone is too long: keep its end
+        tokens = count(text)
+    if tokens > limit:  # one heading alone is too long: keep its end
         title = parts[0]
         keep = len(title)
-        while keep > 0 and counter.count(f"{_ELLIPSIS}{title[-keep:]}\n\n") > limit:
+        while keep > 0 and count(f"{_ELLIPSIS}{title[-keep:]}\n\n") > limit:
             keep = keep * 3 // 4 if keep > 8 else keep - 1
         text = f"{_ELLIPSIS}{title[len(title) - keep:]}\n\n" if keep else ""
     return text
@@ -90,5 +99,7 @@ class Breadcrumbs:
         key = (titles, limit)
         text = self._texts.get(key)
         if text is None:
-            text = self._texts[key] = breadcrumb(titles, self.counts.counter, limit)
+            # counted through the document's cache of small texts: the count of the one it
+            # keeps is then known to :meth:`tokens`
+            text = self._texts[key] = _shortened(titles, self.counts.count_small, limit)
         return text

@@ -1,39 +1,24 @@
 """Drafts: a planned chunk's span, breadcrumb, ``embed_text`` and exact token count.
 
 The budget counts ``embed_text`` (breadcrumb, repeated header or fence, then the text), exactly,
-from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch of the source once.
+from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch of the source once
+(text that hidden markup changed: :mod:`.visible`).
 """
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ..formats.blocks import Block, Rewrite, rewrite_spans
+from ..formats.blocks import Block, Rewrite
 from ..formats.kinds import HEADING_KINDS
 from ..tokens import SpanCounts
 from ..tokens.spans import TEXT_AHEAD
 from .breadcrumbs import Breadcrumbs
+from .visible import clipped, count_visible, visible_text
 
-__all__ = ["Draft", "Drafter", "Tiling", "clipped", "visible_text"]
-
-#: Blank lines a left-out comment leaves behind, collapsed to one.
-_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-
-
-def clipped(rewrites: Sequence[Rewrite], start: int, end: int) -> list[Rewrite]:
-    """The part of each of ``rewrites`` inside ``[start, end)``; one whose start lies before
-    ``start`` shows nothing there (its text is shown where the markup begins)."""
-    return [(max(a, start), min(b, end), text if a >= start else "")
-            for a, b, text in rewrites if b > start and a < end]
-
-
-def visible_text(source: str, start: int, end: int, rewrites: Sequence[Rewrite]) -> str:
-    """``source[start:end]`` as ``embed_text`` shows it: ``rewrites`` (within it) applied, the
-    blank lines markup leaves behind collapsed to one, blanks at the ends stripped."""
-    return _BLANK_LINES.sub("\n\n", rewrite_spans(source, start, end, rewrites)).strip()
+__all__ = ["Draft", "Drafter", "Tiling"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,9 +110,14 @@ class Drafter:
         head = crumb + (prefix + "\n" if prefix else "")
         hidden = self._hidden_in(start, end)
         if hidden:  # what no site shows is not what the model reads either
-            embed_text = head + self._visible(start, end, hidden)
-            return Draft(start, end, tuple(path), prefix, tuple(kinds), embed_text,
-                         counts.counter.count(embed_text), oversized, len(crumb))
+            if counts.counter.line_additive:  # head ends with "\n", the text with a line of text
+                text, tokens = count_visible(counts, start, end, hidden)
+                tokens += counts.count_small(head) if head else 0
+            else:
+                text = self._visible(start, end, hidden)
+                tokens = counts.counter.count(head + text)
+            return Draft(start, end, tuple(path), prefix, tuple(kinds), head + text, tokens,
+                         oversized, len(crumb))
         embed_text = head + source[start:end]
         if not head:
             tokens = counts.count_span(start, end)
@@ -144,7 +134,7 @@ class Drafter:
         hidden = self._hidden_in(start, end)
         if not hidden:
             return None
-        return self.counts.counter.count(self._visible(start, end, hidden))
+        return count_visible(self.counts, start, end, hidden)[1]
 
     def shows_text(self, start: int, end: int) -> bool:
         """Does ``embed_text`` keep any text of ``source[start:end]`` (not front matter, a

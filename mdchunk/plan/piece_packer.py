@@ -56,16 +56,17 @@ class PiecePacker:
         """What ``piece`` adds to embed_text: HTML comments it leaves out (the default
         ``html_comments="drop"``) add nothing, so they are never cut to fit (guarantee 2), and
         a block holding one (a quote) costs only what it shows."""
+        if piece.tokens >= 0:  # weighed before (never a piece left out: it weighs nothing)
+            return piece.tokens
         if self.unseen(piece):
             return 0
-        if piece.tokens < 0:
-            visible = self.kit.drafter.visible_tokens(piece.start, piece.end)
-            if visible is not None:
-                piece.tokens = visible + 1  # and the blank that joins it, as estimates count
-            elif piece.cost is None:
-                piece.tokens = self.counts.estimate(piece.start, piece.end)
-            else:
-                piece.tokens = self.counts.count_span(*piece.cost)
+        visible = self.kit.drafter.visible_tokens(piece.start, piece.end)
+        if visible is not None:
+            piece.tokens = visible + 1  # and the blank that joins it, as estimates count
+        elif piece.cost is None:
+            piece.tokens = self.counts.estimate(piece.start, piece.end)
+        else:
+            piece.tokens = self.counts.count_span(*piece.cost)
         return piece.tokens
 
     def unseen(self, piece: Piece) -> bool:
@@ -230,5 +231,6 @@ class PiecePacker:
                              *(p.kinds for p in group.pieces)])
         draft = self.drafter.draft(start, group.pieces[-1].end, self.path, kinds, group.prefix,
                                    crumb_room=group.crumb_room)
-        kept = any(self.keep_whole(p) for p in group.pieces)
-        return replace(draft, oversized=kept and not self.drafter.fits(draft))
+        if self.drafter.fits(draft) or not any(self.keep_whole(p) for p in group.pieces):
+            return draft
+        return replace(draft, oversized=True)

@@ -23,6 +23,8 @@ __all__ = ["Group", "Piece", "PieceCutter", "block_piece", "heading_piece"]
 
 _WORD_CHARACTER = re.compile(r"\w")
 _LIST_MARKER = re.compile(r"[-*+]|[0-9]{1,9}[.)]")
+#: Quote markers and blanks (never a line break: the run stops at its line's end).
+_MARKER_RUN = re.compile(r"[ \t>]*")
 
 
 @dataclass(slots=True)
@@ -119,16 +121,16 @@ class _LineMarkers:
         """Where the run of quote markers and blanks ``line`` opens with ends, and whether it
         holds a ``>``."""
         if line not in self._lead:
-            ends = [e for e in (self.source.find("\n", line), self.source.find("\r", line))
-                    if e != -1]
-            text = self.source[line:min(ends, default=len(self.source))]
-            end = line + len(text) - len(text.lstrip(" \t>"))
+            found = _MARKER_RUN.match(self.source, line)  # always (it may be empty)
+            end = found.end() if found else line
             self._lead[line] = (end, self.source.find(">", line, end) != -1)
         return self._lead[line]
 
     def back_over(self, at: int) -> tuple[int, bool]:
         """Where the run of quote markers and blanks that ends at ``at`` starts (never before
         its line), and whether it holds a ``>``."""
+        if at > 0 and self.source[at - 1] not in " \t>\r\n":
+            return at, False  # text right before it (most seams): no run of markers ends here
         line = self.line_of(at)
         lead, quoted = self.lead(line)
         if at <= lead:

@@ -1,0 +1,121 @@
+"""What ``embed_text`` shows of a span that holds hidden markup, and its exact count.
+
+``embed_text`` leaves out what no site shows (HTML comments, heading id markup, front matter) and
+shows generator markup as its page does (:meth:`~mdchunk.formats.blocks.Document.hidden`); the
+blank lines that leaves behind collapse to one. Such a text is no slice of the source, so the span
+counts (:class:`~mdchunk.tokens.SpanCounts`) cannot count it as one, and encoding it whole
+encoded most of a documentation site's pages twice more (as pieces, then as chunks). Yet most of
+it stands in the source as it is: with a line-additive tokenizer, its count is the sum of the
+counts of its lines, so each run of lines found as it is in the source is counted from the span
+counts (each stretch of the source encoded once), and only the lines that markup changed are
+encoded again.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from collections.abc import Sequence
+
+from ..formats.blocks import Rewrite, rewrite_spans
+from ..tokens import SpanCounts
+
+__all__ = ["clipped", "count_visible", "visible_text"]
+
+#: Blank lines a left-out comment leaves behind, collapsed to one.
+_BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+#: A line break before a line with text on it: where a line-additive tokenizer's counts add up
+#: (:attr:`~mdchunk.tokens.TokenCounter.line_additive`).
+_BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
+
+
+def clipped(rewrites: Sequence[Rewrite], start: int, end: int) -> list[Rewrite]:
+    """The part of each of ``rewrites`` inside ``[start, end)``; one whose start lies before
+    ``start`` shows nothing there (its text is shown where the markup begins)."""
+    return [(max(a, start), min(b, end), text if a >= start else "")
+            for a, b, text in rewrites if b > start and a < end]
+
+
+def visible_text(source: str, start: int, end: int, rewrites: Sequence[Rewrite]) -> str:
+    """``source[start:end]`` as ``embed_text`` shows it: ``rewrites`` (within it) applied, the
+    blank lines markup leaves behind collapsed to one, blanks at the ends stripped."""
+    return _BLANK_LINES.sub("\n\n", rewrite_spans(source, start, end, rewrites)).strip()
+
+
+def count_visible(counts: SpanCounts, start: int, end: int, rewrites: Sequence[Rewrite]
+                  ) -> tuple[str, int]:
+    """:func:`visible_text` of ``[start, end)`` and its exact token count: the sum over its runs
+    of lines, each run that stands as it is in the source counted by ``counts``."""
+    source, counter = counts.source, counts.counter
+    raw = rewrite_spans(source, start, end, rewrites)
+    collapsed = _BLANK_LINES.sub("\n\n", raw)
+    text = collapsed.strip()
+    if not counter.line_additive or not text:
+        return text, counter.count(text)
+    origins = _Origins(raw, start, end, rewrites, len(collapsed) - len(collapsed.lstrip()))
+    cuts = [m.start() + 1 for m in _BEFORE_TEXT_LINE.finditer(text)]
+    total = 0
+    same: tuple[int, int] | None = None  # the run of lines as they are in the source, so far
+    changed: int | None = None  # where the run of lines markup changed starts in ``text``
+    for a, b in zip([0, *cuts], [*cuts, len(text)]):
+        at = origins.source_of(a)
+        if at is not None and source.startswith(text[a:b], at):
+            if changed is not None:
+                total += counter.count(text[changed:a])
+                changed = None
+            if same is not None and same[1] == at:
+                same = (same[0], at + b - a)
+                continue
+            if same is not None:
+                total += counts.count_span(*same)
+            same = (at, at + b - a)
+        else:
+            if same is not None:
+                total += counts.count_span(*same)
+                same = None
+            changed = a if changed is None else changed
+    if same is not None:
+        total += counts.count_span(*same)
+    if changed is not None:
+        total += counter.count(text[changed:])
+    return text, total
+
+
+class _Origins:
+    """Where a character of a visible text stands in the source, if it is the source's own (not
+    text that markup put there): undoes the strip, the collapsed blank lines and the rewrites,
+    by offsets. A guess for :func:`count_visible`, which checks that the text is really there."""
+
+    def __init__(self, raw: str, start: int, end: int, rewrites: Sequence[Rewrite], lead: int
+                 ) -> None:
+        self.lead = lead
+        # the source's own stretches of the rewritten text: offset there, offset in the source
+        self._raw_starts: list[int] = []
+        self._source_starts: list[int] = []
+        self._lengths: list[int] = []
+        at_raw, at_source = 0, start
+        for a, b, text in (*rewrites, (end, end, "")):
+            self._raw_starts.append(at_raw)
+            self._source_starts.append(at_source)
+            self._lengths.append(a - at_source)
+            at_raw += a - at_source + len(text)
+            at_source = b
+        # where each collapsed run of blank lines ends, and the characters taken out so far
+        self._collapsed_ends: list[int] = []
+        self._taken: list[int] = []
+        taken = 0
+        for match in _BLANK_LINES.finditer(raw):
+            taken += match.end() - match.start() - 2
+            self._collapsed_ends.append(match.end() - taken)
+            self._taken.append(taken)
+
+    def source_of(self, at: int) -> int | None:
+        """The source offset of the visible text's character at ``at``; ``None`` inside text
+        that markup put there."""
+        at += self.lead
+        k = bisect_right(self._collapsed_ends, at) - 1
+        raw = at + (self._taken[k] if k >= 0 else 0)
+        g = bisect_right(self._raw_starts, raw) - 1
+        if g < 0 or raw >= self._raw_starts[g] + self._lengths[g]:
+            return None
+        return self._source_starts[g] + raw - self._raw_starts[g]
