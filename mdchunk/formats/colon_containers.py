@@ -62,10 +62,10 @@ def _closing_line(lines: Sequence[str], opening: int, colons: int) -> int | None
     return None
 
 
-def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -> str:
-    """The text of ``lines`` with each container's opening and closing line left empty: the
-    nodes the Rust parser finds between them are the container's children."""
+def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -> list[str]:
+    """``lines`` with each container's opening and closing line left empty: the nodes the Rust
+    parser finds between them are the container's children."""
     blanked = list(lines)
     for opening, closing in containers:
         blanked[opening] = blanked[closing] = ""
-    return "\n".join(blanked)
+    return blanked

@@ -166,11 +166,13 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if next(_body_refusals(body, site), None) is not None:
         return None
     text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
-    containers = container_lines(text.split("\n")) if ":::" in text else []
+    lines = text.split("\n")
+    containers = container_lines(lines) if ":::" in text else []
     if containers is None:
         return None
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
-        text = blank_markers(text.split("\n"), containers)
+        lines = blank_markers(lines, containers)
+        text = "\n".join(lines)
     try:
         byte_starts = _byte_line_starts(text)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
@@ -179,12 +181,12 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     markers = [first_line + line for pair in (containers or ()) for line in pair]
     reader = _TreeReader(source, byte_starts, first_line, markers)
     tree = parser.tree(text)
-    fenced = _lines_to_fence(text)
-    if fenced is None or (fenced and not inside_fences(text.split("\n"), fenced, tree.children,
+    fenced = _lines_to_fence(text, lines)
+    if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
                                                         byte_starts)):
         return None
     try:
-        blocks = reader.contained(tree.children, containers, text.split("\n")) if containers \
+        blocks = reader.contained(tree.children, containers, lines) if containers \
             else reader.blocks(tree.children)
     except _Unsupported:
         return None
@@ -192,15 +194,14 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     return reader.make.document(blocks, front)
 
 
-def _lines_to_fence(text: str) -> list[int] | None:
-    """The lines of ``text`` (LF line breaks) that only a fence makes read alike (tabs that may
-    count as columns, lines nested deep; :func:`~.fenced_lines.lines_to_fence`), ``None``
-    when one may not be in a fence."""
+def _lines_to_fence(text: str, lines: Sequence[str]) -> list[int] | None:
+    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only a fence makes read
+    alike (tabs that may count as columns, lines nested deep;
+    :func:`~.fenced_lines.lines_to_fence`), ``None`` when one may not be in a fence."""
     tabbed = "\t" in text
     if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
         return []
-    return lines_to_fence(text.split("\n"),
-                          lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
+    return lines_to_fence(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:
@@ -264,20 +265,20 @@ class _TreeReader:
         children, as markdown-it-py's container rule reads them; unless a node crosses a marker
         line, or an HTML block (which a blank line ends, the opening line not) ends right
         before one."""
+        spans = [self.lines_of(node, lines) for node in nodes]
         out: list[Block] = []
         index = 0
         for opening, closing in containers:
-            while index < len(nodes) and self.lines_of(nodes[index], lines)[1] < opening:
+            while index < len(nodes) and spans[index][1] < opening:
                 out.extend(self.blocks([nodes[index]]))
                 index += 1
             if index and nodes[index - 1].name == "html_block" \
-                    and self.lines_of(nodes[index - 1], lines)[1] == opening - 1:
+                    and spans[index - 1][1] == opening - 1:
                 raise _Unsupported("an HTML block the opening line may continue")
             first = index
-            while index < len(nodes) and opening < self.lines_of(nodes[index], lines)[0] \
-                    and self.lines_of(nodes[index], lines)[1] < closing:
+            while index < len(nodes) and opening < spans[index][0] and spans[index][1] < closing:
                 index += 1
-            if index < len(nodes) and self.lines_of(nodes[index], lines)[0] <= closing:
+            if index < len(nodes) and spans[index][0] <= closing:
                 raise _Unsupported("a node across a container's marker line")
             start, end = self.make.span((self.first_line + opening, self.first_line + closing))
             children = self.blocks(nodes[first:index], depth=1)
