@@ -20,10 +20,10 @@ from collections.abc import Sequence
 
 from .markdown_it_parser import valid_container_name
 
-__all__ = ["blank_markers", "container_lines"]
+__all__ = ["MARKER", "blank_markers", "container_lines"]
 
 #: What the marker lines start with: the rule wants three markers at least.
-_MARKER = ":::"
+MARKER = ":::"
 
 
 def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
@@ -35,11 +35,11 @@ def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
     number = 0
     while number < len(lines):
         line = lines[number]
-        if not line.lstrip(" \t").startswith(_MARKER):
+        if not line.lstrip(" \t").startswith(MARKER):
             number += 1
             continue
         colons = len(line) - len(line.lstrip(":"))
-        if colons < len(_MARKER) or not valid_container_name(line[colons:], line[:colons]):
+        if colons < len(MARKER) or not valid_container_name(line[colons:], line[:colons]):
             return None
         closing = _closing_line(lines, number, colons)
         if closing is None:
@@ -55,7 +55,7 @@ def _closing_line(lines: Sequence[str], opening: int, colons: int) -> int | None
     first (a container nested, or colons the rule reads otherwise) or none comes."""
     for number in range(opening + 1, len(lines)):
         line = lines[number]
-        if not line.lstrip(" \t").startswith(_MARKER):
+        if not line.lstrip(" \t").startswith(MARKER):
             continue
         count = len(line) - len(line.lstrip(":"))
         return number if count >= colons and not line[count:].strip(" ") else None

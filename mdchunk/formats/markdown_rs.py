@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from .block_maker import BlockMaker
 from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
@@ -54,9 +55,6 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
-#: Link reference definitions are read alike, a heading that may use one is not
-#: (:meth:`_TreeReader.heading`), nor a comment in a paragraph beside one
-#: (:meth:`_TreeReader.paragraph`).
 #: A quote's line (after a line break), its markers.
 _MARKED_QUOTE = re.compile(r"\n" + QUOTE_MARKERS.pattern)
 #: A quote's line holding a pipe, as a table's row in a quote does.
@@ -84,7 +82,6 @@ _READ_HERE = frozenset({"normalize", "container_container", "deflist"})
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
-
 
 
 @functools.lru_cache(maxsize=1)
@@ -144,7 +141,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
-    if ":::" in source and container_lines(text.split("\n")) is None:
+    if CONTAINER_MARKER in source and container_lines(text.split("\n")) is None:
         yield "a ::: container it cannot place"
     yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                 if rule not in _READ_HERE and may_use(source))
@@ -167,7 +164,7 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         return None
     text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
     lines = text.split("\n")
-    containers = container_lines(lines) if ":::" in text else []
+    containers = container_lines(lines) if CONTAINER_MARKER in text else []
     if containers is None:
         return None
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked

@@ -12,6 +12,8 @@ import re
 
 from markdown_it.rules_block.table import escapedSplit
 
+from .colon_containers import MARKER as CONTAINER_MARKER
+
 __all__ = ["tables_agree"]
 
 #: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces,
@@ -29,8 +31,6 @@ _HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*|[ ]*[^\W\d_][^|\\`\n]*(?:
 _BODY_ROW = re.compile(r"\||(?=[^\n]*\|)(?:[^\W\d_]|\[|`(?!``))")
 #: A line that is a block of its own and leaves no paragraph open: an ATX heading.
 _ATX_HEADING = re.compile(r"#{1,6}(?:[ \t][^\n]*)?")
-#: What a ``:::`` container's marker lines start with.
-_CONTAINER_MARKER = ":::"
 #: markdown-it-py stops a table's body once it has filled in this many missing cells.
 _MAX_AUTOCOMPLETED_CELLS = 0x10000
 
@@ -84,7 +84,7 @@ def _table_end(text: str, start: int, end: int) -> int:
     while end < len(text):
         line_end = text.find("\n", end + 1)
         line = text[end + 1:line_end if line_end >= 0 else len(text)]
-        if not line.strip() or line.startswith(_CONTAINER_MARKER):
+        if not line.strip() or line.startswith(CONTAINER_MARKER):
             break  # a container's marker line ends the table as a blank line does
         if _indentation(line) != indent or not _BODY_ROW.match(line, indent):
             return -1
@@ -104,7 +104,7 @@ def _starts_a_block(text: str, line_start: int) -> bool:
     if line_start == 0:
         return True
     above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
-    return not above.strip() or above.startswith(_CONTAINER_MARKER) or (
+    return not above.strip() or above.startswith(CONTAINER_MARKER) or (
         _indentation(text[line_start:line_start + 4]) == 0
         and _ATX_HEADING.fullmatch(above) is not None)
 
