@@ -65,11 +65,13 @@ _QUOTED_PIPE = re.compile(r"\n" + QUOTE_MARKERS.pattern + r"[^\n]*\|")
 #: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only inside a
 #: fence (:mod:`~.fenced_lines`).
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+#: One level a line's start may nest, quotes counted: a space, a ``>``, a list marker.
+_LEVEL = r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n]))"
 #: The same where quotes nest too: each ``>`` one more.
-_DEEP_QUOTED = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
+_DEEP_QUOTED = re.compile(r"\n" + _LEVEL + "{16}")
 #: A line deep enough to overflow the Rust parser's stack should it nest after all (it recurses
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
-_TOO_DEEP = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){1000}")
+_TOO_DEEP = re.compile(r"\n" + _LEVEL + "{1000}")
 
 #: A block's first character on the first line, inside a list item or quote (after a blank
 #: or ``>``), and two dashes after it: where the front matter rule may act inside.
