@@ -9,22 +9,28 @@ reference written away, so that it reads every one), every fixture and the corpo
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from itertools import accumulate
 
 import pytest
-from hypothesis import given, note
+from hypothesis import assume, given, note
 from hypothesis import strategies as st
 
 import mdchunk
 from mdchunk.formats import parse_markdown
+from mdchunk.formats.blocks import LineIndex, rstrip_end
 from mdchunk.formats.markdown import parse_markdown_it
 from mdchunk.formats.markdown_rs import (
+    _LINE_BREAK,
     _body_refusals,
+    _front_matter,
     _rust_parser,
     may_read,
     parse_fast,
     refusals,
     tables_agree,
 )
+from mdchunk.formats.rust_tree import TreeReader, line_finder
 from mdchunk.text import document_text
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
@@ -605,6 +611,55 @@ def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+# -- byte offsets: each node's span as the per-node conversion found it --------------------
+
+#: Pieces of every width in UTF-8 and every line break: ASCII, accents, CJK, emoji, NUL, tabs,
+#: and the blocks that nest (lists, quotes, fences, tables, definitions) around them.
+_WIDE_PIECES = st.lists(st.sampled_from(
+    ["a", "word", " ", "- ", "> ", "# ", "1. ", "```", "    ", "\t", "é", "服务", "🙂", "\0",
+     "\n", "\n\n", "\r\n", "\r", "|", "|-|", "***", "<div>", "[a]: /u", ": ", "\u3000",
+     "\xa0", "  \n"]), max_size=50).map("".join)
+
+
+def _spans_as_they_were(source: str, first_line: int, text: str, nodes: list) -> list:
+    """Each node's span as the reader found it before issue 32 made it faster: the text's line
+    starts in bytes, two bisects and the source's line starts for each node."""
+    byte_starts = list(accumulate((len(line.encode("utf-8")) + 1 for line in text.split("\n")),
+                                  initial=0))
+    char_starts = (*LineIndex.of(source).starts, len(source))
+    spans = []
+    for node in nodes:
+        first_byte, end_byte = node.srcmap
+        first = bisect_right(byte_starts, first_byte) - 1 + first_line
+        after = bisect_right(byte_starts, max(first_byte, end_byte - 1)) + first_line
+        start = char_starts[first]
+        spans.append((start, rstrip_end(source, start, char_starts[after])))
+    return spans
+
+
+@needs_rust
+@profile(300)
+@given(front=st.sampled_from(["", "---\na: 1\n---\n", "---\r\na: é\r\n---\r\n", "---\n---\n"]),
+       body=_WIDE_PIECES)
+def test_spans_are_found_as_they_were(front: str, body: str) -> None:
+    """The Rust parser's byte offsets become the same character spans, ASCII pages (whose
+    offsets are taken as they are) and others, CR line breaks and front matter or not."""
+    source = front + body
+    split = _front_matter(source)
+    assume(split is not None)
+    body_start, token = split
+    first_line = token.map[1] if token is not None and token.map else 0
+    text = _LINE_BREAK.sub("\n", source[body_start:]).replace("\0", "\ufffd")
+    index = LineIndex.of(source)
+    at = line_finder(index, body_start, first_line, text, text.split("\n"),
+                     verbatim="\r" not in source[body_start:])
+    nodes = [node for node in _rust_parser().tree(text).walk(include_self=False)
+             if node.srcmap is not None]
+    note(f"ASCII: {at.delta == body_start and at.shift == -1}")
+    assert [TreeReader(source, index, at, first_line).span(node.srcmap) for node in nodes] \
+        == _spans_as_they_were(source, first_line, text, nodes)
+
+
 # -- definition lists: read alike, but where the two plugins may part (formats/deflists.py) ---
 
 #: Terms, and lines that may look like one: markup, a comment, an id, a list's or a quote's
@@ -738,7 +793,7 @@ _DEFLISTS_APART = {
 @pytest.mark.parametrize("source", _DEFLISTS_APART)
 def test_definition_lists_the_parsers_read_apart_are_left_to_the_reference(source: str,
                                                                               monkeypatch) -> None:
-    from mdchunk.formats import markdown_rs
+    from mdchunk.formats import markdown_rs, rust_tree
 
     reference = parse_markdown_it(source)
     assert reference.blocks[0].kind == _DEFLISTS_APART[source]
@@ -746,7 +801,7 @@ def test_definition_lists_the_parsers_read_apart_are_left_to_the_reference(sourc
     assert parse_markdown(source) == reference
     # not needlessly: without the tests, the Rust parser's reading differs or is refused
     monkeypatch.setattr(markdown_rs, "deflist_refusals", lambda text: iter(()))
-    monkeypatch.setattr(markdown_rs, "marker_inside", lambda source, spans: False)
+    monkeypatch.setattr(rust_tree, "marker_inside", lambda source, spans: False)
     assert parse_fast(source) != reference
 
 

@@ -24,28 +24,25 @@ markdown-it-py reads everything else, and every document when the package is not
 stays the reference, and ``tests/test_markdown_rs.py`` holds both readers to the same result on
 the grammar's documents, every fixture and the corpora.
 
-Spans are built as the reference builds them: the Rust parser's byte offsets become line
-numbers, and lines become character spans of the original source, whatever its line endings.
+The tree becomes blocks in :mod:`.rust_tree`.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from bisect import bisect_right
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from .block_maker import BlockMaker
-from .blocks import Block, Document, LineIndex, rstrip_end, tile
+from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
-from .deflists import HOLDERS, deflist_refusals, marker_inside
+from .deflists import deflist_refusals
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
+from .rust_tree import TreeReader, Unsupported, byte_line_starts, line_finder
 from .sites.generators import read_as
 from .table_shapes import tables_agree
 
@@ -149,10 +146,6 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
                 if rule not in _READ_HERE and may_use(source))
 
 
-class _Unsupported(Exception):
-    """A node the fast reader has no rule for: the reference reads the document."""
-
-
 def parse_fast(source: str, site: str = "plain") -> Document | None:
     """``source`` read as :func:`~.markdown.parse_markdown_it` reads it for ``site``, by the
     Rust parser; ``None`` when the reference must read it (see :func:`may_read`)."""
@@ -172,22 +165,24 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
         text = "\n".join(lines)
+    first_line = front.map[1] if front and front.map else 0
+    index = LineIndex.of(source)
+    verbatim = not containers and "\r" not in body  # the text parsed is the source's own
     try:
-        byte_starts = _byte_line_starts(text)
+        at = line_finder(index, body_start, first_line, text, lines, verbatim)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    first_line = front.map[1] if front and front.map else 0
     markers = [first_line + line for pair in (containers or ()) for line in pair]
-    reader = _TreeReader(source, byte_starts, first_line, markers)
+    reader = TreeReader(source, index, at, first_line, markers)
     tree = parser.tree(text)
     fenced = _lines_to_fence(text, lines)
     if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
-                                                        byte_starts)):
+                                                        byte_line_starts(text, lines))):
         return None
     try:
         blocks = reader.contained(tree.children, containers, lines) if containers \
             else reader.blocks(tree.children)
-    except _Unsupported:
+    except Unsupported:
         return None
     # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
     return reader.make.document(blocks, front)
@@ -217,181 +212,3 @@ def _front_matter(source: str) -> tuple[int, Token | None] | None:
         nested = source.startswith("-") and _NESTED_START.search(source.split("\n", 1)[0])
         return None if nested else (0, None)
     return split_front_matter(source)
-
-
-def _byte_line_starts(text: str) -> list[int]:
-    """UTF-8 byte offset of every line start of ``text`` (LF only): the Rust parser's offsets
-    are bytes."""
-    lines = text.split("\n") if text.isascii() else text.encode("utf-8").split(b"\n")
-    return list(accumulate((len(line) + 1 for line in lines), initial=0))
-
-
-class _TreeReader:
-    """Turns the Rust parser's nodes into blocks, one rule per node name."""
-
-    def __init__(self, source: str, byte_starts: Sequence[int], first_line: int = 0,
-                 markers: Sequence[int] = ()) -> None:
-        self.make = BlockMaker(source, LineIndex.of(source), {})
-        self.source = source
-        #: UTF-8 byte offset of each line start of the text parsed, which starts at the
-        #: source's line ``first_line`` (after the front matter).
-        self.byte_starts = byte_starts
-        self.first_line = first_line
-        #: Character offset of each line start, and the end of the source after the last.
-        self.char_starts = (*self.make.lines.starts, len(source))
-        #: Whether the source may define link references (``[label]: url``).
-        self.references = "]:" in source
-        #: The source's lines (ascending) that hold a container's marker, blanked in the text
-        #: parsed: a node the Rust parser ran on over one, and the blank lines after it, ends
-        #: there, as markdown-it-py ends the container's content there (:meth:`contained`).
-        self.markers = markers
-
-    def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
-               ) -> list[Block]:
-        """Blocks of ``nodes`` (siblings, inside ``depth`` containers); ``in_item`` when they are
-        a list item's or a definition's children, whose bare text is a tight list's paragraph."""
-        out = []
-        for node in nodes:
-            block = self.block(node, in_item, depth)
-            if block is not None:
-                out.append(block)
-        return out
-
-    def contained(self, nodes: Sequence[Any], containers: Sequence[tuple[int, int]],
-                  lines: Sequence[str]) -> list[Block]:
-        """Blocks of the top-level ``nodes`` of ``lines`` read with each container's marker
-        lines blanked (:mod:`.colon_containers`): those between a container's lines are its
-        children, as markdown-it-py's container rule reads them; unless a node crosses a marker
-        line, or an HTML block (which a blank line ends, the opening line not) ends right
-        before one."""
-        spans = [self.lines_of(node, lines) for node in nodes]
-        out: list[Block] = []
-        index = 0
-        for opening, closing in containers:
-            while index < len(nodes) and spans[index][1] < opening:
-                out.extend(self.blocks([nodes[index]]))
-                index += 1
-            if index and nodes[index - 1].name == "html_block" \
-                    and spans[index - 1][1] == opening - 1:
-                raise _Unsupported("an HTML block the opening line may continue")
-            first = index
-            while index < len(nodes) and opening < spans[index][0] and spans[index][1] < closing:
-                index += 1
-            if index < len(nodes) and spans[index][0] <= closing:
-                raise _Unsupported("a node across a container's marker line")
-            start, end = self.make.span((self.first_line + opening, self.first_line + closing))
-            children = self.blocks(nodes[first:index], depth=1)
-            out.append(Block("container", start, end,
-                             tuple(tile(self.source, children, start, end))))
-        out.extend(self.blocks(nodes[index:]))
-        return out
-
-    def lines_of(self, node: Any, lines: Sequence[str]) -> tuple[int, int]:
-        """The first and last of the ``lines`` parsed that a node's byte span covers; a list's
-        without the blank lines it ends with (a list holds the blank lines after it until
-        what follows, where a fence's or an HTML block's blank lines are its content)."""
-        if node.srcmap is None:
-            raise _Unsupported("a node without a source map")
-        first_byte, end_byte = node.srcmap
-        first = bisect_right(self.byte_starts, first_byte) - 1
-        last = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) - 1
-        if node.name in ("bullet_list", "ordered_list"):
-            while last > first and not lines[last].strip():
-                last -= 1
-        return first, last
-
-    def span(self, srcmap: tuple[int, int] | None) -> tuple[int, int]:
-        """The character span :meth:`~.block_maker.BlockMaker.span` gives the lines a node's
-        byte span covers (the lines markdown-it-py's ``token.map`` names)."""
-        if srcmap is None:
-            raise _Unsupported("a node without a source map")
-        first_byte, end_byte = srcmap
-        first = bisect_right(self.byte_starts, first_byte) - 1 + self.first_line
-        after = bisect_right(self.byte_starts, max(first_byte, end_byte - 1)) + self.first_line
-        if self.markers:
-            marker = bisect_right(self.markers, first)
-            if marker < len(self.markers) and self.markers[marker] < after:
-                after = self.markers[marker]
-        start = self.char_starts[first]
-        return start, rstrip_end(self.source, start, self.char_starts[after])
-
-    def block(self, node: Any, in_item: bool, depth: int) -> Block | None:
-        name = node.name
-        if name in ("definition", "definition_term"):  # a link reference definition, a term:
-            return None  # no token in markdown-it-py, a token of no lines
-        start, end = self.span(node.srcmap)
-        if start >= end:
-            return None
-        if name == "paragraph" or (name == "text" and in_item):
-            return self.paragraph(node, start, end)
-        if name == "html_block":
-            return self.make.html(start, end, node.meta["content"])
-        if name in _CONTAINERS:
-            if depth == _MAX_DEPTH:
-                raise _Unsupported("nesting deeper than markdown-it-py reads")
-            if name == "definition_description" and marker_inside(self.source, (
-                    self.span(child.srcmap) for child in node.children if child.name in HOLDERS)):
-                raise _Unsupported("a definition's marker inside a list or quote in a definition")
-            children = self.blocks(node.children, name in _ITEMS, depth + 1)
-            return Block(_CONTAINERS[name], start, end,
-                         tuple(tile(self.source, children, start, end)))
-        if name == "table":
-            return self.table(node, start, end, depth)
-        if name in ("heading", "lheading"):
-            return self.heading(node, start, end)
-        if name == "trow":
-            return self.make.row(start, end)
-        if name in _LEAVES:
-            prefix = self.make.fence_line(start) if name == "fence" else ""
-            return Block(_LEAVES[name], start, end, prefix=prefix)
-        raise _Unsupported(name)
-
-    def paragraph(self, node: Any, start: int, end: int) -> Block:
-        """A paragraph, its HTML comments as the reference finds them in the same inline
-        content; unless the source may define link references, which that inline parse reads
-        by (see :meth:`heading`)."""
-        content = node.meta["content"] if node.name == "text" else _inline_text(node)
-        if "<!--" in content and self.references:
-            raise _Unsupported("a comment in a paragraph that may use a link reference")
-        return self.make.paragraph(start, end, content)
-
-    def heading(self, node: Any, start: int, end: int) -> Block:
-        """A heading, unless its title may use a link reference: markdown-it-py's inline parse
-        reads ``[label]`` by the definitions its block parse collected, which this reader has
-        not got."""
-        content = _inline_text(node)
-        if self.references and "[" in content:
-            raise _Unsupported("a heading that may use a link reference")
-        return self.make.heading(start, end, node.meta["level"], content)
-
-    def table(self, node: Any, start: int, end: int, depth: int) -> Block:
-        """A table's rows, header first, as markdown-it-py's ``tr`` s (its ``thead`` and
-        ``tbody`` are transparent)."""
-        parts = node.children
-        if any(part.name not in ("thead", "tbody") for part in parts):
-            raise _Unsupported("a table part other than thead and tbody")
-        rows = self.blocks([row for part in parts for row in part.children], depth=depth + 1)
-        return self.make.table(start, end, tile(self.source, rows, start, end))
-
-
-#: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
-#: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
-_MAX_DEPTH = 16
-#: Nodes without children to cut between -> their kind.
-_LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
-           "trow": "row"}
-#: Nodes whose children are blocks -> their kind.
-_CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
-               "blockquote": "blockquote", "definition_list": "deflist",
-               "definition_description": "definition"}
-_ITEMS = ("list_item", "definition_description")  # their bare text: a tight list's paragraph
-
-
-def _inline_text(node: Any) -> str:
-    """A heading's inline content as written: without inline rules, the parser's text nodes."""
-    parts = []
-    for child in node.children:
-        if child.name != "text":
-            raise _Unsupported(child.name)
-        parts.append(child.meta["content"])
-    return "".join(parts)

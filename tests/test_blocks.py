@@ -1,0 +1,78 @@
+"""Block's hand-written constructor and the span copies the readers make are what the dataclass
+machinery would make (issue 32: both are written out for speed, so a field added to Block must
+be added to them too)."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import MISSING, fields, replace
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mdchunk.formats.blocks import Block, _with_span, tile
+
+from .test_grammar import profile
+
+
+def test_block_s_constructor_takes_every_field_with_its_default() -> None:
+    parameters = list(inspect.signature(Block.__init__).parameters.values())[1:]
+    assert [p.name for p in parameters] == [f.name for f in fields(Block)]
+    assert [p.default for p in parameters] == [
+        inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(Block)]
+
+
+_blocks = st.builds(Block, kind=st.sampled_from(["heading", "table", "code"]),
+                    start=st.integers(0, 50), end=st.integers(0, 50),
+                    children=st.just((Block("row", 1, 2),)) | st.just(()),
+                    level=st.integers(0, 6), title=st.text(max_size=3),
+                    heading_id=st.text(max_size=3), prefix=st.text(max_size=3),
+                    continued=st.booleans())
+
+
+@profile(100)
+@given(block=_blocks, start=st.integers(0, 50), end=st.integers(0, 50))
+def test_a_block_s_span_copy_is_dataclasses_replace(block: Block, start: int, end: int) -> None:
+    copy = _with_span(block, start, end)
+    assert copy == replace(block, start=start, end=end)
+    assert [getattr(copy, f.name) for f in fields(Block)] == \
+        [getattr(replace(block, start=start, end=end), f.name) for f in fields(Block)]
+
+
+def test_a_block_is_still_frozen() -> None:
+    block = Block("paragraph", 0, 3)
+    try:
+        block.start = 1  # type: ignore[misc]
+    except AttributeError:
+        return
+    raise AssertionError("a Block's field could be set")
+
+
+def _tile_as_it_was(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
+    """:func:`tile` as written before issue 32 made it faster: the reference it must equal."""
+    out: list[Block] = []
+    for i, block in enumerate(blocks):
+        tiled = block
+        if i == 0:
+            begin = min(start, block.start)
+            while begin < block.start and source[begin].isspace():
+                begin += 1
+            tiled = replace(block, start=begin)
+        next_start = blocks[i + 1].start if i + 1 < len(blocks) else end
+        if source[block.end:next_start].strip():
+            stop = next_start
+            while stop > block.end and source[stop - 1].isspace():
+                stop -= 1
+            tiled = replace(tiled, end=stop)
+        out.append(tiled)
+    return out
+
+
+@profile(300)
+@given(data=st.data(), source=st.text(st.sampled_from(" \n\t\r\u3000\xa0ab>"), max_size=40))
+def test_tile_is_what_it_was(data: st.DataObject, source: str) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(source)), max_size=8)))
+    blocks = [Block("paragraph", a, b) for a, b in zip(cuts[::2], cuts[1::2])]
+    start = data.draw(st.integers(0, blocks[0].start if blocks else len(source)))
+    end = data.draw(st.integers(blocks[-1].end if blocks else start, len(source)))
+    assert tile(source, blocks, start, end) == _tile_as_it_was(source, blocks, start, end)
