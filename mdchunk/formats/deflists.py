@@ -32,15 +32,16 @@ __all__ = ["HOLDERS", "deflist_refusals", "marker_inside"]
 #: The Rust parser's nodes in a definition that hold paragraphs of their own.
 HOLDERS = frozenset({"bullet_list", "ordered_list", "blockquote"})
 
+# The patterns of a line's start are led by a line break and searched in the text after one
+# (a ``(?:^|\n)`` lead is searched several times slower: no literal to skip to).
 #: A definition's line: its ``:`` or ``~`` after indentation and quote markers, then a blank.
-_DEFINITION = re.compile(r"(?:^|\n)[ \t>]*[:~][ \t]")
+_DEFINITION = re.compile(r"\n[ \t>]*[:~][ \t]")
 #: A line a setext heading may end with: ``=`` s or ``-`` s alone, after indentation and ``>``.
 _UNDERLINE = re.compile(r"\n[ \t>]*(?:=+|-+)[ \t]*(?=\n|\Z)")
 #: A quote opened on a definition's first line, after list markers or not.
-_QUOTE_ON_DEFINITION = re.compile(r"(?:^|\n)[ \t>]*[:~][ \t]+"
-                                  r"(?:(?:[-*+:~]|[0-9]{1,9}[.)])[ \t]+)*>")
+_QUOTE_ON_DEFINITION = re.compile(r"\n[ \t>]*[:~][ \t]+(?:(?:[-*+:~]|[0-9]{1,9}[.)])[ \t]+)*>")
 #: ``markdown_rs._DEEP_QUOTED`` with definitions' markers.
-_DEEP = re.compile(r"(?:^|\n)(?:[ >]|(?:[-*+:~]|[0-9]{1,9}[.)])(?=[ \t\n])){16}")
+_DEEP = re.compile(r"\n(?:[ >]|(?:[-*+:~]|[0-9]{1,9}[.)])(?=[ \t\n])){16}")
 #: A blank line, which ends a setext heading's lines (and every paragraph).
 _BLANK_LINE = re.compile(r"\n[ \t]*(?=\n)")
 #: A definition's marker on a line after the first (any line break).
@@ -52,22 +53,27 @@ def deflist_refusals(text: str) -> Iterator[str]:
     than markdown-it-py, as far as its lines tell."""
     if not RULE_TRIGGERS["deflist"](text):
         return
-    if _definition_over_underline(text):
+    lines = "\n" + text  # every line after a line break
+    if _definition_over_underline(lines):
         yield "a definition over a setext underline"
-    if _QUOTE_ON_DEFINITION.search(text):
+    if _QUOTE_ON_DEFINITION.search(lines):
         yield "a quote on a definition's line"
-    if _DEEP.search(text):
+    if _DEEP.search(lines):
         yield "definitions nested deep"
 
 
-def _definition_over_underline(text: str) -> bool:
-    """Whether a run of lines without a blank one holds a definition's line and, after it, a
-    line of ``=`` or ``-`` (more than a setext heading over a term needs: one run at a time,
-    so the search stays linear)."""
-    for run in _BLANK_LINE.split(text):
-        marker = _DEFINITION.search(run)
-        if marker is not None and _UNDERLINE.search(run, marker.end() - 1):
+def _definition_over_underline(lines: str) -> bool:
+    """Whether a run of ``lines`` (a line break before each) without a blank one holds a
+    definition's line and, after it, a line of ``=`` or ``-`` (more than a setext heading over
+    a term needs). From each definition's line to the end of its run, then on from there, so
+    the search stays linear; the runs without a definition are skipped in one search."""
+    pos = 0
+    while (marker := _DEFINITION.search(lines, pos)) is not None:
+        blank = _BLANK_LINE.search(lines, marker.end())
+        run_end = blank.start() if blank is not None else len(lines)
+        if _UNDERLINE.search(lines, marker.end() - 1, run_end):
             return True
+        pos = run_end
     return False
 
 
