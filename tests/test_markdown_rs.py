@@ -25,6 +25,7 @@ from mdchunk.formats.markdown_rs import (
     _body_refusals,
     _front_matter,
     _rust_parser,
+    _source_lines,
     may_read,
     parse_fast,
     refusals,
@@ -639,18 +640,22 @@ def _spans_as_they_were(source: str, first_line: int, text: str, nodes: list) ->
 
 @needs_rust
 @profile(300)
-@given(front=st.sampled_from(["", "---\na: 1\n---\n", "---\r\na: é\r\n---\r\n", "---\n---\n"]),
+@given(front=st.sampled_from(["", "---\na: 1\n---\n", "---\r\na: é\r\n---\r\n", "---\n---\n",
+                              "---\na: 1\n---"]),
        body=_WIDE_PIECES)
 def test_spans_are_found_as_they_were(front: str, body: str) -> None:
     """The Rust parser's byte offsets become the same character spans, ASCII pages (whose
-    offsets are taken as they are) and others, CR line breaks and front matter or not."""
+    offsets are taken as they are) and others, CR line breaks and front matter or not; the
+    source's line index is the same from the body's lines split already."""
     source = front + body
     split = _front_matter(source)
     assume(split is not None)
     body_start, token = split
     first_line = token.map[1] if token is not None and token.map else 0
-    text = _LINE_BREAK.sub("\n", source[body_start:]).replace("\0", "\ufffd")
+    body_lines = _LINE_BREAK.sub("\n", source[body_start:]).split("\n")
     index = LineIndex.of(source)
+    assert LineIndex.of(source, _source_lines(source, body_start, body_lines)) == index
+    text = "\n".join(body_lines).replace("\0", "\ufffd")
     at = line_finder(index, body_start, first_line, text, text.split("\n"),
                      verbatim="\r" not in source[body_start:])
     nodes = [node for node in _rust_parser().tree(text).walk(include_self=False)

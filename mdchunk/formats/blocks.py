@@ -93,11 +93,13 @@ class LineIndex:
     length: int
 
     @classmethod
-    def of(cls, source: str) -> LineIndex:
+    def of(cls, source: str, lines: Sequence[str] | None = None) -> LineIndex:
+        """The index of ``source``; ``lines``: its ``split("\\n")``, when the caller has it."""
         if "\r" in source:
             starts = [0, *[m.end() for m in NEWLINE.finditer(source)]]
         else:  # LF only: line lengths from split, summed in C
-            starts = list(accumulate(map((1).__add__, map(len, source.split("\n"))), initial=0))
+            lengths = map(len, source.split("\n") if lines is None else lines)
+            starts = list(accumulate(map((1).__add__, lengths), initial=0))
             starts.pop()  # the start of a line after the end
         return cls(tuple(starts), len(source))
 

@@ -120,30 +120,63 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     """:func:`refusals` of what follows the front matter (all of ``source`` when it has none):
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
-    text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-    if "\t" in source and lines_to_fence(text.split("\n"), tabbed_line) is None:
-        yield "tab"
-    # every line after a line break: a pattern led by one is searched 15-30 times faster than
-    # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
-    lines = "\n" + text
-    quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
-    if quoted and lazy_quote(lines):
-        yield "blockquote"
-    if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
-            _TOO_DEEP.search(lines) or lines_to_fence(text.split("\n"), deep_line) is None):
-        yield "deep nesting"
-    if not tables_agree(text):
-        yield "table of an unproven shape"
-    if quoted and _QUOTED_PIPE.search(lines):
-        yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
-    yield from deflist_refusals(text)
-    acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
-    if acting:
-        yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
-    if CONTAINER_MARKER in source and container_lines(text.split("\n")) is None:
-        yield "a ::: container it cannot place"
-    yield from (rule for rule, may_use in RULE_TRIGGERS.items()
-                if rule not in _READ_HERE and may_use(source))
+    return _Body(source).refusals(site)
+
+
+class _Body:
+    """What follows the front matter, and what the refusal scans find in it on the way that
+    :func:`parse_fast` reads again (its lines, its containers, whether a line may nest deep):
+    each scan of the page once."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        #: ``source`` with LF line breaks (markdown-it's normalisation, NUL aside).
+        self.text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
+        self._lines: list[str] | None = None
+        #: Whether a line may nest sixteen levels deep, quotes counted (:data:`_DEEP_QUOTED`).
+        self.deep: bool | None = None
+        #: The containers' lines (:func:`~.colon_containers.container_lines`), when
+        #: :meth:`refusals` found them.
+        self.containers: list[tuple[int, int]] | None = None
+
+    @property
+    def lines(self) -> list[str]:
+        """:attr:`text`'s lines, split once."""
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    def refusals(self, site: str) -> Iterator[str]:
+        """:func:`_body_refusals`, cheapest test first."""
+        source, text = self.source, self.text
+        if "\t" in source and lines_to_fence(self.lines, tabbed_line) is None:
+            yield "tab"
+        # every line after a line break: a pattern led by one is searched 15-30 times faster
+        # than one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
+        lines = "\n" + text
+        quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
+        if quoted and lazy_quote(lines):
+            yield "blockquote"
+        # searched quotes counted, as parse_fast asks too: a line that nests deep without them
+        # (_DEEP's levels are some of _DEEP_QUOTED's) is only searched for on such a page
+        self.deep = _DEEP_QUOTED.search(lines) is not None
+        if self.deep and (quoted or _DEEP.search(lines)) and (
+                _TOO_DEEP.search(lines) or lines_to_fence(self.lines, deep_line) is None):
+            yield "deep nesting"
+        if not tables_agree(text):
+            yield "table of an unproven shape"
+        if quoted and _QUOTED_PIPE.search(lines):
+            yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
+        yield from deflist_refusals(text)
+        acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
+        if acting:
+            yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
+        if CONTAINER_MARKER in source:
+            self.containers = container_lines(self.lines)
+            if self.containers is None:
+                yield "a ::: container it cannot place"
+        yield from (rule for rule, may_use in RULE_TRIGGERS.items()
+                    if rule not in _READ_HERE and may_use(source))
 
 
 def parse_fast(source: str, site: str = "plain") -> Document | None:
@@ -154,20 +187,23 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if parser is None or split is None:
         return None
     body_start, front = split
-    body = source[body_start:]
-    if next(_body_refusals(body, site), None) is not None:
+    body = _Body(source[body_start:])
+    if next(body.refusals(site), None) is not None:
         return None
-    text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
-    lines = text.split("\n")
-    containers = container_lines(lines) if CONTAINER_MARKER in text else []
-    if containers is None:
-        return None
+    text, lines, containers = body.text, body.lines, body.containers
+    if "\0" in text:  # markdown-it's normalisation: NUL is U+FFFD to both parsers
+        text = text.replace("\0", "\ufffd")
+        lines = text.split("\n")
+        containers = container_lines(lines) if CONTAINER_MARKER in text else []
+        if containers is None:
+            return None
+    containers = containers or []
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
         text = "\n".join(lines)
     first_line = front.map[1] if front and front.map else 0
-    index = LineIndex.of(source)
-    verbatim = not containers and "\r" not in body  # the text parsed is the source's own
+    index = LineIndex.of(source, _source_lines(source, body_start, body.lines))
+    verbatim = not containers and text is body.source  # the text parsed is the source's own
     try:
         at = line_finder(index, body_start, first_line, text, lines, verbatim)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
@@ -175,7 +211,7 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     markers = [first_line + line for pair in (containers or ()) for line in pair]
     reader = TreeReader(source, index, at, first_line, markers)
     tree = parser.tree(text)
-    fenced = _lines_to_fence(text, lines)
+    fenced = _lines_to_fence(text, lines, body.deep)
     if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
                                                         byte_line_starts(text, lines))):
         return None
@@ -188,12 +224,27 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     return reader.make.document(blocks, front)
 
 
-def _lines_to_fence(text: str, lines: Sequence[str]) -> list[int] | None:
+def _source_lines(source: str, body_start: int, body_lines: list[str]) -> list[str] | None:
+    """``source.split("\\n")`` from the lines of what follows its front matter, split already
+    (only the front matter's lines split again); ``None`` where they are not the source's own
+    (CR line breaks, which :class:`~.blocks.LineIndex` finds otherwise)."""
+    if "\r" in source or (body_start and source[body_start - 1] != "\n"):
+        return None  # (the second: front matter closed on the last line, no line break after)
+    if not body_start:
+        return body_lines
+    return [*source[:body_start].split("\n")[:-1], *body_lines]
+
+
+def _lines_to_fence(text: str, lines: Sequence[str], deep: bool | None = None
+                    ) -> list[int] | None:
     """The numbers of the ``lines`` of ``text`` (LF line breaks) that only a fence makes read
     alike (tabs that may count as columns, lines nested deep;
-    :func:`~.fenced_lines.lines_to_fence`), ``None`` when one may not be in a fence."""
+    :func:`~.fenced_lines.lines_to_fence`), ``None`` when one may not be in a fence. ``deep``:
+    whether a line may nest deep (:data:`_DEEP_QUOTED`), when the refusals' scan found it."""
     tabbed = "\t" in text
-    if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
+    if deep is None:
+        deep = _DEEP_QUOTED.search("\n" + text) is not None
+    if not tabbed and not deep:
         return []
     return lines_to_fence(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
 
