@@ -108,6 +108,9 @@ class BlockMaker:
                 children: Sequence[Token] | None = None) -> Block:
         """A heading of ``content`` (its inline text; ``children`` its inline tokens, when the
         parse made them), its ``{#id}`` markup recorded as hidden."""
+        if not children and not _INLINE_MARKUP.search(content) \
+                and not content.rstrip().endswith("}"):  # most: plain words, no id, no comment
+            return Block("heading", start, end, (), level, " ".join(content.split()))
         title, heading_id, markup = _heading_title(content, self.env, children)
         self.inline_comments(start, end, content)
         if markup:

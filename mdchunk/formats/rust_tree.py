@@ -231,7 +231,7 @@ class TreeReader:
             texts = _texts(node)
             if self.source.find("<!--", start, end) < 0:
                 return Block("paragraph", start, end)
-            content = "".join(text.meta["content"] for text in texts)
+            content = "".join([text.meta["content"] for text in texts])
         if "<!--" in content and self.references:
             raise Unsupported("a comment in a paragraph that may use a link reference")
         return self.make.paragraph(start, end, content)
@@ -240,7 +240,7 @@ class TreeReader:
         """A heading, unless its title may use a link reference: markdown-it-py's inline parse
         reads ``[label]`` by the definitions its block parse collected, which this reader has
         not got."""
-        content = "".join(text.meta["content"] for text in _texts(node))
+        content = "".join([text.meta["content"] for text in _texts(node)])
         if self.references and "[" in content:
             raise Unsupported("a heading that may use a link reference")
         return self.make.heading(start, end, node.meta["level"], content)
