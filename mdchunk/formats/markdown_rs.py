@@ -6,13 +6,14 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, footnotes, and the rules a site's record turns on: MkDocs content tabs on a
-``site="mkdocs"`` page), nor ``:::`` containers or definition lists where it cannot tell
-(:mod:`.colon_containers`, :mod:`.deflists`), tabs where they may count as columns
-(:mod:`~.fenced_lines`), quotes with a line that may read on lazily (:mod:`~.quote_lines`) or
-a pipe, headings that may use a link reference definition, HTML comments in a paragraph beside
-one, tables the parsers may read apart (:func:`tables_agree`), lines that may nest lists and
-quotes eight deep outside a fence; an unknown node sends the document back too.
+admonitions, and the rules a site's record turns on: MkDocs content tabs on a
+``site="mkdocs"`` page), nor ``:::`` containers, definition lists or footnotes where it cannot
+tell (:mod:`.colon_containers`, :mod:`.deflists`, :mod:`.fast_footnotes`), tabs where they may
+count as columns (:mod:`~.fenced_lines`), quotes with a line that may read on lazily
+(:mod:`~.quote_lines`) or a pipe, headings that may use a link reference definition, HTML
+comments in a paragraph beside one, tables the parsers may read apart (:func:`tables_agree`),
+lines that may nest lists and quotes eight deep outside a fence; an unknown node sends the
+document back too.
 
 Front matter is read as the reference's own rule reads it (:func:`_front_matter`: its token
 built as mdit-py-plugins' ``front_matter`` makes it, :mod:`.front_matter_token`), the rest by
@@ -42,6 +43,7 @@ from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
+from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
@@ -79,25 +81,28 @@ _NESTED_START = re.compile(r"[ >][^ ]--")
 
 #: Rules of :data:`~.markdown_it_parser.RULE_TRIGGERS` whose syntax this reader reads too:
 #: markdown-it's normalisation (applied before either parser sees the text), ``:::``
-#: containers (:mod:`.colon_containers`) and definition lists (:mod:`.deflists`).
-_READ_HERE = frozenset({"normalize", "container_container", "deflist"})
+#: containers (:mod:`.colon_containers`), definition lists (:mod:`.deflists`) and footnotes
+#: (:mod:`.fast_footnotes`).
+_READ_HERE = frozenset({"normalize", "container_container", "deflist", "footnote_def"})
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
 
-@functools.lru_cache(maxsize=1)
-def _rust_parser() -> RustMarkdownIt | None:
+@functools.lru_cache(maxsize=2)
+def _rust_parser(footnotes: bool = False) -> RustMarkdownIt | None:
     """The Rust parser with CommonMark's block rules and no inline pass (chunking needs block
-    structure only; a heading's inline text comes as written, as markdown-it-py's does);
+    structure only; a heading's inline text comes as written, as markdown-it-py's does), and
+    with the ``footnote`` plugin for a page with footnote definitions (:mod:`.fast_footnotes`);
     ``None`` without markdown-it-pyrs."""
     try:
         from markdown_it_pyrs import MarkdownIt
     except ImportError:
         return None
-    return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
-                                           "lheading", "list", "paragraph", "reference",
-                                           "html_block", "table", "deflist"])
+    parser = MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
+                                             "lheading", "list", "paragraph", "reference",
+                                             "html_block", "table", "deflist"])
+    return parser.enable("footnote") if footnotes else parser
 
 
 def may_read(source: str, site: str = "plain") -> bool:
@@ -167,7 +172,8 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     text = _LINE_BREAK.sub("\n", body).replace("\0", "\ufffd")
     lines = text.split("\n")
     containers = container_lines(lines) if CONTAINER_MARKER in text else []
-    if containers is None:
+    defs = definitions(lines) if "[^" in text else []
+    if containers is None or defs is None or (containers and defs):
         return None
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
@@ -179,18 +185,23 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     first_line = front.map[1] if front and front.map else 0
     markers = [first_line + line for pair in (containers or ()) for line in pair]
     reader = _TreeReader(source, byte_starts, first_line, markers)
-    tree = parser.tree(text)
+    notes = FootnotedTree.parse(_rust_parser(footnotes=True) or parser, text, defs,
+                                byte_starts) if defs else None
+    if defs and (notes is None or not notes.started_alike(lines)):
+        return None
+    nodes = notes.nodes if notes else parser.tree(text).children
     fenced = _lines_to_fence(text, lines)
-    if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
-                                                        byte_starts)):
+    if fenced is None or (fenced and not inside_fences(lines, fenced, nodes, byte_starts)):
         return None
     try:
-        blocks = reader.contained(tree.children, containers, lines) if containers \
-            else reader.blocks(tree.children)
+        if notes:  # markdown-it-py's inline rules read by the labels defined
+            reader.make.env.update(notes.env())
+        blocks = reader.contained(nodes, containers, lines) if containers \
+            else reader.blocks(nodes)
+        read = notes.with_footnotes(blocks, reader, site) if notes else blocks
     except _Unsupported:
         return None
-    # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
-    return reader.make.document(blocks, front)
+    return None if read is None else reader.make.document(read, front)
 
 
 def _lines_to_fence(text: str, lines: Sequence[str]) -> list[int] | None:
