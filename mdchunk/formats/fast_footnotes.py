@@ -198,7 +198,7 @@ class FootnotedTree:
                 continue
             if child.name == "paragraph" and child.children \
                     and child.children[-1].name == "footnote_ref_anchor":
-                content = _plain_content(child.children[:-1], self.stand_in)
+                content = _plain_content(child.children, self.stand_in)
                 if content is None or "<!--" in content:
                     return False
                 children.append(reader.make.paragraph(*reader.span(child.srcmap), content))
@@ -279,8 +279,10 @@ def _inline_contents(nodes: Sequence[Any], positions: Sequence[int], stand_in: s
 
 
 def _plain_content(nodes: Sequence[Any], stand_in: str) -> str | None:
-    """The text of text ``nodes`` as written (the hidden ``^`` given back), ``None`` when one
-    is another node."""
-    if any(node.name != "text" for node in nodes):
+    """The text of text ``nodes`` as written (the hidden ``^`` given back; the Rust plugin's
+    back references after a definition's last paragraph are none of it), ``None`` when one is
+    another node."""
+    texts = [node for node in nodes if node.name != "footnote_ref_anchor"]
+    if any(node.name != "text" for node in texts):
         return None
-    return "".join(node.meta["content"] for node in nodes).replace(stand_in, "^")
+    return "".join(node.meta["content"] for node in texts).replace(stand_in, "^")
