@@ -55,7 +55,8 @@ _USUAL_FIRST = [" A note.", " Note with `code` and [a link](/u).", " note [^1] i
 _ODD_FIRST = [" ", "  ", "   ", "    ", "\t", "  - item", " > quoted", " # heading", " ```",
               " | a | b |", " 1. one", "    code", " <div>", " [r]: /url", " [^2]: nested"]
 _USUAL_REST = ["    continued", "", "    - item", "    more [^1]", "    second paragraph",
-               "        code", "    ```", "lazy line"]
+               "        code", "    ```", "lazy line", "    <!-- a comment -->",
+               "    ## Sub {#sub}", "    | a | b |\n    |---|---|\n    | c | d |"]
 _ODD_REST = ["    > quote", "    | a | b |", "    |---|---|", "    # heading", "  two spaces",
              "    [r]: /url", "    <div>", "    [^2]: nested", "\tcontinued", "[^2]: right after",
              "---", "==="]
@@ -145,6 +146,10 @@ def test_odd_footnoted_pages_are_read_alike_or_left_to_the_reference(source: str
     "text[^1] again[^1]\n\n[^1]: twice\n\n    - a list\n    - in it\n\n        code\n",
     "`[^1]` and <http://x/[^1]>\n\n[^1]: not referenced\n",
     "see [^2]\n\n[^1]: refers [^2]\n\n[^2]: referenced from an unreferenced one\n",
+    # the reference reads footnotes in the order of their first references, and records the
+    # comments and heading ids in them in that order
+    "a[^2] b[^1]\n\n[^1]: one\n\n    <!-- c1 -->\n\n[^2]: two\n\n    <!-- c2 -->\n",
+    "a[^2] b[^1]\n\n[^1]: one\n\n    ## H1 {#h1}\n\n[^2]: two\n\n    ## H2 {#h2}\n",
 ])
 def test_usual_footnotes_are_read_fast(source: str) -> None:
     assert assert_fast_or_refused(source)

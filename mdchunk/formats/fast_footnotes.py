@@ -142,22 +142,24 @@ class FootnotedTree:
                 return False
         return True
 
-    def referenced(self, site: str) -> set[str] | None:
-        """The labels markdown-it-py's inline pass references: its inline rules run over each
-        inline content holding a ``[^``, with the page's link reference labels and footnote
-        labels; ``None`` when an inline node is not plain text."""
+    def referenced(self, site: str) -> list[str] | None:
+        """The labels markdown-it-py's inline pass references, in the order it first does
+        (``footnote_tail`` puts their definitions in that order, and with them the comments and
+        heading ids found in them): its inline rules run over each inline content holding a
+        ``[^``, in the page's order, with the page's link reference labels and footnote labels;
+        ``None`` when an inline node is not plain text."""
         md = full_parser(site)
         env = self.env()
         env["references"] = {label: {"href": "", "title": ""} for label in self.link_labels()}
         positions = _reference_positions(self.text, self.byte_starts, self.defs)
-        for content in _inline_contents(
-                [*self.nodes, *self.def_nodes.values()], positions, self.stand_in):
+        in_order = sorted([*self.nodes, *self.def_nodes.values()], key=lambda n: n.srcmap[0])
+        for content in _inline_contents(in_order, positions, self.stand_in):
             if content is None:
                 return None
             md.inline.parse(content, md, env, [])
         # footnote_tail keeps the definitions of the labels the rule recorded, wherever it
         # ran (an image's description, an inline footnote's content too)
-        return {note["label"] for note in env["footnotes"]["list"].values() if "label" in note}
+        return [note["label"] for note in env["footnotes"]["list"].values() if "label" in note]
 
     def link_labels(self) -> Iterator[str]:
         """The labels of the page's link reference definitions, as markdown-it-py keys them."""
@@ -173,18 +175,19 @@ class FootnotedTree:
                        ) -> list[Block] | None:
         """``blocks`` (the page's, in order) and a ``footnote`` block of each definition
         markdown-it-py's inline pass references, in order; ``None`` when the reference must
-        read the page."""
+        read the page. The footnotes are read after the rest, in the order of their first
+        references, as the reference reads the tokens ``footnote_tail`` moved."""
         referenced = self.referenced(site)
         if referenced is None:
             return None
+        lines = {definition.label: definition.line for definition in self.defs}
         notes = []
-        for definition in self.defs:
-            if definition.label in referenced:
-                note = self.footnote(self.def_nodes[definition.line], reader)
-                if note is False:
-                    return None
-                if note is not None:
-                    notes.append(note)
+        for label in referenced:
+            note = self.footnote(self.def_nodes[lines[label]], reader)
+            if note is False:
+                return None
+            if note is not None:
+                notes.append(note)
         return sorted([*blocks, *notes], key=lambda block: block.start)
 
     def footnote(self, node: Any, reader: NodeReader) -> Block | Literal[False] | None:
@@ -260,9 +263,9 @@ def _reference_positions(text: str, byte_starts: Sequence[int],
 def _inline_contents(nodes: Sequence[Any], positions: Sequence[int], stand_in: str
                      ) -> Iterator[str | None]:
     """The inline content of each node under ``nodes`` whose byte span holds one of the
-    sorted ``positions``: a text node's, or a paragraph's, heading's or cell's text nodes
-    joined; ``None`` for one that holds any other node."""
-    pending = list(nodes)
+    sorted ``positions``, in order: a text node's, or a paragraph's, heading's or cell's text
+    nodes joined; ``None`` for one that holds any other node."""
+    pending = list(reversed(nodes))
     while pending:
         node = pending.pop()
         if node.srcmap is not None:
@@ -275,7 +278,7 @@ def _inline_contents(nodes: Sequence[Any], positions: Sequence[int], stand_in: s
         elif children and children[0].name == "text" and node.name not in _HOLDERS:
             yield _plain_content(children, stand_in)  # a paragraph's, heading's, cell's
         else:
-            pending.extend(children)
+            pending.extend(reversed(children))
 
 
 def _plain_content(nodes: Sequence[Any], stand_in: str) -> str | None:
