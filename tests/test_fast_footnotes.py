@@ -139,6 +139,10 @@ def test_odd_footnoted_pages_are_read_alike_or_left_to_the_reference(source: str
 @needs_rust
 @pytest.mark.parametrize("source", [
     "text[^1]\n\n[^1]: note\n",
+    "a reference [^1] to no definition\n",
+    "[^1]: defined, referenced nowhere\n",
+    "---\ntitle: x\n---\ntext[^1]\n\n[^1]: after front matter\n",
+    "text[^1]\r\n\r\n[^1]: CRLF\r\n    continued\r\n",
     "Intro[^a] and[^b].\n\n[^a]: First.\n[^b]: Second, `code` [link][r].\n\n[r]: /url\n",
     "1. Log it for 3 releases[^1]\n2. Then warn\n\n[^1]: For example.\n",
     "| a | b[^t] |\n|---|---|\n| c | d |\n\n[^t]: In a table.\n",

@@ -133,7 +133,7 @@ class FootnotedTree:
         before (markdown-it-py's rule ends any paragraph, the Rust one a definition's only)."""
         for definition in self.defs:
             before = definition.line - 1
-            if before < 0 or not lines[before].strip():
+            if before < 0 or not lines[before].strip(" \t"):  # markdown-it's blank line
                 continue
             previous = self.def_nodes.get(_line_start(self.def_nodes, before))
             last = previous.children[-1] if previous is not None and previous.children else None
