@@ -10,14 +10,18 @@ content's blocks, and which labels markdown-it-py's inline pass references.
 The Rust parser's ``footnote`` plugin parses a definition's content as markdown-it-py does only
 where both start one alike: here, at the first column, after a blank line (or right after a
 definition's paragraph, which both end at the next definition), and with fewer than four
-spaces and no tab after its colon; a page with a definition-like ``[^label]:`` anywhere else,
-a label defined twice, or an inline footnote (``^[...]``) goes to the reference. The Rust
+spaces and no tab after its colon; a page with a definition-like ``[^label]:`` anywhere else
+or a label defined twice goes to the reference. The Rust
 plugin's own references (a ``[^label]`` anywhere in inline text, code spans too) are hidden
 from it: each ``[^`` but a definition's is given to it with a character the page does not hold
 in place of ``^``, and one line of references after the page keeps every definition in its
 tree. Which labels are referenced is decided by markdown-it-py's own inline rules over the
 inline content that holds a ``[^``, with the link reference definitions and footnote labels of
-the page, as its inline pass decides it.
+the page, as its inline pass decides it (inline footnotes, ``^[...]``, make no block: the
+reference's ``footnote`` block of one has no lines, and the references inside are found).
+The footnotes are read after the rest, in the order of their first references, as the
+reference reads the tokens ``footnote_tail`` moved (the comments and heading ids found in them
+recorded in that order).
 """
 
 from __future__ import annotations
@@ -65,8 +69,8 @@ class Definition:
 
 def definitions(lines: Sequence[str]) -> list[Definition] | None:
     """The footnote definitions of a page's ``lines`` (LF line breaks), each at the first
-    column of a line both parsers start it on; ``None`` when one may lie elsewhere, a label is
-    defined twice, or an inline footnote may be there (see the module docstring)."""
+    column of a line both parsers start it on; ``None`` when one may lie elsewhere or a label
+    is defined twice (see the module docstring)."""
     found = []
     for number, line in enumerate(lines):
         if "[^" not in line:
@@ -114,7 +118,7 @@ class FootnotedTree:
         if not children or children[-1].name != "footnote_container" or len(children) < 2:
             return None
         after, nodes = children[-2], children[:-2]
-        if after.name != "paragraph" or after.srcmap is None or after.srcmap[0] < end:
+        if after.name != "paragraph" or after.srcmap is None or after.srcmap[0] != end + 2:
             return None
         if any(node.srcmap is None or node.srcmap[1] > end + 1 for node in nodes):
             return None
