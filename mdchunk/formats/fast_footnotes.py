@@ -53,6 +53,8 @@ _AFTER_COLON = re.compile(r" {0,3}(?![ \t])")
 #: Characters the Rust parser reads as text like ``^``, one of which stands for the ``^`` of a
 #: reference hidden from it (one the page does not hold, so that it is found again).
 _STAND_INS = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17"
+#: Where an HTML comment may be: any comment markdown-it finds lies inside one of these.
+_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 #: Nodes whose children are blocks: where a link reference definition may lie.
 _HOLDERS = frozenset({"bullet_list", "ordered_list", "list_item", "blockquote",
                       "definition_list", "definition_description", "footnote_def",
@@ -105,10 +107,12 @@ class FootnotedTree:
     def parse(cls, parser: RustMarkdownIt, text: str, defs: Sequence[Definition],
               byte_starts: Sequence[int]) -> FootnotedTree | None:
         """``text`` parsed by ``parser`` (with the ``footnote`` plugin), ``None`` when a
-        definition's node is missing or the line after the page does not stand alone."""
+        definition's node is missing, the line after the page does not stand alone, or a
+        reference to hide lies in an HTML comment (whose text the reader looks for)."""
         stand_in = next((char for char in _STAND_INS if char not in text), None)
-        if stand_in is None:
-            return None
+        if stand_in is None or ("<!--" in text and any(
+                "[^" in comment for comment in _COMMENT.findall(text))):
+            return None  # the reader finds an HTML block's comments by the content it gets
         starts = {byte_starts[definition.line] for definition in defs}
         hidden = _hide_references(text, stand_in, {d.line for d in defs})
         end = byte_starts[-1] - 1  # the text's length in bytes
