@@ -41,11 +41,12 @@ def _references(label: str, odd: bool) -> st.SearchStrategy[str]:
     not."""
     ref = f"[^{label}]"
     usual = [ref, f"text{ref}", f"*em {ref}*", f"[link {ref}](/u)", f"**{ref}**", f"{ref}{ref}",
-             f"`a` {ref} `b`", f"~~{ref}~~", f"{ref}, and more"]
+             f"`a` {ref} `b`", f"~~{ref}~~", f"{ref}, and more", f"^[inline {ref}]",
+             "^[an inline note]"]
     return st.sampled_from(usual + ([
         f"`{ref}`", f"[t]({ref})", f"<http://x/{ref}>", f"<span title='{ref}'>", f"${ref}$",
-        f"\\{ref}", f"{ref}[r]", f"{ref}(/u)", f"![alt {ref}](/i.png)", f"^[inline {ref}]",
-        f"[{ref}]", "^[an inline note]", f"<!-- {ref} -->", f"{ref}:", f"a {ref}: b",
+        f"\\{ref}", f"{ref}[r]", f"{ref}(/u)", f"![alt {ref}](/i.png)", f"^[{ref}",
+        f"[{ref}]", "^[a [nested] note]", f"<!-- {ref} -->", f"{ref}:", f"a {ref}: b",
         f"`x\n{ref}\n`", f"[{ref}][r]", f"[^{label}\n]",
     ] if odd else []))
 
@@ -141,6 +142,7 @@ def test_odd_footnoted_pages_are_read_alike_or_left_to_the_reference(source: str
 @pytest.mark.parametrize("source", [
     "text[^1]\n\n[^1]: note\n",
     "a reference [^1] to no definition\n",
+    "an inline note ^[with a reference [^1]] and ^[one without]\n\n[^1]: note\n",
     "[^1]: defined, referenced nowhere\n",
     "---\ntitle: x\n---\ntext[^1]\n\n[^1]: after front matter\n",
     "text[^1]\r\n\r\n[^1]: CRLF\r\n    continued\r\n",
@@ -173,6 +175,7 @@ def test_usual_footnotes_are_read_fast(source: str) -> None:
     # the reader finds an HTML block's comments by the content the Rust parser gives it
     "text[^1]\n\n<!-- a [^1] -->\n\n[^1]: x\n",
     "text[^1]\n\n<div>\n<!-- a [^1] -->\n</div>\n\n[^1]: x\n",
+    "text[^1]\n\n<!-- an inline note ^[x] -->\n\n[^1]: x\n",
 ])
 def test_footnotes_the_parsers_may_read_apart_are_left_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None

@@ -11,14 +11,14 @@ The Rust parser's ``footnote`` plugin parses a definition's content as markdown-
 where both start one alike: here, at the first column, after a blank line (or right after a
 definition's paragraph, which both end at the next definition), and with fewer than four
 spaces and no tab after its colon; a page with a definition-like ``[^label]:`` anywhere else
-or a label defined twice goes to the reference. The Rust
-plugin's own references (a ``[^label]`` anywhere in inline text, code spans too) are hidden
-from it: each ``[^`` but a definition's is given to it with a character the page does not hold
-in place of ``^``, and one line of references after the page keeps every definition in its
-tree. Which labels are referenced is decided by markdown-it-py's own inline rules over the
+or a label defined twice goes to the reference. The Rust plugin's own references (a
+``[^label]`` or ``^[note]`` anywhere in inline text, code spans too) are hidden from it: each
+``[^`` but a definition's, and each ``^[``, is given to it with a character the page does not
+hold in place of ``^``, and one line of references after the page keeps every definition in
+its tree. Which labels are referenced is decided by markdown-it-py's own inline rules over the
 inline content that holds a ``[^``, with the link reference definitions and footnote labels of
-the page, as its inline pass decides it (inline footnotes, ``^[...]``, make no block: the
-reference's ``footnote`` block of one has no lines, and the references inside are found).
+the page, as its inline pass decides it (an inline footnote makes no block: the reference's
+``footnote`` block of one has no lines; the references inside it are found).
 The footnotes are read after the rest, in the order of their first references, as the
 reference reads the tokens ``footnote_tail`` moved (the comments and heading ids found in them
 recorded in that order).
@@ -111,7 +111,7 @@ class FootnotedTree:
         reference to hide lies in an HTML comment (whose text the reader looks for)."""
         stand_in = next((char for char in _STAND_INS if char not in text), None)
         if stand_in is None or ("<!--" in text and any(
-                "[^" in comment for comment in _COMMENT.findall(text))):
+                "[^" in comment or "^[" in comment for comment in _COMMENT.findall(text))):
             return None  # the reader finds an HTML block's comments by the content it gets
         starts = {byte_starts[definition.line] for definition in defs}
         hidden = _hide_references(text, stand_in, {d.line for d in defs})
@@ -240,12 +240,14 @@ class NodeReader(Protocol):
 
 
 def _hide_references(text: str, stand_in: str, def_lines: set[int]) -> str:
-    """``text`` with the ``^`` of each ``[^`` but a definition's own replaced by ``stand_in``."""
+    """``text`` with the ``^`` of each ``[^`` but a definition's own, and of each inline
+    footnote's ``^[``, replaced by ``stand_in``."""
     lines = text.split("\n")
     for number, line in enumerate(lines):
-        if "[^" in line:
+        if "[^" in line or "^[" in line:
             head = 2 if number in def_lines else 0
-            lines[number] = line[:head] + line[head:].replace("[^", "[" + stand_in)
+            rest = line[head:].replace("[^", "[" + stand_in).replace("^[", stand_in + "[")
+            lines[number] = line[:head] + rest
     return "\n".join(lines)
 
 
