@@ -604,7 +604,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 @needs_rust
 @pytest.mark.parametrize("source", [
     "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
-    "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
+    "$$\nx\n$$\n", "!!! note\n    body\n",
     ":::note\nunclosed\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:

@@ -6,13 +6,14 @@ markdown-it-py costs about 10 µs a token, so a document of many tiny sections (
 line, a two-item list, again and again) parsed ten times slower per byte than ordinary prose;
 the Rust parser builds the same tree several times faster. It reads only documents it is known
 to read alike (:func:`may_read`): none that may hold what only the Python plugins read (math,
-admonitions, footnotes, and the rules a site's record turns on: MkDocs content tabs on a
-``site="mkdocs"`` page), nor ``:::`` containers or definition lists where it cannot tell
-(:mod:`.colon_containers`, :mod:`.deflists`), tabs where they may count as columns
-(:mod:`~.fenced_lines`), quotes with a line that may read on lazily (:mod:`~.quote_lines`) or
-a pipe, headings that may use a link reference definition, HTML comments in a paragraph beside
-one, tables the parsers may read apart (:func:`tables_agree`), lines that may nest lists and
-quotes eight deep outside a fence; an unknown node sends the document back too.
+admonitions, and the rules a site's record turns on: MkDocs content tabs on a
+``site="mkdocs"`` page), nor ``:::`` containers, definition lists or footnotes where it cannot
+tell (:mod:`.colon_containers`, :mod:`.deflists`, :mod:`.fast_footnotes`), tabs where they may
+count as columns (:mod:`~.fenced_lines`), quotes with a line that may read on lazily
+(:mod:`~.quote_lines`) or a pipe, headings that may use a link reference definition, HTML
+comments in a paragraph beside one, tables the parsers may read apart (:func:`tables_agree`),
+lines that may nest lists and quotes eight deep outside a fence; an unknown node sends the
+document back too.
 
 Front matter is read as the reference's own rule reads it (:func:`_front_matter`: its token
 built as mdit-py-plugins' ``front_matter`` makes it, :mod:`.front_matter_token`), the rest by
@@ -38,6 +39,7 @@ from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import deflist_refusals
+from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
@@ -76,25 +78,28 @@ _NESTED_START = re.compile(r"[ >][^ ]--")
 
 #: Rules of :data:`~.markdown_it_parser.RULE_TRIGGERS` whose syntax this reader reads too:
 #: markdown-it's normalisation (applied before either parser sees the text), ``:::``
-#: containers (:mod:`.colon_containers`) and definition lists (:mod:`.deflists`).
-_READ_HERE = frozenset({"normalize", "container_container", "deflist"})
+#: containers (:mod:`.colon_containers`), definition lists (:mod:`.deflists`) and footnotes
+#: (:mod:`.fast_footnotes`).
+_READ_HERE = frozenset({"normalize", "container_container", "deflist", "footnote_def"})
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
 
-@functools.lru_cache(maxsize=1)
-def _rust_parser() -> RustMarkdownIt | None:
+@functools.lru_cache(maxsize=2)
+def _rust_parser(footnotes: bool = False) -> RustMarkdownIt | None:
     """The Rust parser with CommonMark's block rules and no inline pass (chunking needs block
-    structure only; a heading's inline text comes as written, as markdown-it-py's does);
+    structure only; a heading's inline text comes as written, as markdown-it-py's does), and
+    with the ``footnote`` plugin for a page with footnote definitions (:mod:`.fast_footnotes`);
     ``None`` without markdown-it-pyrs."""
     try:
         from markdown_it_pyrs import MarkdownIt
     except ImportError:
         return None
-    return MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
-                                           "lheading", "list", "paragraph", "reference",
-                                           "html_block", "table", "deflist"])
+    parser = MarkdownIt("zero").enable_many(["blockquote", "code", "fence", "heading", "hr",
+                                             "lheading", "list", "paragraph", "reference",
+                                             "html_block", "table", "deflist"])
+    return parser.enable("footnote") if footnotes else parser
 
 
 def may_read(source: str, site: str = "plain") -> bool:
@@ -190,14 +195,15 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     body = _Body(source[body_start:])
     if next(body.refusals(site), None) is not None:
         return None
-    text, lines, containers = body.text, body.lines, body.containers
+    text, lines = body.text, body.lines
+    containers: list[tuple[int, int]] | None = body.containers or []
     if "\0" in text:  # markdown-it's normalisation: NUL is U+FFFD to both parsers
         text = text.replace("\0", "\ufffd")
         lines = text.split("\n")
         containers = container_lines(lines) if CONTAINER_MARKER in text else []
-        if containers is None:
-            return None
-    containers = containers or []
+    defs = definitions(lines) if "[^" in text else []
+    if containers is None or defs is None or (containers and defs):
+        return None
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
         text = "\n".join(lines)
@@ -208,20 +214,27 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         at = line_finder(index, body_start, first_line, text, lines, verbatim)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    markers = [first_line + line for pair in (containers or ()) for line in pair]
+    markers = [first_line + line for pair in containers for line in pair]
     reader = TreeReader(source, index, at, first_line, markers)
-    tree = parser.tree(text)
+    byte_starts = byte_line_starts(text, lines) if defs else None
+    notes = FootnotedTree.parse(_rust_parser(footnotes=True) or parser, text, defs,
+                                byte_starts) if byte_starts else None
+    if defs and (notes is None or not notes.started_alike(lines)):
+        return None
+    nodes = notes.nodes if notes else parser.tree(text).children
     fenced = _lines_to_fence(text, lines, body.deep)
-    if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
-                                                        byte_line_starts(text, lines))):
+    if fenced is None or (fenced and not inside_fences(
+            lines, fenced, nodes, byte_starts or byte_line_starts(text, lines))):
         return None
     try:
-        blocks = reader.contained(tree.children, containers, lines) if containers \
-            else reader.blocks(tree.children)
+        if notes:  # markdown-it-py's inline rules read by the labels defined
+            reader.make.env.update(notes.env())
+        blocks = reader.contained(nodes, containers, lines) if containers \
+            else reader.blocks(nodes)
+        read = notes.with_footnotes(blocks, reader, site) if notes else blocks
     except Unsupported:
         return None
-    # no footnotes here, so no block of markdown-it-py's moved after the rest (_outermost)
-    return reader.make.document(blocks, front)
+    return None if read is None else reader.make.document(read, front)
 
 
 def _source_lines(source: str, body_start: int, body_lines: list[str]) -> list[str] | None:
