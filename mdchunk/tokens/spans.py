@@ -23,6 +23,7 @@ __all__ = ["TEXT_AHEAD", "SpanCounts"]
 #: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
+_BLANKS = re.compile(r"[ \t]*")
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
 
@@ -51,6 +52,7 @@ class SpanCounts:
         #: _encode_stretch).
         self.long_text = long_text
         self._segments: dict[tuple[int, int], int] = {}
+        self._estimates: dict[tuple[int, int], int] = {}
         self._next_start: dict[tuple[int, int], int] = {}
         self._joints: list[int] = []
         self._joint_set: set[int] = set()
@@ -282,7 +284,7 @@ class SpanCounts:
         following = self._next_start.get((start, end), end)
         kept, first, offset = self._kept.around(start, following), start, None
         if kept is not None:  # parts that start after a blank: it was encoded from before it
-            first = kept.start if not self.source[kept.start:start].strip(" \t") else start
+            first = kept.start if _BLANKS.fullmatch(self.source, kept.start, start) else start
             offset = self._kept.offset(kept, first, end - start)
         if kept is None or offset is None:
             kept, following, first, offset = self._encode_kept(start, end), end, start, 0
@@ -303,8 +305,15 @@ class SpanCounts:
 
     def estimate(self, start: int, end: int) -> int:
         """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank
-        after it (exactly what it adds when another block follows), else the text plus one."""
-        following = self._next_start.get((start, end))
-        if following is not None and following > end:
-            return self.count_span(start, following)
-        return self.count_span(start, end) + 1
+        after it (exactly what it adds when another block follows), else the text plus one.
+        Kept: a section's blocks are weighed again by every level that plans them."""
+        span = (start, end)
+        tokens = self._estimates.get(span)
+        if tokens is None:
+            following = self._next_start.get(span)
+            if following is not None and following > end:
+                tokens = self.count_span(start, following)
+            else:
+                tokens = self.count_span(start, end) + 1
+            self._estimates[span] = tokens
+        return tokens
