@@ -77,14 +77,14 @@ def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(te
               and (j := counts.joint_before(p)) is not None]
     kept = counts._kept.around(len(lead), len(text) - 1) is not None
     encoded: list[str] = []
-    token_lengths = counter.token_lengths
-    assert token_lengths is not None
+    token_ends = counter.token_ends
+    assert token_ends is not None
 
     def spied(part: str) -> Sequence[int]:
         encoded.append(part)
-        return token_lengths(part)
+        return token_ends(part)
 
-    counts.counter = replace(counter, token_lengths=spied)
+    counts.counter = replace(counter, token_ends=spied)
     counts.prime(sorted(set(joints)), len(lead), len(text) - 1)
     if kept and joints:
         assert not encoded, "the kept ends were used"
@@ -180,8 +180,6 @@ def _assert_tiktoken_s(counter, text: str) -> None:
     assert counter.token_ends is not None
     lengths = [len(encoding.decode_single_token_bytes(t)) for t in tokens]
     assert list(counter.token_ends(text)) == list(accumulate(lengths))
-    assert counter.token_lengths is not None
-    assert list(counter.token_lengths(text)) == lengths
 
 
 def test_a_source_with_a_lone_surrogate_is_counted_exactly() -> None:

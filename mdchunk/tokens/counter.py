@@ -34,10 +34,6 @@ class TokenCounter:
     #: counted in parts: a whole document between any two joints (see
     #: :class:`mdchunk.tokens.spans.SpanCounts`).
     token_ends: Callable[[str], Sequence[int]] | None = None
-    #: The UTF-8 byte length of each token of a text, where the tokenizer can tell (what
-    #: :attr:`token_ends` sums; cheaper to keep for a text that may never be cut); raises
-    #: UnicodeEncodeError on lone surrogates.
-    token_lengths: Callable[[str], Sequence[int]] | None = None
     #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* (the regex matches
     #: a BPE tokenizer encodes one by one) of ``text[pos:endpos]`` end, scanned from ``pos``.
     #: Tokens never cross a pretoken, so counts add up at every pretoken end; the span counts

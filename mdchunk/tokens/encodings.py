@@ -11,7 +11,7 @@ import hashlib
 import os
 import tempfile
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
@@ -118,10 +118,9 @@ def tiktoken_counter(name: str) -> TokenCounter:
             f"{', '.join(available_encodings())}"
         )
     encode = _strict_encoder(encoding)
-    lengths = _token_lengths(encoding, encode)
     additive = name in _LINE_ADDITIVE
     return TokenCounter(name, _counter(encoding, encode), line_additive=additive,
-                        token_ends=_token_ends(lengths), token_lengths=lengths,
+                        token_ends=_token_ends(encoding, encode),
                         pretoken_ends=_pretoken_ends(encoding._pat_str) if additive else None)
 
 
@@ -170,34 +169,23 @@ def _pretoken_ends(pattern: str) -> PretokenEnds:
     return ends
 
 
-def _token_lengths(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
-                   ) -> Callable[[str], Sequence[int]]:
-    """``text -> the UTF-8 byte length of each token``: bytes, one a token (cl100k's longest
-    token has 128), else a tuple. Raises UnicodeEncodeError on lone surrogates. The lengths are
-    one table, built on first use, looked up in C (itemgetter): a fifth of what the sums of
-    them cost, which only the parts of a block cut later need (:mod:`.kept`)."""
-    table: tuple[int, ...] = ()
-    pack: Callable[[tuple[int, ...]], Sequence[int]] = bytes
-
-    def token_lengths(text: str) -> Sequence[int]:
-        nonlocal table, pack
-        if not table:
-            table = _byte_lengths(encoding)
-            pack = bytes if max(table) < 256 else tuple
-        tokens = encode(text)
-        if len(tokens) < 2:  # itemgetter of one item returns it bare, not in a tuple
-            return pack(tuple(table[token] for token in tokens))
-        return pack(itemgetter(*tokens)(table))
-
-    return token_lengths
-
-
-def _token_ends(lengths: Callable[[str], Sequence[int]]) -> Callable[[str], array[int]]:
+def _token_ends(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
+                ) -> Callable[[str], array[int]]:
     """``text -> where each token ends`` (UTF-8 byte offsets from the text's start, as 8-byte
-    machine integers: a Python list of them would weigh 4x more); summed in C."""
+    machine integers: a Python list of them would weigh 4x more). Raises UnicodeEncodeError on
+    lone surrogates. The per-token byte lengths are one tuple, built on first use, and are
+    looked up and summed in C (itemgetter, accumulate): a Python step per token was a tenth of
+    the packing time on long prose."""
+    table: tuple[int, ...] = ()
 
     def token_ends(text: str) -> array[int]:
-        return array("q", list(accumulate(lengths(text))))
+        nonlocal table
+        if not table:
+            table = _byte_lengths(encoding)
+        tokens = encode(text)
+        if len(tokens) < 2:  # itemgetter of one item returns it bare, not in a tuple
+            return array("q", [table[token] for token in tokens])
+        return array("q", list(accumulate(itemgetter(*tokens)(table))))
 
     return token_ends
 

@@ -4,10 +4,9 @@ that gives the part's own count)."""
 
 from __future__ import annotations
 
-from array import array
 from bisect import bisect_right, insort
 from collections.abc import Sequence
-from itertools import accumulate
+from dataclasses import dataclass
 
 __all__ = ["Kept", "KeptEncodings"]
 
@@ -18,26 +17,23 @@ __all__ = ["Kept", "KeptEncodings"]
 _MEASURE_PER_CHARACTER = 64
 
 
+@dataclass(frozen=True, slots=True)
 class Kept:
-    """One encoding kept: ``source[start:stop]``, the UTF-8 byte length of each of its tokens,
-    and whether it is ASCII (offsets are then character counts)."""
+    """One encoding kept: ``source[start:stop]``, where each token ends (UTF-8 bytes from
+    ``start``), and whether it is ASCII (offsets are then character counts)."""
 
-    __slots__ = ("_ends", "ascii", "lengths", "start", "stop")
-
-    def __init__(self, start: int, stop: int, lengths: Sequence[int], ascii: bool) -> None:
-        self.start, self.stop, self.lengths, self.ascii = start, stop, lengths, ascii
-        self._ends: Sequence[int] | None = None
+    start: int
+    stop: int
+    ends: Sequence[int]
+    ascii: bool
 
     def tokens_before(self, offset: int) -> int | None:
         """How many tokens end at or before byte ``offset``, when one ends exactly there (or
         ``offset`` is 0); else ``None``."""
         if offset == 0:
             return 0
-        ends = self._ends
-        if ends is None:  # summed once, when the block is first read in parts
-            ends = self._ends = array("q", list(accumulate(self.lengths)))
-        upto = bisect_right(ends, offset)
-        return upto if upto and ends[upto - 1] == offset else None
+        upto = bisect_right(self.ends, offset)
+        return upto if upto and self.ends[upto - 1] == offset else None
 
 
 class KeptEncodings:
@@ -48,10 +44,9 @@ class KeptEncodings:
         self._by_start: dict[int, Kept] = {}
         self._starts: list[int] = []
 
-    def keep(self, start: int, stop: int, lengths: Sequence[int]) -> Kept:
-        """Keep an encoding of ``source[start:stop]`` (its tokens' lengths); of two from one
-        start, the longer."""
-        kept = Kept(start, stop, lengths, self.source[start:stop].isascii())
+    def keep(self, start: int, stop: int, ends: Sequence[int]) -> Kept:
+        """Keep an encoding of ``source[start:stop]``; of two from one start, the longer."""
+        kept = Kept(start, stop, ends, self.source[start:stop].isascii())
         known = self._by_start.get(start)
         if known is None:
             insort(self._starts, start)

@@ -158,18 +158,18 @@ class SpanCounts:
         known = self._read_off(start, end)
         if known is not None:
             return known
-        if self.counter.token_lengths is None or end - start < self.long_text:
+        if self.counter.token_ends is None or end - start < self.long_text:
             return self.counter.count(self.source[start:end])
         kept = self._encode_kept(start, end)
         if kept is None:  # lone surrogates: no byte offsets to trust
             return self.counter.count(self.source[start:end])
-        return len(kept.lengths)
+        return len(kept.ends)
 
     def _encode_kept(self, start: int, end: int) -> Kept | None:
         """Encode ``source[start:end]`` and keep where its tokens end; ``None`` on lone
         surrogates."""
         try:
-            return self._kept.keep(start, end, self._lengths_of_tokens(start, end))
+            return self._kept.keep(start, end, self._ends_of_tokens(start, end))
         except UnicodeEncodeError:
             return None
 
@@ -193,11 +193,11 @@ class SpanCounts:
         """May a stretch read off ``kept`` start or end at ``pos``: an edge of it, or a joint."""
         return pos in (kept.start, kept.stop) or pos in self._joint_set or self.is_joint(pos)
 
-    def _lengths_of_tokens(self, start: int, end: int) -> Sequence[int]:
-        """UTF-8 byte length of each token of ``source[start:end]``; raises UnicodeEncodeError
-        on lone surrogates."""
-        assert self.counter.token_lengths is not None
-        return self.counter.token_lengths(self.source[start:end])
+    def _ends_of_tokens(self, start: int, end: int) -> Sequence[int]:
+        """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends;
+        raises UnicodeEncodeError on lone surrogates."""
+        assert self.counter.token_ends is not None
+        return self.counter.token_ends(self.source[start:end])
 
     def _start_fix(self, x: int, y: int, pretoken_ends: PretokenEnds
                    ) -> tuple[int, int] | None:
@@ -279,7 +279,7 @@ class SpanCounts:
         registered) from one encoding: one kept of a block that holds them (a long block's; a
         list's serves its items' sentences), else a new one, kept in turn. A paragraph cut
         into sentences is never encoded per sentence."""
-        if self.counter.token_lengths is None or not joints:
+        if self.counter.token_ends is None or not joints:
             return
         following = self._next_start.get((start, end), end)
         kept, first, offset = self._kept.around(start, following), start, None
