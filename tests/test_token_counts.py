@@ -121,42 +121,6 @@ def test_parts_of_a_kept_encoding_are_read_off_it_exactly(text: str, data) -> No
             assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
-@profile(300)
-@given(texts=st.lists(_pieces | st.sampled_from(["", " ", "a<|endoftext|>b", "x \n\n"]),
-                      max_size=8),
-       long=st.integers(1, 40))
-def test_texts_counted_apart_in_one_call_are_counted_as_if_alone(texts: list[str],
-                                                                 long: int) -> None:
-    """count_apart joins texts with a special token tiktoken's core takes as a hard boundary:
-    each text's count (and, from ``long`` characters, its token ends) is the one it has alone,
-    whatever it ends with (blanks, CJK, emoji) and though one holds the separator itself."""
-    counter = get_counter("cl100k_base")
-    assert counter.count_apart is not None and counter.token_ends is not None
-    counted = counter.count_apart(texts, long)
-    assert len(counted) == len(texts)
-    for text, known in zip(texts, counted):
-        if len(text) >= long:
-            assert not isinstance(known, int)
-            assert list(known) == list(counter.token_ends(text)), text
-        else:
-            assert known == counter.count(text), text
-
-
-def test_texts_counted_apart_refuse_lone_surrogates_and_batch_long_pages() -> None:
-    """A lone surrogate makes count_apart raise (the span counts then count each block as it
-    comes, mending it as tiktoken does); texts past a batch's size are split over calls, each
-    still counted as if alone."""
-    from mdchunk.tokens import encodings
-
-    counter = get_counter("cl100k_base")
-    assert counter.count_apart is not None
-    with pytest.raises(UnicodeEncodeError):
-        counter.count_apart(["ok", "a\ud800b"], 10)
-    texts = ["Word " * 4000 + "\n", "服务重启 " * 3000, "end\n"] * 3
-    assert sum(map(len, texts)) > encodings._APART_BATCH
-    assert counter.count_apart(texts, 10**9) == [counter.count(t) for t in texts]
-
-
 @profile(400)
 @given(text=_pieces, data=st.data())
 def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:
@@ -241,11 +205,5 @@ def test_a_source_with_a_lone_surrogate_is_counted_exactly() -> None:
 
 @pytest.mark.parametrize("path", with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA))
 def test_counts_and_token_ends_are_tiktoken_s_on_the_corpora(path: Path) -> None:
-    """The same over every page of the shared corpora (runbooks and documentation sites), and
-    the page's paragraphs counted apart in one go are counted as each alone."""
-    counter = get_counter("cl100k_base")
-    text = path.read_text(encoding="utf-8-sig")
-    _assert_tiktoken_s(counter, text)
-    assert counter.count_apart is not None
-    paragraphs = re.split(r"(?<=\n\n)", text)
-    assert counter.count_apart(paragraphs, 10**9) == [counter.count(p) for p in paragraphs]
+    """The same over every page of the shared corpora (runbooks and documentation sites)."""
+    _assert_tiktoken_s(get_counter("cl100k_base"), path.read_text(encoding="utf-8-sig"))

@@ -10,15 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
-__all__ = ["CountApart", "PretokenEnds", "TokenCounter"]
+__all__ = ["PretokenEnds", "TokenCounter"]
 
 #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* of ``text[pos:endpos]``
 #: end, scanned from ``pos`` (see :attr:`TokenCounter.pretoken_ends`).
 PretokenEnds = Callable[[str, int, int], Iterator[int]]
-#: ``(texts, long) -> per text, its token count, or where its tokens end (as
-#: :attr:`TokenCounter.token_ends` gives them) when it has ``long`` characters or more``
-#: (see :attr:`TokenCounter.count_apart`).
-CountApart = Callable[[Sequence[str], int], list[int | Sequence[int]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +40,6 @@ class TokenCounter:
     #: use this to count a span that starts or ends a word away from a joint they have already
     #: counted (see :meth:`mdchunk.tokens.spans.SpanCounts.count_span`).
     pretoken_ends: PretokenEnds | None = None
-    #: Many texts counted as if each were counted alone, in few calls to the tokenizer (a
-    #: page's blocks, see :meth:`mdchunk.tokens.spans.SpanCounts.use_blocks`): their counts,
-    #: and the token ends of those of ``long`` characters or more; raises UnicodeEncodeError
-    #: on lone surrogates.
-    count_apart: CountApart | None = None
 
     def prefix_within(self, text: str, max_tokens: int, start: int = 0, end: int | None = None
                       ) -> int:

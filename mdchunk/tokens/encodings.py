@@ -11,14 +11,14 @@ import hashlib
 import os
 import tempfile
 from array import array
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from itertools import accumulate
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, DependencyError
-from .counter import CountApart, PretokenEnds, TokenCounter
+from .counter import PretokenEnds, TokenCounter
 
 if TYPE_CHECKING:
     import tiktoken
@@ -119,11 +119,9 @@ def tiktoken_counter(name: str) -> TokenCounter:
         )
     encode = _strict_encoder(encoding)
     additive = name in _LINE_ADDITIVE
-    ends_of = _ends_of_tokens(encoding)
     return TokenCounter(name, _counter(encoding, encode), line_additive=additive,
-                        token_ends=lambda text: ends_of(encode(text)),
-                        pretoken_ends=_pretoken_ends(encoding._pat_str) if additive else None,
-                        count_apart=_count_apart(encoding, encode, ends_of))
+                        token_ends=_token_ends(encoding, encode),
+                        pretoken_ends=_pretoken_ends(encoding._pat_str) if additive else None)
 
 
 def _strict_encoder(encoding: tiktoken.Encoding) -> Callable[[str], list[int]]:
@@ -171,71 +169,25 @@ def _pretoken_ends(pattern: str) -> PretokenEnds:
     return ends
 
 
-def _ends_of_tokens(encoding: tiktoken.Encoding) -> Callable[[list[int]], array[int]]:
-    """``tokens -> where each ends`` (UTF-8 byte offsets from the text's start, as 8-byte
-    machine integers: a Python list of them would weigh 4x more); ``encode`` raises
-    UnicodeEncodeError on lone surrogates before. The per-token byte lengths are one tuple,
-    built on first use, and are looked up and summed in C (itemgetter, accumulate): a Python
-    step per token was a tenth of the packing time on long prose."""
+def _token_ends(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
+                ) -> Callable[[str], array[int]]:
+    """``text -> where each token ends`` (UTF-8 byte offsets from the text's start, as 8-byte
+    machine integers: a Python list of them would weigh 4x more). Raises UnicodeEncodeError on
+    lone surrogates. The per-token byte lengths are one tuple, built on first use, and are
+    looked up and summed in C (itemgetter, accumulate): a Python step per token was a tenth of
+    the packing time on long prose."""
     table: tuple[int, ...] = ()
 
-    def ends_of(tokens: list[int]) -> array[int]:
+    def token_ends(text: str) -> array[int]:
         nonlocal table
         if not table:
             table = _byte_lengths(encoding)
+        tokens = encode(text)
         if len(tokens) < 2:  # itemgetter of one item returns it bare, not in a tuple
             return array("q", [table[token] for token in tokens])
         return array("q", list(accumulate(itemgetter(*tokens)(table))))
 
-    return ends_of
-
-
-#: Texts joined for one call to the core stay under this many characters: the token list of a
-#: whole page of Python integers would weigh ~40 bytes a token.
-_APART_BATCH = 1 << 16
-
-
-def _count_apart(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]],
-                 ends_of: Callable[[list[int]], array[int]]) -> CountApart | None:
-    """Many texts counted in few calls to tiktoken's core: joined by a special token that none
-    of them holds, which the core's ``encode`` takes as a hard boundary (it runs the
-    pre-tokenizer on each piece between allowed special tokens alone), so each text is
-    tokenized exactly as if alone. A call costs the core ~5,500 instructions besides the
-    text, and the Python around it more; a page has thousands of blocks."""
-    core = getattr(getattr(encoding, "_core_bpe", None), "encode", None)
-    separator = "<|endoftext|>"
-    mark = getattr(encoding, "_special_tokens", {}).get(separator)
-    if not callable(core) or mark is None:
-        return None
-    allowed = {separator}
-
-    def tokens_apart(texts: Sequence[str]) -> list[list[int]]:
-        joined = separator.join(texts)
-        if joined.count(separator) != len(texts) - 1:  # a text holds the separator itself
-            return [encode(text) for text in texts]
-        tokens: list[int] = core(joined, allowed)
-        out, i = [], 0
-        for k in range(len(texts)):
-            j = tokens.index(mark, i) if k + 1 < len(texts) else len(tokens)
-            out.append(tokens[i:j])
-            i = j + 1
-        return out
-
-    def count_apart(texts: Sequence[str], long: int) -> list[int | Sequence[int]]:
-        counted: list[int | Sequence[int]] = []
-        batch: list[str] = []
-        size = 0
-        for text in (*texts, None):
-            if text is None or (batch and size + len(text) > _APART_BATCH):
-                counted += [ends_of(tokens) if len(part) >= long else len(tokens)
-                            for part, tokens in zip(batch, tokens_apart(batch))]
-                batch, size = [], 0
-            if text is not None:
-                batch.append(text)
-                size += len(text)
-        return counted
-
-    return count_apart
+    return token_ends
 
 
 def _byte_lengths(encoding: tiktoken.Encoding) -> tuple[int, ...]:

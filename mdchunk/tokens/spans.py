@@ -75,30 +75,6 @@ class SpanCounts:
         if self.counter.line_additive:
             self._joint_set.update(filter(self.is_joint, starts))
             self._joints = sorted(self._joint_set)
-        self._estimate_apart(blocks, following)
-
-    def _estimate_apart(self, blocks: Sequence[Block], following: Sequence[int]) -> None:
-        """Every block's estimate, counted in few calls to the tokenizer (each as if alone:
-        :attr:`TokenCounter.count_apart`); a long block keeps its token ends, as
-        :meth:`_encode_stretch` would. Packing weighs every block of a page first."""
-        count_apart = self.counter.count_apart
-        if count_apart is None:
-            return
-        new = [(b, (b.start, max(b.end, f))) for b, f in zip(blocks, following)
-               if (b.start, b.end) not in self._estimates]
-        try:
-            counted = count_apart([self.source[a:b] for _, (a, b) in new], self.long_text)
-        except UnicodeEncodeError:
-            return  # lone surrogates: each block is counted when first weighed
-        for (block, span), known in zip(new, counted):
-            if isinstance(known, int):
-                tokens = known
-            else:
-                tokens = len(known)
-                self._kept.keep(*span, known)
-            self._segments[span] = tokens
-            # with no block after it, a block costs the blank that would join one
-            self._estimates[(block.start, block.end)] = tokens + (span[1] == block.end)
 
     def add_joint(self, pos: int) -> None:
         if pos not in self._joint_set:
