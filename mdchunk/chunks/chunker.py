@@ -205,6 +205,8 @@ class Chunker:
         """A leaf's draft with its line of context (:mod:`.context`): the document's own when
         the config asks for it, then the ``enrich`` callable's, each where the budget leaves
         room."""
+        if not self.config.doc_context and self.enricher is None:
+            return draft  # no line to add: no copy of its text to take
         doc = document.reading.doc
         text = doc.source[draft.start:draft.end]
         if self.config.doc_context:
