@@ -123,3 +123,24 @@ def test_code_spans_are_those_markdown_it_reads(text: str) -> None:
     from mdchunk.text.sentences import code_spans
 
     assert code_spans(text) == inline_code(text, 0, len(text)) == _reference_code_spans(text)
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.lists(st.sampled_from(
+    ["a", "b", " ", "\t", "\n", "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x85", "\u2028", "\xa0",
+     "\u3000", "服"]), max_size=30).map("".join), data=st.data())
+def test_line_spans_are_the_non_blank_lines_with_their_indentation(text: str, data) -> None:
+    """Each line (between ``\\r\\n``, ``\\r`` or ``\\n``) with text on it, from its start to
+    its last non-blank character, as the rule says plainly."""
+    from mdchunk.text.sentences import line_spans
+
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    expected, pos = [], start
+    for line_break in [*re.finditer(r"\r\n?|\n", text[start:end]), None]:
+        line_end = end if line_break is None else start + line_break.start()
+        line = text[pos:line_end]
+        if line.strip():
+            expected.append((pos, pos + len(line.rstrip())))
+        pos = end if line_break is None else start + line_break.end()
+    assert line_spans(text, start, end) == expected

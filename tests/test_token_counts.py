@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Sequence
+from dataclasses import replace
 from itertools import accumulate
 from pathlib import Path
 
@@ -73,12 +75,50 @@ def test_parts_after_a_leading_blank_are_primed_from_the_block_s_one_encoding(te
     counts.estimate(0, len(text) - 1)  # the block's stretch, encoded once, keeps its ends
     joints = [j for p in range(len(lead) + 1, len(text) - 1) if text[p - 1] == " "
               and (j := counts.joint_before(p)) is not None]
-    kept = dict(counts._token_ends)
+    kept = counts._kept.around(len(lead), len(text) - 1) is not None
+    encoded: list[str] = []
+    token_ends = counter.token_ends
+    assert token_ends is not None
+
+    def spied(part: str) -> Sequence[int]:
+        encoded.append(part)
+        return token_ends(part)
+
+    counts.counter = replace(counter, token_ends=spied)
     counts.prime(sorted(set(joints)), len(lead), len(text) - 1)
     if kept and joints:
-        assert not counts._token_ends, "the kept ends were used"
+        assert not encoded, "the kept ends were used"
     for a, b in zip(sorted({len(lead), *joints}), [*sorted(set(joints)), len(text) - 1]):
         assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
+@profile(300)
+@given(text=_pieces, data=st.data())
+def test_parts_of_a_kept_encoding_are_read_off_it_exactly(text: str, data) -> None:
+    """A block encoded once keeps its token ends; a stretch inside it between joints (an item
+    of a list, a run of lines, a sentence) is then counted from them without encoding it, and
+    a part primed from it (a nested item cut into sentences) too: always the exact count."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = text + "\n"
+    counts = SpanCounts(text, counter, long_text=8)
+    counts.use_blocks([Block("list", 0, len(text) - 1)])
+    counts.estimate(0, len(text) - 1)  # the block, encoded once: long enough to keep its ends
+    words = [p for p in range(1, len(text)) if text[p] in " \t" and not text[p - 1].isspace()]
+    for joint in data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else []:
+        counts.add_joint(joint)
+    edges = sorted({0, len(text) - 1, *counts._joints,
+                    *[p for p in range(1, len(text)) if counts.is_joint(p)]})
+    a = data.draw(st.sampled_from(edges))
+    b = data.draw(st.sampled_from([e for e in edges if e > a] or [len(text)]))
+    assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+    inner = [j for j in counts._joints if a < j < b]
+    if inner:  # a part of the block (an item) cut at joints inside it
+        counts.prime(inner, a, b)
+        for x, y in zip([a, *inner], [*inner, b]):
+            assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
 @profile(400)

@@ -92,7 +92,7 @@ def chunk_id(doc_id: str, level: int, span: tuple[int, int], text: str, embed_te
     if parent_id is not None:
         parts = (*parts, parent_id)
     # each part followed by a NUL, encoded and hashed in one go (the same bytes as part by part)
-    h.update("".join(f"{part}\x00" for part in ((*parts, salt) if salt else parts))
+    h.update(("\x00".join((*parts, salt) if salt else parts) + "\x00")
              .encode("utf-8", "surrogatepass"))
     return h.hexdigest()
 

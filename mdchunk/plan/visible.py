@@ -54,12 +54,15 @@ def count_visible(counts: SpanCounts, start: int, end: int, rewrites: Sequence[R
         return text, counter.count(text)
     origins = _Origins(raw, start, end, rewrites, len(collapsed) - len(collapsed.lstrip()))
     cuts = [m.start() + 1 for m in _BEFORE_TEXT_LINE.finditer(text)]
+    starts, ends = [0, *cuts], [*cuts, len(text)]
     total = 0
     same: tuple[int, int] | None = None  # the run of lines as they are in the source, so far
     changed: int | None = None  # where the run of lines markup changed starts in ``text``
-    for a, b in zip([0, *cuts], [*cuts, len(text)]):
-        at = origins.source_of(a)
-        if at is not None and source.startswith(text[a:b], at):
+    i = 0
+    while i < len(starts):
+        a, at = starts[i], origins.source_of(starts[i])
+        b, i = _lines_as_they_are(source, text, at, starts, ends, i, origins)
+        if at is not None and b > a:
             if changed is not None:
                 total += counter.count(text[changed:a])
                 changed = None
@@ -79,6 +82,21 @@ def count_visible(counts: SpanCounts, start: int, end: int, rewrites: Sequence[R
     if changed is not None:
         total += counter.count(text[changed:])
     return text, total
+
+
+def _lines_as_they_are(source: str, text: str, at: int | None, starts: list[int],
+                       ends: list[int], i: int, origins: _Origins) -> tuple[int, int]:
+    """``(b, next)``: the lines from the ``i``-th on that stand as they are in the source from
+    ``at`` end at ``text[b]`` (``b`` is the line's start when not even it does), and the next
+    line to look at. The lines that lie within one stretch of the source's own text are
+    checked in one comparison, not one each: markup touches few lines of a page."""
+    a = starts[i]
+    if at is None:
+        return a, i + 1
+    j = max(i, bisect_right(ends, origins.linear_end(a)) - 1)  # the last line inside it
+    if j > i and source.startswith(text[a:ends[j]], at):
+        return ends[j], j + 1
+    return (ends[i] if source.startswith(text[a:ends[i]], at) else a), i + 1
 
 
 class _Origins:
@@ -108,6 +126,21 @@ class _Origins:
             taken += match.end() - match.start() - 2
             self._collapsed_ends.append(match.end() - taken)
             self._taken.append(taken)
+
+    def linear_end(self, at: int) -> int:
+        """Where the stretch of the source's own text that holds the visible text's character
+        ``at`` ends, in the visible text: up to there, its characters are the source's, one to
+        one (a collapsed run of blank lines, or text markup put there, ends it)."""
+        at += self.lead
+        k = bisect_right(self._collapsed_ends, at) - 1
+        taken = self._taken[k] if k >= 0 else 0
+        g = bisect_right(self._raw_starts, at + taken) - 1
+        if g < 0:
+            return at - self.lead
+        end = self._raw_starts[g] + self._lengths[g] - taken
+        if k + 1 < len(self._collapsed_ends):  # the next run: its two line breaks are kept
+            end = min(end, self._collapsed_ends[k + 1] - 2)
+        return end - self.lead
 
     def source_of(self, at: int) -> int | None:
         """The source offset of the visible text's character at ``at``; ``None`` inside text

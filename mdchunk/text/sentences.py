@@ -45,6 +45,8 @@ _ABBREVIATIONS = frozenset(
      "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
+#: A line's characters between line breaks (``\r\n``, ``\r`` or ``\n``).
+_LINE = re.compile(r"[^\r\n]+")
 
 
 _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
@@ -146,14 +148,10 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     """
     end = len(text) if end is None else end
     spans = []
-    pos = start
-    for match in re.finditer(r"\r\n?|\n", text[start:end]):
-        line_end = start + match.start()
-        if text[pos:line_end].strip():
-            spans.append((pos, _trimmed(text, pos, line_end)[1]))  # type: ignore[index]
-        pos = start + match.end()
-    if text[pos:end].strip():
-        spans.append((pos, _trimmed(text, pos, end)[1]))  # type: ignore[index]
+    for line in _LINE.finditer(text, start, end):  # a line's text; blank lines: none or blanks
+        shown = len(line.group().rstrip())
+        if shown:
+            spans.append((line.start(), line.start() + shown))
     return spans
 
 

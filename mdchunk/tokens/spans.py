@@ -16,12 +16,14 @@ from collections.abc import Iterator, Sequence
 
 from ..formats.blocks import Block
 from .counter import PretokenEnds, TokenCounter
+from .kept import Kept, KeptEncodings
 
 __all__ = ["TEXT_AHEAD", "SpanCounts"]
 
 #: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
+_BLANKS = re.compile(r"[ \t]*")
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
 
@@ -50,13 +52,14 @@ class SpanCounts:
         #: _encode_stretch).
         self.long_text = long_text
         self._segments: dict[tuple[int, int], int] = {}
+        self._estimates: dict[tuple[int, int], int] = {}
         self._next_start: dict[tuple[int, int], int] = {}
         self._joints: list[int] = []
         self._joint_set: set[int] = set()
         self._small: dict[str, int] = {}
-        #: Where the tokens of long stretches end (UTF-8 byte offsets), until they are cut into
-        #: parts; kept as 8-byte machine integers: a Python list of them would weigh 4× more.
-        self._token_ends: dict[tuple[int, int], Sequence[int]] = {}
+        #: Encodings kept with their token ends (long blocks likely to be cut into parts): a
+        #: part between joints is then counted from them (:meth:`prime`, :meth:`_read_off`).
+        self._kept = KeptEncodings(source)
         #: Corrections found for a span start or end, by position: ``(joint, shared pretoken end,
         #: delta)`` and ``(joint after, joint before, delta)`` (see :meth:`count_span`).
         self._start_fixes: dict[int, tuple[int, int, int]] = {}
@@ -149,17 +152,46 @@ class SpanCounts:
         return tokens
 
     def _encode_stretch(self, start: int, end: int) -> int:
-        """Count a stretch never counted before. One long enough to be cut into parts later
-        keeps where its tokens end, so that :meth:`prime` counts its parts without encoding it
-        again."""
+        """Count a stretch never counted before: read off an encoding kept of a block around it,
+        else encoded. One long enough to be cut into parts later keeps where its tokens end,
+        so that its parts are counted without encoding it again."""
+        known = self._read_off(start, end)
+        if known is not None:
+            return known
         if self.counter.token_ends is None or end - start < self.long_text:
             return self.counter.count(self.source[start:end])
-        try:
-            ends = self._ends_of_tokens(start, end)
-        except UnicodeEncodeError:  # lone surrogates: no byte offsets to trust
+        kept = self._encode_kept(start, end)
+        if kept is None:  # lone surrogates: no byte offsets to trust
             return self.counter.count(self.source[start:end])
-        self._token_ends[(start, end)] = ends
-        return len(ends)
+        return len(kept.ends)
+
+    def _encode_kept(self, start: int, end: int) -> Kept | None:
+        """Encode ``source[start:end]`` and keep where its tokens end; ``None`` on lone
+        surrogates."""
+        try:
+            return self._kept.keep(start, end, self._ends_of_tokens(start, end))
+        except UnicodeEncodeError:
+            return None
+
+    def _read_off(self, start: int, end: int) -> int | None:
+        """Tokens of ``source[start:end]`` read off a kept encoding that holds it, when each of
+        its edges is an edge of that encoding or a joint, and a token ends there: the counts of
+        a line-additive tokenizer add up at joints, so the tokens between are its own."""
+        if not self.counter.line_additive:
+            return None
+        kept = self._kept.around(start, end)
+        if kept is None or not (self._is_edge(kept, start) and self._is_edge(kept, end)):
+            return None
+        offset = self._kept.offset(kept, start, end - start)
+        if offset is None:
+            return None
+        first = kept.tokens_before(offset)
+        last = kept.tokens_before(offset + self._kept.length(kept, start, end))
+        return None if first is None or last is None else last - first
+
+    def _is_edge(self, kept: Kept, pos: int) -> bool:
+        """May a stretch read off ``kept`` start or end at ``pos``: an edge of it, or a joint."""
+        return pos in (kept.start, kept.stop) or pos in self._joint_set or self.is_joint(pos)
 
     def _ends_of_tokens(self, start: int, end: int) -> Sequence[int]:
         """UTF-8 byte offset (from ``start``) where each token of ``source[start:end]`` ends;
@@ -244,38 +276,44 @@ class SpanCounts:
 
     def prime(self, joints: Sequence[int], start: int, end: int) -> None:
         """Record the count of each stretch between ``joints`` (all inside ``[start, end)``, all
-        registered) from one encoding: the one :meth:`_encode_stretch` kept of a long block,
-        else a new one. A paragraph cut into sentences is never encoded per sentence."""
+        registered) from one encoding: one kept of a block that holds them (a long block's; a
+        list's serves its items' sentences), else a new one, kept in turn. A paragraph cut
+        into sentences is never encoded per sentence."""
         if self.counter.token_ends is None or not joints:
             return
         following = self._next_start.get((start, end), end)
-        ends = self._token_ends.pop((start, following), None)
-        if ends is None:  # parts that start after a blank: the block kept its ends from before it
-            lead = start
-            while lead > 0 and self.source[lead - 1] in " \t":
-                lead -= 1
-            lead_following = self._next_start.get((lead, end), end)
-            ends = self._token_ends.pop((lead, lead_following), None) if lead < start else None
-            if ends is not None:
-                start, following = lead, lead_following
-        if ends is None:
-            try:
-                ends, following = self._ends_of_tokens(start, end), end
-            except UnicodeEncodeError:
+        kept, first, offset = self._kept.around(start, following), start, None
+        if kept is not None:  # parts that start after a blank: it was encoded from before it
+            first = kept.start if _BLANKS.fullmatch(self.source, kept.start, start) else start
+            offset = self._kept.offset(kept, first, end - start)
+        if kept is None or offset is None:
+            kept, following, first, offset = self._encode_kept(start, end), end, start, 0
+            if kept is None:
                 return  # lone surrogates: the parts are encoded alone
-        taken, pos, offset = 0, start, 0
-        for joint in (*joints, following):
-            offset += len(self.source[pos:joint].encode("utf-8", "surrogatepass"))
-            upto = bisect_right(ends, offset)
-            if upto == 0 or ends[upto - 1] != offset:
+        last = kept.stop if self._next_start.get((first, end)) == kept.stop else following
+        before = kept.tokens_before(offset)
+        exact = before is not None and self._is_edge(kept, first)
+        taken, pos = before or 0, first
+        for joint in (*joints, last):
+            offset += self._kept.length(kept, pos, joint)
+            upto = kept.tokens_before(offset)
+            if upto is None:
                 return  # a token crosses the joint after all: leave these to be encoded alone
-            self._segments[(pos, joint)] = upto - taken
-            taken, pos = upto, joint
+            if exact and self._is_edge(kept, joint):
+                self._segments[(pos, joint)] = upto - taken
+            taken, pos, exact = upto, joint, True
 
     def estimate(self, start: int, end: int) -> int:
         """Planning cost of ``source[start:end]`` in a chunk: a top-level block with the blank
-        after it (exactly what it adds when another block follows), else the text plus one."""
-        following = self._next_start.get((start, end))
-        if following is not None and following > end:
-            return self.count_span(start, following)
-        return self.count_span(start, end) + 1
+        after it (exactly what it adds when another block follows), else the text plus one.
+        Kept: a section's blocks are weighed again by every level that plans them."""
+        span = (start, end)
+        tokens = self._estimates.get(span)
+        if tokens is None:
+            following = self._next_start.get(span)
+            if following is not None and following > end:
+                tokens = self.count_span(start, following)
+            else:
+                tokens = self.count_span(start, end) + 1
+            self._estimates[span] = tokens
+        return tokens

@@ -1,0 +1,79 @@
+"""Token ends kept from one encoding of a stretch: a part of it is then counted without
+encoding it again, wherever tokens end at both of the part's edges (:mod:`.spans` says where
+that gives the part's own count)."""
+
+from __future__ import annotations
+
+from bisect import bisect_right, insort
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["Kept", "KeptEncodings"]
+
+#: Measuring where a character sits in a non-ASCII stretch (its UTF-8 offset) may take at
+#: most this many characters per character counted: far cheaper than encoding them (a
+#: character of cl100k costs ~1,000 instructions to encode, ~3 to measure), and never
+#: quadratic on a huge block cut into many parts.
+_MEASURE_PER_CHARACTER = 64
+
+
+@dataclass(frozen=True, slots=True)
+class Kept:
+    """One encoding kept: ``source[start:stop]``, where each token ends (UTF-8 bytes from
+    ``start``), and whether it is ASCII (offsets are then character counts)."""
+
+    start: int
+    stop: int
+    ends: Sequence[int]
+    ascii: bool
+
+    def tokens_before(self, offset: int) -> int | None:
+        """How many tokens end at or before byte ``offset``, when one ends exactly there (or
+        ``offset`` is 0); else ``None``."""
+        if offset == 0:
+            return 0
+        upto = bisect_right(self.ends, offset)
+        return upto if upto and self.ends[upto - 1] == offset else None
+
+
+class KeptEncodings:
+    """The kept encodings of one source, found by the span they hold."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self._by_start: dict[int, Kept] = {}
+        self._starts: list[int] = []
+
+    def keep(self, start: int, stop: int, ends: Sequence[int]) -> Kept:
+        """Keep an encoding of ``source[start:stop]``; of two from one start, the longer."""
+        kept = Kept(start, stop, ends, self.source[start:stop].isascii())
+        known = self._by_start.get(start)
+        if known is None:
+            insort(self._starts, start)
+        if known is None or known.stop < stop:
+            self._by_start[start] = kept
+        return kept
+
+    def around(self, start: int, end: int) -> Kept | None:
+        """The kept encoding that holds ``[start, end)``, if any: the one that starts last at or
+        before ``start`` (kept encodings never overlap but for one inside another)."""
+        i = bisect_right(self._starts, start) - 1
+        if i < 0:
+            return None
+        kept = self._by_start[self._starts[i]]
+        return kept if end <= kept.stop else None
+
+    def offset(self, kept: Kept, pos: int, counted: int) -> int | None:
+        """The UTF-8 offset of ``pos`` in ``kept``; ``None`` when measuring it would take more
+        than :data:`_MEASURE_PER_CHARACTER` characters per character of the ``counted`` part."""
+        if kept.ascii:
+            return pos - kept.start
+        if pos - kept.start > _MEASURE_PER_CHARACTER * max(1, counted):
+            return None
+        return self.length(kept, kept.start, pos)
+
+    def length(self, kept: Kept, start: int, end: int) -> int:
+        """UTF-8 bytes of ``source[start:end]``, a span of ``kept``."""
+        if kept.ascii:
+            return end - start
+        return len(self.source[start:end].encode("utf-8", "surrogatepass"))
