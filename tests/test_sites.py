@@ -8,6 +8,7 @@ generator numbers duplicates across a page.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -26,6 +27,7 @@ from mdchunk.formats.sites import (
     mkdocs_slug,
     page_path,
     page_title,
+    slugger,
     slugs,
 )
 
@@ -116,6 +118,27 @@ def test_github_slug_examples_from_the_brief() -> None:
     assert github_slug("Hello World") == "hello-world"
     assert github_slug("安装 步骤") == "安装-步骤"
     assert slugs(["foo", "foo"], "github") == ["foo", "foo-1"]
+
+
+@given(st.text(alphabet=st.characters(max_codepoint=0x7F), max_size=40))
+def test_ascii_slugs_are_the_per_character_rules(text: str) -> None:
+    # github_slug and hugo_slug take a one-pass path on ASCII headings: it keeps exactly the
+    # characters the per-character rules (Unicode categories) keep, on any ASCII text
+    assert github_slug(text) == "".join(
+        c for c in text.lower() if slugger._github_keeps(c)).replace(" ", "-")
+    assert hugo_slug(text) == "".join(
+        "-" if c in "- \t" else c.lower() for c in text
+        if c in "- \t_" or unicodedata.category(c) in slugger._HUGO_KEPT)
+
+
+def test_every_ascii_character_slugs_as_its_category_says() -> None:
+    for code in range(0x80):
+        char = chr(code)
+        kept = char in " -_" or unicodedata.category(char) in {"Lu", "Ll", "Nd"}
+        assert github_slug(f"a{char}b") == ("a-b" if char == " " else
+                                            f"a{char.lower()}b" if kept else "ab"), code
+        hugo = "a-b" if char in " \t-" else f"a{char.lower()}b" if kept else "ab"
+        assert hugo_slug(f"a{char}b") == hugo, code
 
 
 def test_mkdocs_slugs_follow_python_markdown_toc() -> None:
