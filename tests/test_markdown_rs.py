@@ -311,6 +311,11 @@ _TAB_LINES = st.sampled_from([
     "```", "````", "~~~", "```go", "~~~sh", "  ```", "   ```", "    ```", "- ```", "  ```js", "> ```",
     "text", "para", "", "", "- item", "  - b", "1. one", "    code", "# h", "---", "===", "| a | b |",
     "|---|---|", "| 1 | 2 |", "<div>", "</div>", "[a]: /v", "> q",
+    # indented by a tab: a paragraph's later line, a code block's, or what a block rule may read
+    "   \tx", "    \tx", "\t: def", "\t~ def", "\t```", "\t<div>", "\t# h", "\t> q", "\t- x",
+    "\t2. two", "\t---", "\t===", "\t***", "\t| a | b |", "\t|---|---|", "\t[a]: /u", "\t",
+    "  \t ", "\t<!-- c -->", "\t:::note", "\t[*] --> s1 : x", "<Mermaid", "  chart={`", "`}",
+    "/>", "Term", ": def", ":::note", ":::", "lazy words",
 ])
 
 
@@ -329,10 +334,48 @@ _TABBED = {
     "text\n~~~sh\n\tcat > f <<EOF\n~~~\n\n```\n\tmore\n```\n": True,
     "### SEE ALSO\n\n* [hydra create](hydra-create)\t - Create resources\n": True,
     "```\n\tunclosed to the end\n": True,
-    "\tindented code\n": False, "-\titem\n": False, "- a\n\n  ```\n  \tin an item\n  ```\n": False,
+    # issue 32: lines indented by a tab after a paragraph's first line (Ory's state diagrams in
+    # JSX) or in an indented code block (Hugo's generated CLI pages)
+    "<Mermaid\n  chart={`\nstateDiagram\n\t[*] --> s1 : User clicks\n  s1 --> s2\n`}\n/>\n": True,
+    "Text\n\t- not a list\n  \t# nor a heading\n\n\tindented code\n\t\tdeeper\n": True,
+    "\tindented code\n": True, "# h\n\tcode\n": True,
+    "- a\n\tlazy in an item\n": False, "- a\n\n\tin an item\n": False, "> q\n\tlazy\n": False,
+    "Term\n\t: definition\n": False, "-\titem\n": False, "<div>\n\tin HTML\n": False,
+    "- a\n\n  ```\n  \tin an item\n  ```\n": False,
     "> ```\n> \tquoted\n> ```\n": False, "  ```\n\tindented fence\n  ```\n": False,
-    "```\n\t```\n": False, "| a\t| b |\n|---|---|\n": False, "[a]: /u\t'title'\n": False,
+    "```\n\t```\n": True,  # indented four columns: it closes the fence in neither
+    "```\n  \t```\n": True, "```\n \t```\n": True, "```\n   ```\t\n": False, "| a\t| b |\n|---|---|\n": False, "[a]: /u\t'title'\n": False,
 }
+
+
+#: What a line indented by a tab may hold after its blanks: any block's start.
+_AFTER_TAB = st.sampled_from(["- x", "1. one", "2. two", "# h", "```", "~~~", "> q", "| a | b |",
+                              "|---|---|", "<div>", "<!-- c -->", "---", "===", "***", "[a] ref",
+                              "text", "a\tb", "-\tx", "[*] --> s1 : x", "    deeper", "\tmore"])
+_TAB_INDENTS = st.sampled_from(["\t", " \t", "  \t", "   \t", "\t\t", "    \t", "\t "])
+
+
+@st.composite
+def _tab_indented_pages(draw: st.DrawFn) -> str:
+    """Paragraphs whose later lines are indented by a tab, and indented code blocks of such
+    lines, holding any block's start after their blanks, a blank line between blocks."""
+    blocks = []
+    for _ in range(draw(st.integers(1, 4))):
+        lines = [draw(_TAB_INDENTS) + draw(_AFTER_TAB)
+                 for _ in range(draw(st.integers(1, 4)))]
+        head = draw(st.sampled_from(["Words", "<Mermaid", "  chart={`", "服务", "", "# Title"]))
+        blocks.append("\n".join([head, *lines] if head else lines))
+    return "\n\n".join(blocks) + draw(st.sampled_from(["\n", "\n\ntext\n"]))
+
+
+@needs_rust
+@profile(300)
+@given(source=_tab_indented_pages())
+def test_lines_indented_by_a_tab_in_paragraphs_and_code_blocks_are_read_fast(source: str
+                                                                              ) -> None:
+    """Issue 32: a line indented by a tab (four columns or more, at the top level) after a
+    paragraph's first line or in an indented code block is read fast and alike."""
+    assert assert_same_reading(source)
 
 
 @needs_rust
@@ -598,7 +641,7 @@ def test_tiny_sections_are_read_fast(newline: str) -> None:
 @pytest.mark.parametrize("source", [
     "[a]: http://x\n\ntext <!-- x -->\n", "---\ntitle: x\n\ntext\n",
     "text[^1]\n\n[^1]: note\n", "$$\nx\n$$\n", "!!! note\n    body\n",
-    ":::note\nunclosed\n", "[a]: http://x\n\n# [a]\n", "\ttabbed\n",
+    ":::note\nunclosed\n", "[a]: http://x\n\n# [a]\n", "-\ttabbed\n",
 ])
 def test_what_the_fast_reader_leaves_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None

@@ -1,5 +1,5 @@
-"""Lines the fast reader may take only inside a fence: tabs where they may count as columns,
-and lines nested deep (issue 32).
+"""Lines the fast reader may take only where no block rule reads their start: tabs where they
+may count as columns, and lines nested deep (issue 32).
 
 Tabs expand to columns, which markdown-it-py and the Rust parser may count apart, so a tab
 used to send the whole page to the reference: the Go and shell code of site pages, and the
@@ -9,9 +9,12 @@ markdown-it-py's ``maxNesting``, where the two parsers part, so it sent the page
 Java code of RocketMQ's pages, indented four levels inside its fences, sent 14 of its 83.
 
 Both are read alike where no block rule reads the line's start at all: inside a fence the Rust
-parser finds at the top level, opened at the start of its line. (A tab inside a line's text,
-after its first word, is read alike anywhere: no block rule counts the columns after it.)
-:mod:`~.markdown_rs` asks :func:`lines_to_fence` before it parses and :func:`inside_fences` of
+parser finds at the top level, opened at the start of its line; and, for a line indented four
+columns or more at the top level (where both parsers count columns alike), after the first line
+of a top-level paragraph or in an indented code block (Ory's state diagrams in JSX, their lines
+indented by a tab, sent its three largest pages there). (A tab inside a line's text, after its
+first word, is read alike anywhere: no block rule counts the columns after it.)
+:mod:`~.markdown_rs` asks :func:`lines_to_place` before it parses and :func:`placed_alike` of
 the tree it got; ``tests/test_markdown_rs.py`` holds both readers to the same Document on
 generated pages with tabs and deep lines everywhere.
 """
@@ -23,7 +26,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["deep_line", "inside_fences", "lines_to_fence", "tabbed_line"]
+__all__ = ["deep_line", "lines_to_place", "placed_alike", "tabbed_line"]
 
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
@@ -31,6 +34,9 @@ __all__ = ["deep_line", "inside_fences", "lines_to_fence", "tabbed_line"]
 #: whose blanks each parser skips) in it.
 _INNER_TAB = re.compile(r"(?![^\n]*\]:)[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*[A-Za-z\[]"
                         r"[^\t|]*?[^\s|]\t[^|]*\Z")
+#: A line its leading blanks indent four columns or more (a tab among the first four blanks
+#: reaches the fourth column in both parsers).
+_INDENTED = re.compile(r"[ ]{0,3}\t|[ ]{4}")
 #: A line that starts with 16 or more spaces, list markers and ``>`` s, as deep nesting needs:
 #: each list level takes two of them (``- `` or its indentation), each quote one.
 _DEEP = re.compile(r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ ]|\Z)){16}")
@@ -46,42 +52,62 @@ def deep_line(line: str) -> bool:
     return _DEEP.match(line) is not None
 
 
-def lines_to_fence(lines: Sequence[str], needs_fence: Callable[[str], bool]) -> list[int] | None:
-    """The numbers of the ``lines`` that ``needs_fence``, when each may be inside a fence: after a
-    line that starts with three backticks or tildes, and starting with neither itself (blanks
-    aside), so that it can close no fence; ``None`` when one may not."""
+def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool]) -> list[int] | None:
+    """The numbers of the ``lines`` that ``needs_place``, when each may stand where both parsers
+    read past it alike (:func:`placed_alike`): indented four columns or more, or after a line
+    that starts with three backticks or tildes and starting with neither itself (blanks aside),
+    so that it can close no fence; ``None`` when one may not."""
     numbers, opened = [], False
     for number, line in enumerate(lines):
-        if needs_fence(line):
-            if not opened or line.lstrip(" \t")[:1] in ("`", "~"):
+        if needs_place(line):
+            if not _INDENTED.match(line) and (
+                    not opened or line.lstrip(" \t")[:1] in ("`", "~")):
                 return None
             numbers.append(number)
         opened = opened or line.startswith(("```", "~~~"))
     return numbers
 
 
-def inside_fences(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[Any],
-                  byte_starts: Sequence[int]) -> bool:
+def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[Any],
+                 byte_starts: Sequence[int]) -> bool:
     """Whether every one of the ``lines`` (the text the Rust parser read) numbered ``numbers``
-    (ascending, from :func:`lines_to_fence`) lies after the first line of a fence that parser
-    found at the top level, opened at the start of its line.
+    (ascending, from :func:`lines_to_place`) lies where no block rule reads its start, in a
+    top-level node (``nodes``) of that parser's: after the first line of a fence opened at the
+    start of its line, or, indented four columns or more, after a paragraph's first line or
+    in an indented code block.
 
-    Then both parsers read alike: the text before such a fence holds no such line outside
-    fences before it, so both open the fence on the same line; both close it on the same line,
-    which is none of them (none starts with a backtick or a tilde); what follows starts at the
-    top level in both; and no block rule reads the start of any of them."""
-    fences = []
-    for node in nodes:
-        if node.name == "fence" and node.srcmap is not None:
-            first = bisect_right(byte_starts, node.srcmap[0]) - 1
-            last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
-            if lines[first].startswith(("```", "~~~")):
-                fences.append((first + 1, last))
-    fence = iter(fences)
-    inside = next(fence, None)
+    Then both parsers read alike: the text before such a node holds no such line outside such
+    nodes before it, so both start the node on the same line; at the top level both count a
+    line's columns alike (a tab to the next multiple of four from the line's start), and a
+    line indented four columns or more closes no fence, continues a paragraph whatever follows
+    its blanks (no rule may interrupt it there) and continues an indented code block; a fence
+    closes on the same line in both, which is none of the others (none starts with a backtick
+    or a tilde); and what follows starts at the top level in both."""
+    places = iter([place for node in nodes if (place := _place(node, lines, byte_starts))])
+    inside = next(places, None)
     for number in numbers:
         while inside is not None and inside[1] < number:
-            inside = next(fence, None)
-        if inside is None or number < inside[0]:
+            inside = next(places, None)
+        if inside is None or number < inside[0] or (
+                not inside[2] and not _INDENTED.match(lines[number])):
             return False
     return True
+
+
+def _place(node: Any, lines: Sequence[str], byte_starts: Sequence[int]
+           ) -> tuple[int, int, bool] | None:
+    """The first and last line of a top-level ``node`` that may hold lines no block rule reads
+    the start of, and whether they may be indented less than four columns (in a fence);
+    ``None`` for any other node."""
+    if node.name not in _PLACES or node.srcmap is None:
+        return None
+    first = bisect_right(byte_starts, node.srcmap[0]) - 1
+    last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
+    if node.name == "fence":
+        return (first + 1, last, True) if lines[first].startswith(("```", "~~~")) else None
+    return (first + (node.name == "paragraph"), last, False)
+
+
+#: Top-level nodes whose lines after the first (a code block's from its first) no block rule
+#: reads the start of.
+_PLACES = frozenset({"fence", "paragraph", "code_block"})

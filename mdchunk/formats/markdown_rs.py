@@ -42,7 +42,7 @@ from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
-from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
+from .fenced_lines import deep_line, lines_to_place, placed_alike, tabbed_line
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
@@ -62,8 +62,8 @@ _QUOTED_PIPE = re.compile(r"\n" + QUOTE_MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
-#: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only inside a
-#: fence (:mod:`~.fenced_lines`).
+#: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only where no
+#: block rule reads its start (:mod:`~.fenced_lines`).
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 #: One level a line's start may nest, quotes counted: a space, a ``>``, a list marker.
 _LEVEL = r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n]))"
@@ -124,7 +124,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-    if "\t" in source and lines_to_fence(text.split("\n"), tabbed_line) is None:
+    if "\t" in source and lines_to_place(text.split("\n"), tabbed_line) is None:
         yield "tab"
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
@@ -133,7 +133,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     if quoted and lazy_quote(lines):
         yield "blockquote"
     if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
-            _TOO_DEEP.search(lines) or lines_to_fence(text.split("\n"), deep_line) is None):
+            _TOO_DEEP.search(lines) or lines_to_place(text.split("\n"), deep_line) is None):
         yield "deep nesting"
     if not tables_agree(text):
         yield "table of an unproven shape"
@@ -180,9 +180,9 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     markers = [first_line + line for pair in (containers or ()) for line in pair]
     reader = _TreeReader(source, byte_starts, first_line, markers)
     tree = parser.tree(text)
-    fenced = _lines_to_fence(text, lines)
-    if fenced is None or (fenced and not inside_fences(lines, fenced, tree.children,
-                                                        byte_starts)):
+    placed = _lines_to_place(text, lines)
+    if placed is None or (placed and not placed_alike(lines, placed, tree.children,
+                                                       byte_starts)):
         return None
     try:
         blocks = reader.contained(tree.children, containers, lines) if containers \
@@ -193,14 +193,14 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     return reader.make.document(blocks, front)
 
 
-def _lines_to_fence(text: str, lines: Sequence[str]) -> list[int] | None:
-    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only a fence makes read
-    alike (tabs that may count as columns, lines nested deep;
-    :func:`~.fenced_lines.lines_to_fence`), ``None`` when one may not be in a fence."""
+def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
+    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only their place makes
+    read alike (tabs that may count as columns, lines nested deep;
+    :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
     tabbed = "\t" in text
     if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
         return []
-    return lines_to_fence(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
+    return lines_to_place(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:
