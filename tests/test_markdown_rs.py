@@ -212,6 +212,62 @@ def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_markdown(source) == parse_markdown_it(source)
 
 
+_FENCES = st.sampled_from([("```", "```"), ("~~~", "~~~"), ("````text", "````"), ("```", ""),
+                           ("  ```", "  ```"), ("- ```", "  ```"), ("> ```", "> ```")])
+
+
+@st.composite
+def _fenced_tables(draw: st.DrawFn) -> str:
+    """Tables of any shape inside fences (opened at a line's start or not, in a list item or a
+    quote, unclosed), among tables and other blocks outside them."""
+    opening, closing = draw(_FENCES)
+    prefix = opening[:opening.index(opening.lstrip("-> ")[0])] if opening[0] in "->" else ""
+    inner = "\n".join(("  " if prefix == "- " else prefix) + line if line else line
+                      for line in draw(_any_table()).split("\n"))
+    fenced = "\n".join(filter(None, [opening, inner, closing]))
+    return draw(_table_documents(st.just(fenced))) if draw(st.booleans()) else fenced + "\n"
+
+
+@needs_rust
+@profile(300)
+@given(source=_fenced_tables())
+def test_both_readers_agree_on_tables_inside_fences(source: str) -> None:
+    note(f"read fast: {assert_same_reading(source)}")
+
+
+@needs_rust
+@profile(200)
+@given(table=_any_table(), fence=st.sampled_from(["```", "~~~", "````yaml"]))
+def test_tables_of_any_shape_inside_top_level_fences_are_read_fast(table: str, fence: str
+                                                                    ) -> None:
+    """Issue 32: a table of boxes drawn in code (RocketMQ's filter pages) sent the page to the
+    reference; inside a top-level fence neither parser reads a table. (A line that may close
+    the fence is left out: after it the table stands outside; a line of code comes first, lest
+    the opening line be a header.)"""
+    lines = [line for line in table.split("\n") if line.lstrip()[:1] not in ("`", "~")]
+    assert assert_same_reading("\n".join(["text", "", fence, "code", *lines, fence[:3], "",
+                                          "after"]))
+
+
+#: Pages with tables of an unproven shape in fences, and whether the fast reader reads them.
+_FENCED_TABLES = {
+    "```\n------------\n| message  |\n|----------|   a > 5\n| a = 10   |  ---> Gotten\n```\n": True,
+    "# h\n\n~~~yaml\nsteps:\n  - |\n    a\n  - |\n~~~\n\ntext\n": True,  # Hugo's workflows
+    "~~~yaml\n- |\n~~~\n": False,  # the opening line is the header
+    "```\n| a |\n|-|-|\n": True,  # unclosed, to the end
+    "```a|b\n-|-\n```\n": False,  # the header is the opening line: a table to markdown-it-py
+    "```\nx\n```\na|b\n-|-\n2. two\n": False,  # after the fence
+    "- ```\n  a|b\n  --|--\n  ```\n": False, "> ```\n> a\n> --|--\n> ```\n": False,
+    "  ```\n  a|b\n  -|-|\n  ```\n": False,  # a fence opened after blanks
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _FENCED_TABLES)
+def test_tables_of_an_unproven_shape_are_read_fast_inside_top_level_fences(source: str) -> None:
+    assert_read_fast_or_not(source, _FENCED_TABLES[source])
+
+
 @needs_rust
 def test_a_huge_table_of_whole_rows_is_read_fast_and_alike() -> None:
     """More cells than markdown-it-py fills in (65,536), but every row whole: it fills in none

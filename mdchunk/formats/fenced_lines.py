@@ -26,7 +26,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["deep_line", "lines_to_place", "placed_alike", "tabbed_line"]
+__all__ = ["deep_line", "lines_to_place", "may_be_placed", "placed_alike", "tabbed_line"]
 
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
@@ -53,19 +53,22 @@ def deep_line(line: str) -> bool:
 
 
 def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool]) -> list[int] | None:
-    """The numbers of the ``lines`` that ``needs_place``, when each may stand where both parsers
-    read past it alike (:func:`placed_alike`): indented four columns or more, or after a line
-    that starts with three backticks or tildes and starting with neither itself (blanks aside),
-    so that it can close no fence; ``None`` when one may not."""
-    numbers, opened = [], False
-    for number, line in enumerate(lines):
-        if needs_place(line):
-            if not _INDENTED.match(line) and (
-                    not opened or line.lstrip(" \t")[:1] in ("`", "~")):
-                return None
-            numbers.append(number)
-        opened = opened or line.startswith(("```", "~~~"))
-    return numbers
+    """The numbers of the ``lines`` that ``needs_place``, when each :func:`may_be_placed`;
+    ``None`` when one may not."""
+    numbers = [number for number, line in enumerate(lines) if needs_place(line)]
+    return numbers if may_be_placed(lines, numbers) else None
+
+
+def may_be_placed(lines: Sequence[str], numbers: Sequence[int]) -> bool:
+    """Whether each of the ``lines`` numbered ``numbers`` (ascending) may stand where both
+    parsers read past it alike (:func:`placed_alike`): indented four columns or more, or after
+    a line that starts with three backticks or tildes and starting with neither itself (blanks
+    aside), so that it can close no fence."""
+    opening = next((number for number, line in enumerate(lines)
+                    if line.startswith(("```", "~~~"))), len(lines))
+    return all(_INDENTED.match(lines[number]) or (
+        number > opening and lines[number].lstrip(" \t")[:1] not in ("`", "~"))
+        for number in numbers)
 
 
 def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[Any],

@@ -42,12 +42,12 @@ from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
-from .fenced_lines import deep_line, lines_to_place, placed_alike, tabbed_line
+from .fenced_lines import deep_line, lines_to_place, may_be_placed, placed_alike, tabbed_line
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
 from .sites.generators import read_as
-from .table_shapes import tables_agree
+from .table_shapes import tables_agree, unproven_tables
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -135,7 +135,8 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
             _TOO_DEEP.search(lines) or lines_to_place(text.split("\n"), deep_line) is None):
         yield "deep nesting"
-    if not tables_agree(text):
+    tables = unproven_tables(text)
+    if tables and not may_be_placed(text.split("\n"), tables):
         yield "table of an unproven shape"
     if quoted and _QUOTED_PIPE.search(lines):
         yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
@@ -195,12 +196,14 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
 
 def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
     """The numbers of the ``lines`` of ``text`` (LF line breaks) that only their place makes
-    read alike (tabs that may count as columns, lines nested deep;
+    read alike (tabs that may count as columns, lines nested deep, tables of an unproven shape;
     :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
+    tables = unproven_tables(text)
     tabbed = "\t" in text
     if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
-        return []
-    return lines_to_place(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
+        return tables
+    numbers = lines_to_place(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
+    return None if numbers is None else sorted({*numbers, *tables})
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:

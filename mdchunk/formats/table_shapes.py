@@ -14,7 +14,7 @@ from markdown_it.rules_block.table import escapedSplit
 
 from .colon_containers import MARKER as CONTAINER_MARKER
 
-__all__ = ["tables_agree"]
+__all__ = ["tables_agree", "unproven_tables"]
 
 #: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces,
 #: a dash among them (each cell wants one: a ``:::`` container's closing line is none).
@@ -37,7 +37,13 @@ _MAX_AUTOCOMPLETED_CELLS = 0x10000
 
 def tables_agree(text: str) -> bool:
     """Whether both parsers find the same tables in ``text`` (LF line breaks), as far as
-    can be told from its lines.
+    can be told from its lines: it holds none :func:`unproven_tables` finds."""
+    return not unproven_tables(text)
+
+
+def unproven_tables(text: str) -> list[int]:
+    """The numbers of the header and delimiter lines of each table in ``text`` (LF line
+    breaks) that both parsers may read apart, as far as can be told from its lines (ascending).
 
     They disagree where a table is unusual: the Rust parser takes a single column without
     pipes (``a`` over ``--:``), splits cells otherwise where a header escapes a pipe, and lets
@@ -50,15 +56,22 @@ def tables_agree(text: str) -> bool:
     the same indentation, up to a blank line or the end, that each start with a pipe or hold
     one and start with what starts no other block (a word, a link, a code span). (The first
     line is no delimiter row: there is no header above it; a table's body row is none
-    either.)"""
+    either.)
+
+    Neither parser reads a table where no block rule reads a line's start: inside a fence, say
+    (RocketMQ's pages draw tables of boxes in their code); so the fast reader may take a page
+    with such lines where they stand in such a place (:mod:`~.fenced_lines`)."""
     table_end = 0
+    unproven: list[int] = []
     for match in _DELIMITER_LIKE.finditer(text):
         if match.start() < table_end:
             continue  # a row of the table above
         table_end = _table_end(text, match.start() + 1, match.end())
         if table_end < 0:
-            return False
-    return True
+            delimiter = text.count("\n", 0, match.start() + 1)
+            unproven += [delimiter - 1, delimiter]
+            table_end = match.end()
+    return unproven
 
 
 def _table_end(text: str, start: int, end: int) -> int:
