@@ -487,6 +487,7 @@ _CONTAINED = st.sampled_from([
     "text", "more text", "- item", "  - b", "1. one", "2. two", "```", "~~~", "    code", "<div>",
     "</div>", "<!-- c -->", "<!--", "-->", "> q", "# h", "---", "===", "| a | b |", "|---|---|",
     "", "", "[a]: /u", "[a]", "  text", "* x", "<pre>", "</pre>", "***", "- ```", "  ```", "> ```",
+    "- :::note", "1. :::tip", "> :::note", "> :::", "  - :::", ": :::note", "Term",
 ])
 _OPENERS = st.sampled_from([":::note", ":::tip Title", ":::{note}", ":::note[Title]", "::: info",
                             "::::warning", ":::danger", ":::", "  :::note", ":::bad name!"])
@@ -524,6 +525,9 @@ _CONTAINER_PAGES = {
     "<div>\n:::note\nx\n:::\n": False,  # the opening line inside an HTML block
     ":::note\nunclosed\n": False, ":::note\n:::tip\nx\n:::\n:::\n": False,  # nested
     "- item\n  :::note\n  x\n  :::\n": False,  # in a list item
+    # opened on a list item's, a quote's or a definition's line: a container inside it
+    "- :::note\n  x\n  :::\n": False, "1. :::tip\n\n   text\n": False, "> :::note\n> x\n> :::\n": False,
+    "Term\n: :::note\n  x\n  :::\n": False, "- :::note\n": False,
 }
 
 

@@ -16,6 +16,7 @@ on generated pages of containers among every other block.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .markdown_it_parser import valid_container_name
@@ -24,18 +25,25 @@ __all__ = ["MARKER", "blank_markers", "container_lines"]
 
 #: What the marker lines start with: the rule wants three markers at least.
 MARKER = ":::"
+#: A marker after a list item's, a quote's or a definition's marker: the rule opens (or closes)
+#: a container inside that block, which this module does not place.
+_NESTED_MARKER = re.compile(r"[ \t]*(?:(?:[>:~*+-]|[0-9]{1,9}[.)])[ \t]*)+" + MARKER)
 
 
 def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
     """``(opening, closing)`` line numbers of each container in ``lines`` (the page after its
     front matter, LF line breaks), as markdown-it-py's rule finds them at the top level;
     ``None`` where this cannot tell: a marker line indented (the rule takes up to three spaces,
-    in lists and quotes too), a container unclosed or nested, colons that open nothing."""
+    in lists and quotes too) or after a list item's, a quote's or a definition's marker (where
+    the rule reads a container inside it), a container unclosed or nested, colons that open
+    nothing."""
     found: list[tuple[int, int]] = []
     number = 0
     while number < len(lines):
         line = lines[number]
         if not line.lstrip(" \t").startswith(MARKER):
+            if _nested_marker(line):
+                return None
             number += 1
             continue
         colons = len(line) - len(line.lstrip(":"))
@@ -52,14 +60,22 @@ def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
 def _closing_line(lines: Sequence[str], opening: int, colons: int) -> int | None:
     """The line that closes the container opened at ``opening`` with ``colons`` colons: the
     first of as many colons or more and spaces only; ``None`` when another marker line comes
-    first (a container nested, or colons the rule reads otherwise) or none comes."""
+    first (a container nested, or colons the rule reads otherwise, after a block's marker too)
+    or none comes."""
     for number in range(opening + 1, len(lines)):
         line = lines[number]
         if not line.lstrip(" \t").startswith(MARKER):
+            if _nested_marker(line):
+                return None
             continue
         count = len(line) - len(line.lstrip(":"))
         return number if count >= colons and not line[count:].strip(" ") else None
     return None
+
+
+def _nested_marker(line: str) -> bool:
+    """Whether ``line`` holds a marker after a list item's, a quote's or a definition's."""
+    return MARKER in line and _NESTED_MARKER.match(line) is not None
 
 
 def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -> list[str]:
