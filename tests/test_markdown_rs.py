@@ -89,13 +89,14 @@ def test_both_readers_agree_where_the_fast_one_reads(source: str) -> None:
 # -- tables: the fast reader reads those both parsers read alike (tables_agree) ---------------
 
 _CELLS = st.sampled_from(["a", "b c", "", " ", "`x|y`", "\\|", "x\\|y", "**b**", "<br>", "1.", "-",
-                          "# h", "`", "::", "|", "a | b", "服务", "😀", "[l](u)", "&amp;", "*"])
+                          "# h", "`", "::", "|", "a | b", "服务", "😀", "[l](u)", "&amp;", "*", "1",
+                          "10", "1)", "![](u)", "1 2", "`a`"])
 _ALIGNS = st.sampled_from(["---", ":--", "--:", ":-:", "-", ":-", " --- ", "--", "- -", "-- --",
                            "==", ""])
 #: Lines that may follow a table's last row: another block may start there, or not.
 _AFTER = st.sampled_from(["text", "# head", " # h", "```", "- item", "1. one", "2. two", "***",
                           "---", "<div>", "   ", "    code", "===", "| ", "|", "||", "a|b", "\\|",
-                          "Term", "|-|-|"])
+                          "Term", "|-|-|", "[a]: /u", "[a]:", "1 | x", "![](u)", "10. x"])
 
 
 def _row(cells: list[str], pipes: tuple[bool, bool]) -> str:
@@ -141,7 +142,8 @@ def _usual_table(draw: st.DrawFn) -> str:
 
 _OTHER = st.sampled_from(["para line", "# Heading", "- item", "1. item", "```\ncode\n```", "***",
                           "Setext\n---", "<div>\nx\n</div>", "text\nmore", "a\n-", "b\n--",
-                          "a b\n--- ---", "a\n - - -", "Name  Value\n----  -----"])
+                          "a b\n--- ---", "a\n - - -", "Name  Value\n----  -----", "[a]: /u",
+                          "[b]:", "Term\n: def", "> q"])
 
 
 @st.composite
@@ -192,6 +194,15 @@ def test_usual_tables_next_to_other_blocks(source: str) -> None:
     "[`weight`]: /w\n",
     "### 2.2 属性\n| 字段 | 取值 |\n| --- | --- |\n| a | b |\n",
     "Header字段 | 类型 | 说明\n--- | --- | --- |\ncode |int | 请求\nlanguage | L | 语言\n",
+    # RocketMQ's: rows that start with digits, a delimiter row indented, a row that is an image,
+    # a table right under a paragraph's line; Hugo's: a header that starts with a code span
+    "线程数 | 线程名 | 线程具体说明\n --- | --- | --- \n1 | NettyBoss_%d | Reactor 主线程\n"
+    "N | NettyServerEPOLLSelector_%d_%d | Reactor 线程池\n",
+    "x\n\nHeader field | Type\n--- | --- |\ncode |int\n![](https://x/rocketmq_design_4.png)\nFrom\n",
+    "Above block diagram.\nNumber of thread | Name of thread\n --- | --- \n1 | NettyBoss_%d\n",
+    "`defaultMarkdownHandler` | Renderer\n:---|:---\n`goldmark` | Goldmark\n",
+    "&nbsp;|Prebuilt binaries|Package managers\n:--|:--:|:--:\nLinux|x|y\n",
+    "text\n| a | b |\n|---|---|\n", "## h\n  | a |\n  |---|\n",
 ])
 def test_tables_the_fast_reader_reads(source: str) -> None:
     assert assert_same_reading(source)
@@ -201,11 +212,12 @@ def test_tables_the_fast_reader_reads(source: str) -> None:
 @pytest.mark.parametrize("source", [
     "a\n--:\n",  # one column without pipes: a table to the Rust parser only
     "a|\n---\n", "a\n|---\n", "|a\\|b|\n|-|-|\n",  # header pipes and escapes
-    "text\n| a | b |\n|---|---|\n",  # a table that interrupts a paragraph
     "| a | b |\n|---|---|\n2. two\n", "| a | b |\n|---|---|\n# h\n",  # ends at a block
     "| a | b |\n|---|\n", "| a |\n|---|\n  | x |\n",  # cells and indentation that differ
     "a|b\n-|-\n2. two|x\n", "a|b\n-|-\n# h|x\n", "a|b\n-|-\n```|x\n",  # rows a block
-    "1. a|b\n-|-\n", "- a|b\n-|-\n", "## h\n  | a |\n  |---|\n",  # headers a block may start
+    "1. a|b\n-|-\n", "- a|b\n-|-\n",  # headers a block may start
+    "a|b\n-|-\n1. x|y\n", "a|b\n-|-\n10) x\n",  # rows an ordered list's marker starts
+    "a | b\n    -|-\n", "  a|b\n -|-\n",  # a delimiter row indented otherwise
 ])
 def test_tables_left_to_the_reference(source: str) -> None:
     assert parse_fast(source) is None
