@@ -463,7 +463,8 @@ _DEEP_LINES = st.sampled_from([
     "1. " * 6 + "x", _DEEP + "```", _DEEP + "~~~", _DEEP + "    deeper", _STAIRS,
     " " * 12 + "- y", "        - z", "  - b", "- item", "> q", "text", "", "", "    code",
     "```", "````", "~~~", "```java", "  ```", "   ```", "    ```", "- ```", "> ```", "  - ```",
-    "<div>", "</div>", "# h", "---", "| a | b |", "|---|---|",
+    "<div>", "</div>", "# h", "---", "| a | b |", "|---|---|", " " * 24, "\t\t\t\t  ", "1. x",
+    "   more", "  > q",
 ])
 
 
@@ -483,6 +484,9 @@ _NESTED_DEEP = {
     "```\n```\n" + _STAIRS + "\n": False, _STAIRS + "\n": False,
     "- a\n\n  ```\n" + _DEEP + "in an item\n  ```\n": False,
     "> ```\n>" + _DEEP + "quoted\n> ```\n": False, "```\n" + " " * 2000 + "x\n```\n": False,
+    # issue 32: a line of blanks only is a blank line (RocketMQ's API pages, between items)
+    "1. one\n" + " " * 24 + "\n2. two\n" + " " * 24 + "\n   more\n": True,
+    "- a\n\t\t\t\t\n  b\n": True,
 }
 
 

@@ -43,13 +43,15 @@ _DEEP = re.compile(r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ ]|\Z)){16}")
 
 
 def tabbed_line(line: str) -> bool:
-    """Whether ``line`` holds a tab that may count as columns (not only inside its text)."""
-    return "\t" in line and not _INNER_TAB.match(line)
+    """Whether ``line`` holds a tab that may count as columns (not only inside its text; a line
+    of blanks only is a blank line to both parsers, whatever its columns)."""
+    return "\t" in line and not _INNER_TAB.match(line) and line.strip(" \t") != ""
 
 
 def deep_line(line: str) -> bool:
-    """Whether ``line`` starts deep enough to nest lists and quotes past ``maxNesting``."""
-    return _DEEP.match(line) is not None
+    """Whether ``line`` starts deep enough to nest lists and quotes past ``maxNesting`` (a line
+    of blanks only nests nothing: it is a blank line to both parsers)."""
+    return _DEEP.match(line) is not None and line.strip(" \t") != ""
 
 
 def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool]) -> list[int] | None:
