@@ -562,7 +562,8 @@ _DEFINITIONS = st.sampled_from([
     "[]: /empty", "[l]: <>", "[m]: /u\n  'next line title'", "[n]: /u\n=== ", "[a]:/u",
     "[a] : /u", "[\\]]: /u", "[a[b]]: /u", "[a]: /u\n\"multi\nline\"", "[a]: /u 'x'\npara after",
     "[" + "x" * 1000 + "]: /long", "[a]: /u\n[b]: /v\n[c]: /w", "1. [a]: /li", "[a]: /u\n- item",
-    "[a]: /u\n# h", "[a]: /u\n```\nx\n```", "[a]: \n/u", "[a]: /u 'title' \n"])
+    "[a]: /u\n# h", "[a]: /u\n```\nx\n```", "[a]: \n/u", "[a]: /u 'title' \n", "[b]:\n1.",
+    "[b]:\n-", "[b]: \n* ", "[b]:\n1. one", "[b]:\n- x"])
 _NEAR_DEFINITIONS = st.sampled_from([
     "para", "# [a] heading", "# heading", "- item", "1. one", "```\ncode\n```", "---", "===", "",
     "text [a] ref", "Setext\n---", "- [a]: /in-list", "    code", "<div>", "Setext [a]\n===",
@@ -578,6 +579,17 @@ _NEAR_DEFINITIONS = st.sampled_from([
         lambda breaks: "".join(p + b for p, b in zip(parts, breaks)))))
 def test_both_readers_agree_on_link_reference_definitions(source: str) -> None:
     note(f"read fast: {assert_same_reading(source)}")
+
+
+@needs_rust
+@pytest.mark.parametrize("source", ["[b]:\n1.\n", "[b]: \n-\n", "  [b]:\n  2.  \n", "[b]:\n*\n\ntext\n",
+                                    "[b]:\n1.\n---\n", "x\n\n[b]:\t\n+\n"])
+def test_a_label_over_an_empty_list_item_is_left_to_the_reference(source: str) -> None:
+    """markdown-it-py ends a link reference definition at an empty list item (it ends no
+    paragraph), so ``[b]:`` over ``1.`` is a paragraph, over ``-`` a heading; the Rust parser
+    reads the marker as the destination (found by the table properties, issue 32)."""
+    assert parse_fast(source) is None
+    assert parse_markdown(source) == parse_markdown_it(source)
 
 
 @needs_rust

@@ -73,6 +73,11 @@ _DEEP_QUOTED = re.compile(r"\n" + _LEVEL + "{16}")
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
 _TOO_DEEP = re.compile(r"\n" + _LEVEL + "{1000}")
 
+#: A line that ends right after a link reference's label and colon, over a line that is an
+#: empty list item's marker: markdown-it-py ends the definition there (an empty item ends a
+#: definition, not a paragraph), the Rust parser takes the marker for its destination.
+_LABEL_OVER_EMPTY_ITEM = re.compile(r"\]:[ \t]*\n[ ]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]*(?=\n|\Z)")
+
 #: A block's first character on the first line, inside a list item or quote (after a blank
 #: or ``>``), and two dashes after it: where the front matter rule may act inside.
 _NESTED_START = re.compile(r"[ >][^ ]--")
@@ -141,6 +146,8 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     if quoted and _QUOTED_PIPE.search(lines):
         yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
     yield from deflist_refusals(text)
+    if "]:" in source and _LABEL_OVER_EMPTY_ITEM.search(text):
+        yield "a link reference's label over an empty list item"
     acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
     if acting:
         yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
