@@ -225,7 +225,8 @@ def test_tables_left_to_the_reference(source: str) -> None:
 
 
 _FENCES = st.sampled_from([("```", "```"), ("~~~", "~~~"), ("````text", "````"), ("```", ""),
-                           ("  ```", "  ```"), ("- ```", "  ```"), ("> ```", "> ```")])
+                           ("  ```", "  ```"), ("- ```", "  ```"), ("> ```", "> ```"),
+                           ("- ```", ""), ("- ```", "```")])
 
 
 @st.composite
@@ -269,7 +270,12 @@ _FENCED_TABLES = {
     "```\n| a |\n|-|-|\n": True,  # unclosed, to the end
     "```a|b\n-|-\n```\n": False,  # the header is the opening line: a table to markdown-it-py
     "```\nx\n```\na|b\n-|-\n2. two\n": False,  # after the fence
-    "- ```\n  a|b\n  --|--\n  ```\n": False, "> ```\n> a\n> --|--\n> ```\n": False,
+    "- ```\n  a|b\n  --|--\n  ```\n": True, "> ```\n> a\n> --|--\n> ```\n": False,
+    # in a list item or a definition (Hugo's build settings, YAML in a definition)
+    "1. Step\n\n   ```yaml\n   x:\n     - |\n       y\n   ```\n": True,
+    "`amplify.yml`\n: Settings:\n\n  ```yaml\n  # Install Go\n  - |\n  ```\n": True,
+    "- a\n\n  ```\n  x\n\t- |\n  ```\n": False,  # a tab among its blanks
+    "- a\n\n  ```\n  x\n- |\n  ```\n": False,  # less indented than the item: it ends it
     "  ```\n  a|b\n  -|-|\n  ```\n": False,  # a fence opened after blanks
 }
 

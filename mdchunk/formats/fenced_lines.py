@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 __all__ = ["deep_line", "lines_to_place", "may_be_placed", "placed_alike", "tabbed_line"]
@@ -61,13 +61,15 @@ def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool]) -> 
     return numbers if may_be_placed(lines, numbers) else None
 
 
-def may_be_placed(lines: Sequence[str], numbers: Sequence[int]) -> bool:
+def may_be_placed(lines: Sequence[str], numbers: Sequence[int], listed: bool = False) -> bool:
     """Whether each of the ``lines`` numbered ``numbers`` (ascending) may stand where both
     parsers read past it alike (:func:`placed_alike`): indented four columns or more, or after
-    a line that starts with three backticks or tildes and starting with neither itself (blanks
+    a line that starts with three backticks or tildes (or, when ``listed``, that holds them, as
+    a fence's opening line in a list item does) and starting with neither itself (blanks
     aside), so that it can close no fence."""
-    opening = next((number for number, line in enumerate(lines)
-                    if line.startswith(("```", "~~~"))), len(lines))
+    opens = (lambda line: "```" in line or "~~~" in line) if listed else (
+        lambda line: line.startswith(("```", "~~~")))
+    opening = next((number for number, line in enumerate(lines) if opens(line)), len(lines))
     return all(_INDENTED.match(lines[number]) or (
         number > opening and lines[number].lstrip(" \t")[:1] not in ("`", "~"))
         for number in numbers)
@@ -76,10 +78,13 @@ def may_be_placed(lines: Sequence[str], numbers: Sequence[int]) -> bool:
 def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[Any],
                  byte_starts: Sequence[int]) -> bool:
     """Whether every one of the ``lines`` (the text the Rust parser read) numbered ``numbers``
-    (ascending, from :func:`lines_to_place`) lies where no block rule reads its start, in a
-    top-level node (``nodes``) of that parser's: after the first line of a fence opened at the
-    start of its line, or, indented four columns or more, after a paragraph's first line or
-    in an indented code block.
+    (ascending, from :func:`lines_to_place` and :func:`~.table_shapes.unproven_tables`) lies
+    where no block rule reads its start, in the Rust parser's tree (``nodes``, the top level):
+    after the first line of a top-level fence opened at the start of its line; indented four
+    columns or more, after a top-level paragraph's first line or in a top-level indented code
+    block; or, neither tabbed nor deep (:func:`tabbed_line`, :func:`deep_line`: a table's line),
+    after the first line of a fence in a list item or a definition, lists, items, definition
+    lists and definitions all the way up (Hugo's build settings, YAML in a definition).
 
     Then both parsers read alike: the text before such a node holds no such line outside such
     nodes before it, so both start the node on the same line; at the top level both count a
@@ -87,32 +92,46 @@ def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[A
     line indented four columns or more closes no fence, continues a paragraph whatever follows
     its blanks (no rule may interrupt it there) and continues an indented code block; a fence
     closes on the same line in both, which is none of the others (none starts with a backtick
-    or a tilde); and what follows starts at the top level in both."""
-    places = iter([place for node in nodes if (place := _place(node, lines, byte_starts))])
+    or a tilde); in a list item or a definition, a fence's line neither tabbed nor deep ends
+    the fence and the item in both where it is indented less than the item's content, and no
+    rule reads it otherwise; and
+    what follows starts where it starts in both."""
+    places = iter(list(_places(nodes, lines, byte_starts)))
     inside = next(places, None)
     for number in numbers:
         while inside is not None and inside[1] < number:
             inside = next(places, None)
-        if inside is None or number < inside[0] or (
-                not inside[2] and not _INDENTED.match(lines[number])):
+        if inside is None or number < inside[0] or not _ACCEPTS[inside[2]](lines[number]):
             return False
     return True
 
 
-def _place(node: Any, lines: Sequence[str], byte_starts: Sequence[int]
-           ) -> tuple[int, int, bool] | None:
-    """The first and last line of a top-level ``node`` that may hold lines no block rule reads
-    the start of, and whether they may be indented less than four columns (in a fence);
-    ``None`` for any other node."""
-    if node.name not in _PLACES or node.srcmap is None:
-        return None
-    first = bisect_right(byte_starts, node.srcmap[0]) - 1
-    last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
-    if node.name == "fence":
-        return (first + 1, last, True) if lines[first].startswith(("```", "~~~")) else None
-    return (first + (node.name == "paragraph"), last, False)
+def _places(nodes: Sequence[Any], lines: Sequence[str], byte_starts: Sequence[int],
+            listed: bool = False) -> Iterator[tuple[int, int, str]]:
+    """The first and last line of each of ``nodes`` (at the top level, or in lists, items,
+    definition lists and definitions only when ``listed``) that may hold lines no block rule
+    reads the start of, and its kind (a key of :data:`_ACCEPTS`), in the order of the text."""
+    for node in nodes:
+        if node.srcmap is None:
+            continue
+        if node.name in _LISTS:
+            yield from _places(node.children, lines, byte_starts, listed=True)
+            continue
+        first = bisect_right(byte_starts, node.srcmap[0]) - 1
+        last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
+        if node.name == "fence" and (listed or lines[first].startswith(("```", "~~~"))):
+            yield first + 1, last, "listed fence" if listed else "fence"
+        elif node.name in ("paragraph", "code_block") and not listed:
+            yield first + (node.name == "paragraph"), last, "top"
 
 
-#: Top-level nodes whose lines after the first (a code block's from its first) no block rule
-#: reads the start of.
-_PLACES = frozenset({"fence", "paragraph", "code_block"})
+#: Nodes a fence in a list item or a definition stands in, all the way up.
+_LISTS = frozenset({"bullet_list", "ordered_list", "list_item", "definition_list",
+                    "definition_description"})
+#: What each place takes: a top-level fence any line :func:`may_be_placed` lets through (none
+#: can close it), a top-level paragraph or code block a line indented four columns, a fence in
+#: a list item a line neither tabbed nor deep.
+_ACCEPTS: dict[str, Callable[[str], bool]] = {
+    "fence": lambda line: True,
+    "top": lambda line: _INDENTED.match(line) is not None,
+    "listed fence": lambda line: not tabbed_line(line) and not deep_line(line)}

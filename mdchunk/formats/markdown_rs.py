@@ -141,7 +141,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
             _TOO_DEEP.search(lines) or lines_to_place(text.split("\n"), deep_line) is None):
         yield "deep nesting"
     tables = unproven_tables(text)
-    if tables and not may_be_placed(text.split("\n"), tables):
+    if tables and not may_be_placed(text.split("\n"), tables, listed=True):
         yield "table of an unproven shape"
     if quoted and _QUOTED_PIPE.search(lines):
         yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
