@@ -90,7 +90,7 @@ def test_both_readers_agree_where_the_fast_one_reads(source: str) -> None:
 
 _CELLS = st.sampled_from(["a", "b c", "", " ", "`x|y`", "\\|", "x\\|y", "**b**", "<br>", "1.", "-",
                           "# h", "`", "::", "|", "a | b", "服务", "😀", "[l](u)", "&amp;", "*", "1",
-                          "10", "1)", "![](u)", "1 2", "`a`"])
+                          "10", "1)", "![](u)", "1 2", "`a`", "a\\b", "x \\ y", "\\\\", "a\\"])
 _ALIGNS = st.sampled_from(["---", ":--", "--:", ":-:", "-", ":-", " --- ", "--", "- -", "-- --",
                            "==", ""])
 #: Lines that may follow a table's last row: another block may start there, or not.
@@ -203,6 +203,9 @@ def test_usual_tables_next_to_other_blocks(source: str) -> None:
     "`defaultMarkdownHandler` | Renderer\n:---|:---\n`goldmark` | Goldmark\n",
     "&nbsp;|Prebuilt binaries|Package managers\n:--|:--:|:--:\nLinux|x|y\n",
     "text\n| a | b |\n|---|---|\n", "## h\n  | a |\n  |---|\n",
+    # GitLab's: a header with a pipe first and none last, a backslash that escapes no pipe
+    "| First IP | Last IP | Subnet\n| -------  | ------  | ---\n| 10.0.0.0 | 10.0.0.255 | /24\n",
+    "| Type of traffic pattern \\ Type of Block | Temporary |\n|---|---|\n| a | b |\n",
 ])
 def test_tables_the_fast_reader_reads(source: str) -> None:
     assert assert_same_reading(source)

@@ -23,11 +23,14 @@ _DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
 #: ``--- | :-:`` with a pipe between cells and none or one at either end.
 _DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
                             r"|[ ]*\|?[ ]*:?-+:?[ ]*(?:\|[ ]*:?-+:?[ ]*)+\|?[ ]*")
-#: The row above it, a header both split alike: no escape, and pipes at both ends or a pipe
-#: between cells, the first starting with what starts no other block (a word, a code span, an
-#: entity).
-_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\\n]*\|)+[ ]*"
-                         r"|[ ]*(?:[^\W\d_]|`(?!``)|&)[^|\\\n]*(?:\|[^|\\\n]*)+")
+#: A header cell's character both split alike: anything but a pipe, or a backslash that
+#: escapes neither a pipe nor a backslash (before a pipe the parsers may split apart).
+_HEADER_CHAR = r"(?:[^|\\\n]|\\(?![|\\]))"
+#: The row above it, a header both split alike: a pipe first (at the end too or not, as
+#: GitLab's pages write ``| First IP | Last IP``), or a pipe between cells, the first starting
+#: with what starts no other block (a word, a code span, an entity).
+_HEADER_ROW = re.compile(r"[ ]*(?:\||(?:[^\W\d_]|`(?!``)|&)" + _HEADER_CHAR + r"*\|)"
+                         r"(?:" + _HEADER_CHAR + r"|\|)*")
 #: A table's body row both parsers read as one: it starts with a pipe, or with what starts no
 #: other block (a word, a link, an image, a code span, an entity, digits that are no ordered
 #: list's marker), a pipe in it or not.
