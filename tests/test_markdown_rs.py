@@ -830,7 +830,8 @@ _DEFLIST_LINES = st.sampled_from([
     "  ===", ": ---", ": ===", "  : - x", "[b]:", "  /url", "  'title'", ": [c]: /u",
     "  [d]: /v 't'", "'title'", ": <div>", ": <!-- x", "  -->", "-->", ": | a |", ": > x",
     "  > y", "> > : z", "  - : a", ": 1. x", "  2. y", ":  - a", "    - b", "      : c",
-    "  : ~ d", "~ : e", ": ~~~", "  ~~~", ":   ```js"])
+    "  : ~ d", "~ : e", ": ~~~", "  ~~~", ":   ```js", " " * 16 + "x", " " * 20 + "- y",
+    ": " + " " * 14 + "- z", "  : " + "- " * 7 + "w", "```json", " " * 16 + "{", "```"])
 
 
 @needs_rust
@@ -852,6 +853,9 @@ def test_both_readers_agree_on_definition_lists(source: str) -> None:
     "T1\n: a\n: b\nT2\n~ c\n  more\n- x\n", "- item\n\n  Term\n  : in an item\n",
     "> Term\n> : quoted\n", "Term\n: def <!-- c -->\n", "Term\n: <!--\n  c\n  -->\n",
     "Term\n: Inner\n  : nested\n", "Term\n: - a\n  - b\n\nafter\n",
+    # issue 32: lines sixteen spaces deep in a top-level fence, on a page of definitions (Hugo's
+    # JSON on its Batch page)
+    "`key`\n: What it is.\n\n```json\n{\n" + " " * 16 + "\"id\": \"0\"\n}\n```\n",
 ])
 def test_definition_lists_are_read_fast(source: str) -> None:
     """Issue 32: every page that may hold a definition list went to markdown-it-py (on Hugo's
