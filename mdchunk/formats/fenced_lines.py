@@ -54,10 +54,12 @@ def deep_line(line: str) -> bool:
     return _DEEP.match(line) is not None and line.strip(" \t") != ""
 
 
-def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool]) -> list[int] | None:
-    """The numbers of the ``lines`` that ``needs_place``, when each :func:`may_be_placed`;
-    ``None`` when one may not."""
-    numbers = [number for number, line in enumerate(lines) if needs_place(line)]
+def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool], hint: str = ""
+                   ) -> list[int] | None:
+    """The numbers of the ``lines`` that ``needs_place`` (each holding ``hint``, which is looked
+    for first: asking only the lines that hold a tab is many times faster), when each
+    :func:`may_be_placed`; ``None`` when one may not."""
+    numbers = [number for number, line in enumerate(lines) if hint in line and needs_place(line)]
     return numbers if may_be_placed(lines, numbers) else None
 
 

@@ -129,7 +129,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     the Rust parser reads it as a document of its own, as markdown-it-py reads on after the
     front matter's closing line as at the start of one."""
     text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-    if "\t" in source and lines_to_place(text.split("\n"), tabbed_line) is None:
+    if "\t" in source and lines_to_place(text.split("\n"), tabbed_line, "\t") is None:
         yield "tab"
     # every line after a line break: a pattern led by one is searched 15-30 times faster than
     # one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
@@ -206,11 +206,11 @@ def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
     read alike (tabs that may count as columns, lines nested deep, tables of an unproven shape;
     :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
     tables = unproven_tables(text)
-    tabbed = "\t" in text
-    if not tabbed and _DEEP_QUOTED.search("\n" + text) is None:
-        return tables
-    numbers = lines_to_place(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
-    return None if numbers is None else sorted({*numbers, *tables})
+    tabbed = lines_to_place(lines, tabbed_line, "\t") if "\t" in text else []
+    deep = lines_to_place(lines, deep_line) if _DEEP_QUOTED.search("\n" + text) else []
+    if tabbed is None or deep is None:
+        return None
+    return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:
