@@ -1,6 +1,8 @@
 """Tables both parsers read alike, told from their lines: the fast reader (:mod:`.markdown_rs`)
 takes a page only where :func:`tables_agree` (issue 32: Hugo's pages write tables without
-pipes at their ends, RocketMQ's right under a heading).
+pipes at their ends, RocketMQ's right under a heading), or where the lines of each table it
+cannot prove (:func:`unproven_tables`) stand where no block rule reads them, inside a fence
+(:mod:`~.fenced_lines`).
 
 ``tests/test_markdown_rs.py`` holds both readers to the same Document on generated tables of
 any shape.
