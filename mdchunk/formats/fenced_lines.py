@@ -26,7 +26,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-__all__ = ["deep_line", "lines_to_place", "may_be_placed", "placed_alike", "tabbed_line"]
+__all__ = ["deep_line", "deep_line_numbers", "lines_to_place", "may_be_placed", "placed_alike",
+           "tabbed_line"]
 
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
@@ -37,9 +38,13 @@ _INNER_TAB = re.compile(r"(?![^\n]*\]:)[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*[A-Z
 #: A line its leading blanks indent four columns or more (a tab among the first four blanks
 #: reaches the fourth column in both parsers).
 _INDENTED = re.compile(r"[ ]{0,3}\t|[ ]{4}")
+#: A list item's line: a marker after fewer than four spaces, then a blank or nothing.
+_ITEM_LINE = re.compile(r"[ ]{0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
 #: A line that starts with 16 or more spaces, list markers and ``>`` s, as deep nesting needs:
 #: each list level takes two of them (``- `` or its indentation), each quote one.
 _DEEP = re.compile(r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ ]|\Z)){16}")
+#: The same after a line break, in a whole text: where :func:`deep_line_numbers` looks.
+_DEEP_AFTER_BREAK = re.compile(r"\n(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n]|\Z)){16}")
 
 
 def tabbed_line(line: str) -> bool:
@@ -54,27 +59,56 @@ def deep_line(line: str) -> bool:
     return _DEEP.match(line) is not None and line.strip(" \t") != ""
 
 
-def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool], hint: str = ""
-                   ) -> list[int] | None:
-    """The numbers of the ``lines`` that ``needs_place`` (each holding ``hint``, which is looked
-    for first: asking only the lines that hold a tab is many times faster), when each
+def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool], hint: str = "",
+                   among: Sequence[int] | None = None) -> list[int] | None:
+    """The numbers of the ``lines`` that ``needs_place`` (each holding ``hint``, or ``among``
+    those numbered so, which are looked for first: asking only the lines that hold a tab, or
+    that :func:`deep_line_numbers` found, is many times faster), when each
     :func:`may_be_placed`; ``None`` when one may not."""
-    numbers = [number for number, line in enumerate(lines) if hint in line and needs_place(line)]
+    if among is None:
+        numbers = [number for number, line in enumerate(lines)
+                   if hint in line and needs_place(line)]
+    else:
+        numbers = [number for number in among if needs_place(lines[number])]
     return numbers if may_be_placed(lines, numbers) else None
+
+
+def deep_line_numbers(text: str) -> list[int]:
+    """The numbers of the lines of ``text`` (LF line breaks) that may be deep
+    (:func:`deep_line` tells), found by one search over the whole text."""
+    numbers: list[int] = []
+    number = at = 0
+    for found in _DEEP_AFTER_BREAK.finditer("\n" + text):
+        number += text.count("\n", at, found.start())  # the line starts at found.start()
+        at = found.start()
+        numbers.append(number)
+    return numbers
 
 
 def may_be_placed(lines: Sequence[str], numbers: Sequence[int], listed: bool = False) -> bool:
     """Whether each of the ``lines`` numbered ``numbers`` (ascending) may stand where both
-    parsers read past it alike (:func:`placed_alike`): indented four columns or more, or after
-    a line that starts with three backticks or tildes (or, when ``listed``, that holds them, as
-    a fence's opening line in a list item does) and starting with neither itself (blanks
-    aside), so that it can close no fence."""
+    parsers read past it alike (:func:`placed_alike`): indented four columns or more and not
+    under a list item's line (the nearest line above it with text none: there it belongs to
+    the item, RocketMQ's API pages, and the parse would be spent in vain), or after a line that
+    starts with three backticks or tildes (or, when ``listed``, that holds them, as a fence's
+    opening line in a list item does) and starting with neither itself (blanks aside), so that
+    it can close no fence."""
+    if not numbers:
+        return True
     opens = (lambda line: "```" in line or "~~~" in line) if listed else (
         lambda line: line.startswith(("```", "~~~")))
     opening = next((number for number, line in enumerate(lines) if opens(line)), len(lines))
-    return all(_INDENTED.match(lines[number]) or (
+    return all((_INDENTED.match(lines[number]) and not _under_an_item(lines, number)) or (
         number > opening and lines[number].lstrip(" \t")[:1] not in ("`", "~"))
         for number in numbers)
+
+
+def _under_an_item(lines: Sequence[str], number: int) -> bool:
+    """Whether the nearest line above line ``number`` that holds text is a list item's."""
+    for above in range(number - 1, -1, -1):
+        if lines[above].strip(" \t"):
+            return _ITEM_LINE.match(lines[above]) is not None
+    return False
 
 
 def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[Any],

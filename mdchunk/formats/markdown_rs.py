@@ -42,7 +42,14 @@ from .blocks import Block, Document, LineIndex, rstrip_end, tile
 from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import HOLDERS, deflist_refusals, marker_inside
-from .fenced_lines import deep_line, lines_to_place, may_be_placed, placed_alike, tabbed_line
+from .fenced_lines import (
+    deep_line,
+    deep_line_numbers,
+    lines_to_place,
+    may_be_placed,
+    placed_alike,
+    tabbed_line,
+)
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
@@ -138,7 +145,8 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
     if quoted and lazy_quote(lines):
         yield "blockquote"
     if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
-            _TOO_DEEP.search(lines) or lines_to_place(text.split("\n"), deep_line) is None):
+            _TOO_DEEP.search(lines) or lines_to_place(
+                text.split("\n"), deep_line, among=deep_line_numbers(text)) is None):
         yield "deep nesting"
     tables = unproven_tables(text)
     if tables and not may_be_placed(text.split("\n"), tables, listed=True):
@@ -207,7 +215,7 @@ def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
     :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
     tables = unproven_tables(text)
     tabbed = lines_to_place(lines, tabbed_line, "\t") if "\t" in text else []
-    deep = lines_to_place(lines, deep_line) if _DEEP_QUOTED.search("\n" + text) else []
+    deep = lines_to_place(lines, deep_line, among=deep_line_numbers(text))
     if tabbed is None or deep is None:
         return None
     return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
