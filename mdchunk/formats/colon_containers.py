@@ -16,6 +16,7 @@ on generated pages of containers among every other block.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from .markdown_it_parser import valid_container_name
@@ -24,41 +25,53 @@ __all__ = ["MARKER", "blank_markers", "container_lines"]
 
 #: What the marker lines start with: the rule wants three markers at least.
 MARKER = ":::"
+#: A marker after a list item's, a quote's or a definition's marker: the rule opens (or closes)
+#: a container inside that block, which this module does not place.
+_NESTED_MARKER = re.compile(r"[ \t]*(?:(?:[>:~*+-]|[0-9]{1,9}[.)])[ \t]*)+" + MARKER)
 
 
 def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
     """``(opening, closing)`` line numbers of each container in ``lines`` (the page after its
     front matter, LF line breaks), as markdown-it-py's rule finds them at the top level;
     ``None`` where this cannot tell: a marker line indented (the rule takes up to three spaces,
-    in lists and quotes too), a container unclosed or nested, colons that open nothing."""
+    in lists and quotes too) or after a list item's, a quote's or a definition's marker (where
+    the rule reads a container inside it), a container unclosed or nested, colons that open
+    nothing."""
+    marked = [number for number, line in enumerate(lines) if MARKER in line]
     found: list[tuple[int, int]] = []
-    number = 0
-    while number < len(lines):
-        line = lines[number]
+    index = 0
+    while index < len(marked):
+        line = lines[marked[index]]
         if not line.lstrip(" \t").startswith(MARKER):
-            number += 1
+            if _NESTED_MARKER.match(line):
+                return None
+            index += 1
             continue
         colons = len(line) - len(line.lstrip(":"))
         if colons < len(MARKER) or not valid_container_name(line[colons:], line[:colons]):
             return None
-        closing = _closing_line(lines, number, colons)
+        closing = _closing_line(lines, marked, index, colons)
         if closing is None:
             return None
-        found.append((number, closing))
-        number = closing + 1
+        found.append((marked[index], marked[closing]))
+        index = closing + 1
     return found
 
 
-def _closing_line(lines: Sequence[str], opening: int, colons: int) -> int | None:
-    """The line that closes the container opened at ``opening`` with ``colons`` colons: the
-    first of as many colons or more and spaces only; ``None`` when another marker line comes
-    first (a container nested, or colons the rule reads otherwise) or none comes."""
-    for number in range(opening + 1, len(lines)):
-        line = lines[number]
+def _closing_line(lines: Sequence[str], marked: Sequence[int], opening: int, colons: int
+                  ) -> int | None:
+    """Which of the ``marked`` lines (those holding ``:::``) closes the container opened at
+    ``marked[opening]`` with ``colons`` colons: the first of as many colons or more and spaces
+    only; ``None`` when another marker line comes first (a container nested, or colons the rule
+    reads otherwise, after a block's marker too) or none comes."""
+    for index in range(opening + 1, len(marked)):
+        line = lines[marked[index]]
         if not line.lstrip(" \t").startswith(MARKER):
+            if _NESTED_MARKER.match(line):
+                return None
             continue
         count = len(line) - len(line.lstrip(":"))
-        return number if count >= colons and not line[count:].strip(" ") else None
+        return index if count >= colons and not line[count:].strip(" ") else None
     return None
 
 

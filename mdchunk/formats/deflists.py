@@ -14,7 +14,9 @@ but for what :mod:`~.markdown_rs` leaves to the reference here:
 - what the fast reader's line tests do not see behind a definition's marker: a quote opened on
   a definition's first line (:func:`~.quote_lines.lazy_quote` looks for lazy lines behind list
   markers and ``>`` s only), and lines that may nest sixteen containers deep when definitions
-  count (each ``:`` opens two, the list and the definition).
+  count (each ``:`` opens two, the list and the definition), unless they are that deep
+  without them (:func:`~.fenced_lines.deep_line`: the fast reader takes those only where no
+  block rule reads their start, Hugo's JSON in a fence on a page of definitions).
 
 ``tests/test_markdown_rs.py`` holds both readers to the same Document on generated definition
 lists in every position and nesting.
@@ -25,6 +27,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from .fenced_lines import deep_line
 from .markdown_it_parser import RULE_TRIGGERS
 
 __all__ = ["HOLDERS", "deflist_refusals", "marker_inside"]
@@ -58,8 +61,14 @@ def deflist_refusals(text: str) -> Iterator[str]:
         yield "a definition over a setext underline"
     if _QUOTE_ON_DEFINITION.search(lines):
         yield "a quote on a definition's line"
-    if _DEEP.search(lines):
+    if any(not deep_line(_line_at(lines, found.end())) for found in _DEEP.finditer(lines)):
         yield "definitions nested deep"
+
+
+def _line_at(text: str, position: int) -> str:
+    """The line of ``text`` that holds ``position`` (which no line break starts)."""
+    end = text.find("\n", position)
+    return text[text.rfind("\n", 0, position) + 1:end if end >= 0 else len(text)]
 
 
 def _definition_over_underline(lines: str) -> bool:

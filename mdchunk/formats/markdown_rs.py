@@ -40,13 +40,20 @@ from .colon_containers import MARKER as CONTAINER_MARKER
 from .colon_containers import blank_markers, container_lines
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
-from .fenced_lines import deep_line, inside_fences, lines_to_fence, tabbed_line
+from .fenced_lines import (
+    deep_line,
+    deep_line_numbers,
+    lines_to_place,
+    may_be_placed,
+    placed_alike,
+    tabbed_line,
+)
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
 from .quote_lines import QUOTE_MARKERS, lazy_quote
 from .rust_tree import TreeReader, Unsupported, byte_line_starts, line_finder
 from .sites.generators import read_as
-from .table_shapes import tables_agree
+from .table_shapes import tables_agree, unproven_tables
 
 if TYPE_CHECKING:
     from markdown_it.token import Token
@@ -61,8 +68,8 @@ _QUOTED_PIPE = re.compile(r"\n" + QUOTE_MARKERS.pattern + r"[^\n]*\|")
 
 #: A line that starts with 16 or more spaces and list markers, as deep nesting needs: each list
 #: level takes two of them (``- `` or its indentation). markdown-it-py stops at 20 open tokens
-#: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only inside a
-#: fence (:mod:`~.fenced_lines`).
+#: (``maxNesting``) where the Rust parser reads on, so such a line is read fast only where no
+#: block rule reads its start (:mod:`~.fenced_lines`).
 _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 #: One level a line's start may nest, quotes counted: a space, a ``>``, a list marker.
 _LEVEL = r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n]))"
@@ -71,6 +78,11 @@ _DEEP_QUOTED = re.compile(r"\n" + _LEVEL + "{16}")
 #: A line deep enough to overflow the Rust parser's stack should it nest after all (it recurses
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
 _TOO_DEEP = re.compile(r"\n" + _LEVEL + "{1000}")
+
+#: A line that ends right after a link reference's label and colon, over a line that is an
+#: empty list item's marker: markdown-it-py ends the definition there (an empty item ends a
+#: definition, not a paragraph), the Rust parser takes the marker for its destination.
+_LABEL_OVER_EMPTY_ITEM = re.compile(r"\]:[ \t]*\n[ ]*(?:[-*+]|[0-9]{1,9}[.)])[ \t]*(?=\n|\Z)")
 
 #: A block's first character on the first line, inside a list item or quote (after a blank
 #: or ``>``), and two dashes after it: where the front matter rule may act inside.
@@ -130,7 +142,7 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
 
 class _Body:
     """What follows the front matter, and what the refusal scans find in it on the way that
-    :func:`parse_fast` reads again (its lines, its containers, whether a line may nest deep):
+    :func:`parse_fast` reads again (its lines, its containers):
     each scan of the page once."""
 
     def __init__(self, source: str) -> None:
@@ -138,8 +150,6 @@ class _Body:
         #: ``source`` with LF line breaks (markdown-it's normalisation, NUL aside).
         self.text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
         self._lines: list[str] | None = None
-        #: Whether a line may nest sixteen levels deep, quotes counted (:data:`_DEEP_QUOTED`).
-        self.deep: bool | None = None
         #: The containers' lines (:func:`~.colon_containers.container_lines`), when
         #: :meth:`refusals` found them.
         self.containers: list[tuple[int, int]] | None = None
@@ -154,7 +164,7 @@ class _Body:
     def refusals(self, site: str) -> Iterator[str]:
         """:func:`_body_refusals`, cheapest test first."""
         source, text = self.source, self.text
-        if "\t" in source and lines_to_fence(self.lines, tabbed_line) is None:
+        if "\t" in source and lines_to_place(self.lines, tabbed_line, "\t") is None:
             yield "tab"
         # every line after a line break: a pattern led by one is searched 15-30 times faster
         # than one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
@@ -162,17 +172,18 @@ class _Body:
         quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
         if quoted and lazy_quote(lines):
             yield "blockquote"
-        # searched quotes counted, as parse_fast asks too: a line that nests deep without them
-        # (_DEEP's levels are some of _DEEP_QUOTED's) is only searched for on such a page
-        self.deep = _DEEP_QUOTED.search(lines) is not None
-        if self.deep and (quoted or _DEEP.search(lines)) and (
-                _TOO_DEEP.search(lines) or lines_to_fence(self.lines, deep_line) is None):
+        if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
+                _TOO_DEEP.search(lines) or lines_to_place(
+                    self.lines, deep_line, among=deep_line_numbers(text)) is None):
             yield "deep nesting"
-        if not tables_agree(text):
+        tables = unproven_tables(text)
+        if tables and not may_be_placed(self.lines, tables, listed=True):
             yield "table of an unproven shape"
         if quoted and _QUOTED_PIPE.search(lines):
             yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
         yield from deflist_refusals(text)
+        if "]:" in source and _LABEL_OVER_EMPTY_ITEM.search(text):
+            yield "a link reference's label over an empty list item"
         acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
         if acting:
             yield f"a {site} rule ({', '.join(rule.label for rule in acting)})"
@@ -222,9 +233,9 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if defs and (notes is None or not notes.started_alike(lines)):
         return None
     nodes = notes.nodes if notes else parser.tree(text).children
-    fenced = _lines_to_fence(text, lines, body.deep)
-    if fenced is None or (fenced and not inside_fences(
-            lines, fenced, nodes, byte_starts or byte_line_starts(text, lines))):
+    placed = _lines_to_place(text, lines)
+    if placed is None or (placed and not placed_alike(
+            lines, placed, nodes, byte_starts or byte_line_starts(text, lines))):
         return None
     try:
         if notes:  # markdown-it-py's inline rules read by the labels defined
@@ -248,18 +259,16 @@ def _source_lines(source: str, body_start: int, body_lines: list[str]) -> list[s
     return [*source[:body_start].split("\n")[:-1], *body_lines]
 
 
-def _lines_to_fence(text: str, lines: Sequence[str], deep: bool | None = None
-                    ) -> list[int] | None:
-    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only a fence makes read
-    alike (tabs that may count as columns, lines nested deep;
-    :func:`~.fenced_lines.lines_to_fence`), ``None`` when one may not be in a fence. ``deep``:
-    whether a line may nest deep (:data:`_DEEP_QUOTED`), when the refusals' scan found it."""
-    tabbed = "\t" in text
-    if deep is None:
-        deep = _DEEP_QUOTED.search("\n" + text) is not None
-    if not tabbed and not deep:
-        return []
-    return lines_to_fence(lines, lambda line: (tabbed and tabbed_line(line)) or deep_line(line))
+def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
+    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only their place makes
+    read alike (tabs that may count as columns, lines nested deep, tables of an unproven shape;
+    :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
+    tables = unproven_tables(text)
+    tabbed = lines_to_place(lines, tabbed_line, "\t") if "\t" in text else []
+    deep = lines_to_place(lines, deep_line, among=deep_line_numbers(text))
+    if tabbed is None or deep is None:
+        return None
+    return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:

@@ -1,6 +1,8 @@
 """Tables both parsers read alike, told from their lines: the fast reader (:mod:`.markdown_rs`)
 takes a page only where :func:`tables_agree` (issue 32: Hugo's pages write tables without
-pipes at their ends, RocketMQ's right under a heading).
+pipes at their ends, RocketMQ's right under a heading), or where the lines of each table it
+cannot prove (:func:`unproven_tables`) stand where no block rule reads them, inside a fence
+(:mod:`~.fenced_lines`).
 
 ``tests/test_markdown_rs.py`` holds both readers to the same Document on generated tables of
 any shape.
@@ -8,13 +10,14 @@ any shape.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from markdown_it.rules_block.table import escapedSplit
 
 from .colon_containers import MARKER as CONTAINER_MARKER
 
-__all__ = ["tables_agree"]
+__all__ = ["tables_agree", "unproven_tables"]
 
 #: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces,
 #: a dash among them (each cell wants one: a ``:::`` container's closing line is none).
@@ -23,42 +26,64 @@ _DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
 #: ``--- | :-:`` with a pipe between cells and none or one at either end.
 _DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
                             r"|[ ]*\|?[ ]*:?-+:?[ ]*(?:\|[ ]*:?-+:?[ ]*)+\|?[ ]*")
-#: The row above it, a header both split alike: no escape or code span, and pipes at both ends
-#: or a pipe between cells, the first a word's (no other block starts with a letter).
-_HEADER_ROW = re.compile(r"[ ]*\|(?:[^|\\`\n]*\|)+[ ]*|[ ]*[^\W\d_][^|\\`\n]*(?:\|[^|\\`\n]*)+")
-#: A table's body row both parsers read as one: it starts with a pipe, or holds one and starts
-#: with what starts no other block (a word, a link, a code span).
-_BODY_ROW = re.compile(r"\||(?=[^\n]*\|)(?:[^\W\d_]|\[|`(?!``))")
-#: A line that is a block of its own and leaves no paragraph open: an ATX heading.
-_ATX_HEADING = re.compile(r"#{1,6}(?:[ \t][^\n]*)?")
+#: A header cell's character both split alike: anything but a pipe, or a backslash that
+#: escapes neither a pipe nor a backslash (before a pipe the parsers may split apart).
+_HEADER_CHAR = r"(?:[^|\\\n]|\\(?![|\\]))"
+#: The row above it, a header both split alike: a pipe first (at the end too or not, as
+#: GitLab's pages write ``| First IP | Last IP``), or a pipe between cells, the first starting
+#: with what starts no other block (a word, a code span, an entity).
+_HEADER_ROW = re.compile(r"[ ]*(?:\||(?:[^\W\d_]|`(?!``)|&)" + _HEADER_CHAR + r"*\|)"
+                         r"(?:" + _HEADER_CHAR + r"|\|)*")
+#: A table's body row both parsers read as one: it starts with a pipe, or with what starts no
+#: other block (a word, a link, an image, a code span, an entity, digits that are no ordered
+#: list's marker), a pipe in it or not.
+_BODY_ROW = re.compile(r"\||(?:[^\W\d_]|\[|!|`(?!``)|&|[0-9]+(?![0-9.)]))")
 #: markdown-it-py stops a table's body once it has filled in this many missing cells.
 _MAX_AUTOCOMPLETED_CELLS = 0x10000
 
 
 def tables_agree(text: str) -> bool:
     """Whether both parsers find the same tables in ``text`` (LF line breaks), as far as
-    can be told from its lines.
+    can be told from its lines: it holds none :func:`unproven_tables` finds."""
+    return not unproven_tables(text)
+
+
+@functools.lru_cache(maxsize=1)
+def unproven_tables(text: str) -> tuple[int, ...]:
+    """The numbers of the header and delimiter lines of each table in ``text`` (LF line
+    breaks) that both parsers may read apart, as far as can be told from its lines (ascending).
+    (Kept for the last text: the fast reader's refusals and its parse ask it of the same one.)
 
     They disagree where a table is unusual: the Rust parser takes a single column without
     pipes (``a`` over ``--:``), splits cells otherwise where a header escapes a pipe, and lets
     a body row be any line where markdown-it-py ends the table at a line another block may
     start (``2. two``, ``# h``). So each line that may be a delimiter row is either dashes
     under a line without pipes (a setext underline, as before tables were read) or the second
-    line of a table both read alike: a header after a blank line or an ATX heading (it
-    interrupts nothing) with pipes at both ends, or two cells or more and a word first (as
-    Hugo's pages write ``Field|Precedence``), a delimiter row of as many cells, and body rows at
-    the same indentation, up to a blank line or the end, that each start with a pipe or hold
-    one and start with what starts no other block (a word, a link, a code span). (The first
-    line is no delimiter row: there is no header above it; a table's body row is none
-    either.)"""
+    line of a table both read alike: a header with pipes at both ends, or two cells or more and
+    a word, a code span or an entity first (as Hugo's pages write ``Field|Precedence``); a
+    delimiter row of as many cells, at the header's indentation or, under a header not
+    indented, indented up to three spaces (as RocketMQ's `` --- | --- ``); and body rows at the
+    header's indentation, up to a blank line or the end, that each start with a pipe or with
+    what starts no other block (a word, a link, an image, a code span, an entity, digits no
+    list's marker: ``1 | NettyBoss``). Where the header follows a paragraph's line, the table
+    interrupts it in both: each parser tries its table rule there, and they take the same
+    headers. (The first line is no delimiter row: there is no header above it; a table's body
+    row is none either.)
+
+    Neither parser reads a table where no block rule reads a line's start: inside a fence, say
+    (RocketMQ's pages draw tables of boxes in their code); so the fast reader may take a page
+    with such lines where they stand in such a place (:mod:`~.fenced_lines`)."""
     table_end = 0
+    unproven: list[int] = []
     for match in _DELIMITER_LIKE.finditer(text):
         if match.start() < table_end:
             continue  # a row of the table above
         table_end = _table_end(text, match.start() + 1, match.end())
         if table_end < 0:
-            return False
-    return True
+            delimiter = text.count("\n", 0, match.start() + 1)
+            unproven += [delimiter - 1, delimiter]
+            table_end = match.end()
+    return tuple(unproven)
 
 
 def _table_end(text: str, start: int, end: int) -> int:
@@ -72,12 +97,12 @@ def _table_end(text: str, start: int, end: int) -> int:
         return end  # no header: no table
     if "|" not in header and "|" not in delimiter:
         return end if set(delimiter) <= {"-", " "} else -1
-    if (not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header)
-            or not _starts_a_block(text, header_start)):
+    if not _DELIMITER_ROW.fullmatch(delimiter) or not _HEADER_ROW.fullmatch(header):
         return -1
     indent = _indentation(header)
     columns = _cell_count(header.strip())
-    if (_cell_count(delimiter.strip()) != columns or _indentation(delimiter) != indent
+    if (_cell_count(delimiter.strip()) != columns
+            or not _indented_alike(indent, _indentation(delimiter))
             or (columns < 2 and not header.lstrip().startswith("|"))):
         return -1
     rows, body_start = 0, end
@@ -94,19 +119,6 @@ def _table_end(text: str, start: int, end: int) -> int:
                                                                      columns):
         return -1
     return end
-
-
-def _starts_a_block(text: str, line_start: int) -> bool:
-    """Whether the line at ``line_start`` starts a block in both parsers whatever it holds: the
-    first line, or one after a blank line, a ``:::`` container's marker line (the fast reader
-    reads one as a blank line, :mod:`.colon_containers`, or not at all) or an ATX heading (a
-    table after any of them interrupts nothing)."""
-    if line_start == 0:
-        return True
-    above = text[text.rfind("\n", 0, line_start - 1) + 1:line_start - 1]
-    return not above.strip() or above.startswith(CONTAINER_MARKER) or (
-        _indentation(text[line_start:line_start + 4]) == 0
-        and _ATX_HEADING.fullmatch(above) is not None)
 
 
 def _fills_too_many(body: str, columns: int) -> bool:
@@ -135,6 +147,14 @@ def _cell_count(row: str) -> int:
             cells.pop()
         return len(cells)
     return row.count("|") + 1 - row.startswith("|") - row.endswith("|")
+
+
+def _indented_alike(header: int, delimiter: int) -> bool:
+    """Whether a delimiter row indented ``delimiter`` spaces is read under a header indented
+    ``header`` alike: at the same indentation, or up to three spaces under a header not
+    indented (each parser measures the row from its block's indentation, as the other does:
+    up to three columns past it, a row; less, the row ends the block or reads on lazily)."""
+    return delimiter == header or (header == 0 and delimiter <= 3)
 
 
 def _indentation(line: str) -> int:
