@@ -1083,7 +1083,10 @@ _SCANNED_LINES = st.one_of(
     _QUOTE_LINES, _DEEP_LINES, _TAB_LINES, _CONTAINED, _OPENERS, _CLOSERS, _DEFINITIONS,
     _DEFLIST_LINES, _any_table(), st.sampled_from([
         "$$", "$x$", "a $ b $ c", "!!! note", "!! x", "??? tip", "?? y", "a > b", "x -> y",
-        "<T> f()", "if a > b {", "a >", " x >> y", "- a > b", "1. a>b", "> ", "a | b > c"]))
+        "<T> f()", "if a > b {", "a >", " x >> y", "- a > b", "1. a>b", "> ", "a | b > c",
+        " " * 15 + "x", " " * 15 + "-", "-" * 16, "1.1.1.1.1.1.1.1.1", "1. " * 8, "1) " * 5 + " ",
+        "> " * 8, ">" * 16, "- " * 7 + "-", "* + " * 4, "12345678901234567", " " * 14 + "> x",
+        "- " * 8 + "\t", "  " * 7 + "1." + " " * 3, "- " * 500 + "x", " " * 1000 + ">"]))
 
 
 @profile(400)
