@@ -1029,6 +1029,8 @@ def test_chunks_are_the_same_whichever_reader_reads(monkeypatch) -> None:
 # -- the refusal scans made cheaper (issue 32): the same refusals as the scans they replace ----
 
 _OLD_MARKED_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: table_shapes' delimiter-like line as it was (unproven_tables asks only its matches' spans).
+_OLD_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
 #: RULE_TRIGGERS' tests of math and admonitions as they were, one search for the pair or triple.
 _OLD_TRIGGERS = {"math_block": lambda source: "$$" in source,
                  "admonition": lambda source: "!!!" in source or "???" in source}
@@ -1074,9 +1076,13 @@ def assert_same_refusals(source: str) -> None:
     """The refusals of ``source``'s body on every site are those of the scans they replace."""
     from mdchunk.formats.markdown_rs import _Body
     from mdchunk.formats.sites.generators import SITES
+    from mdchunk.formats.table_shapes import _DELIMITER_LIKE
 
     for site in SITES:
         assert list(_Body(source).refusals(site)) == _old_body_refusals(source, site), site
+    text = _Body(source).text
+    assert [found.span() for found in _DELIMITER_LIKE.finditer(text)] == [
+        found.span() for found in _OLD_DELIMITER_LIKE.finditer(text)]
 
 
 _SCANNED_LINES = st.one_of(
@@ -1086,7 +1092,8 @@ _SCANNED_LINES = st.one_of(
         "<T> f()", "if a > b {", "a >", " x >> y", "- a > b", "1. a>b", "> ", "a | b > c",
         " " * 15 + "x", " " * 15 + "-", "-" * 16, "1.1.1.1.1.1.1.1.1", "1. " * 8, "1) " * 5 + " ",
         "> " * 8, ">" * 16, "- " * 7 + "-", "* + " * 4, "12345678901234567", " " * 14 + "> x",
-        "- " * 8 + "\t", "  " * 7 + "1." + " " * 3, "- " * 500 + "x", " " * 1000 + ">"]))
+        "- " * 8 + "\t", "  " * 7 + "1." + " " * 3, "- " * 500 + "x", " " * 1000 + ">",
+        "    - x", " | - |", "  --  ", "-", ":", "|", "- | -", ": -", "  :-:|", " -x", "|-|-|-"]))
 
 
 @profile(400)
