@@ -1036,6 +1036,19 @@ _OLD_TRIGGERS = {"math_block": lambda source: "$$" in source,
                  "admonition": lambda source: "!!!" in source or "???" in source}
 
 
+def _old_deep_line_numbers(text: str) -> list[int]:
+    """fenced_lines.deep_line_numbers as it was: its search from the text's start."""
+    from mdchunk.formats.fenced_lines import _DEEP_AFTER_BREAK
+
+    numbers: list[int] = []
+    number = at = 0
+    for found in _DEEP_AFTER_BREAK.finditer("\n" + text):
+        number += text.count("\n", at, found.start())
+        at = found.start()
+        numbers.append(number)
+    return numbers
+
+
 def _old_body_refusals(source: str, site: str) -> list[str]:
     """``_Body(source).refusals(site)`` as it was before the scans were made cheaper: every quote
     scan from the page's start, every rule's trigger searched for as a whole."""
@@ -1052,7 +1065,7 @@ def _old_body_refusals(source: str, site: str) -> list[str]:
         found.append("blockquote")
     if (rs._DEEP_QUOTED if quoted else rs._DEEP).search(lines) and (
             rs._TOO_DEEP.search(lines) or rs.lines_to_place(
-                body.lines, rs.deep_line, among=rs.deep_line_numbers(text)) is None):
+                body.lines, rs.deep_line, among=_old_deep_line_numbers(text)) is None):
         found.append("deep nesting")
     tables = rs.unproven_tables(text)
     if tables and not rs.may_be_placed(body.lines, tables, listed=True):
@@ -1074,6 +1087,7 @@ def _old_body_refusals(source: str, site: str) -> list[str]:
 
 def assert_same_refusals(source: str) -> None:
     """The refusals of ``source``'s body on every site are those of the scans they replace."""
+    from mdchunk.formats.fenced_lines import deep_line_numbers
     from mdchunk.formats.markdown_rs import _Body
     from mdchunk.formats.sites.generators import SITES
     from mdchunk.formats.table_shapes import _DELIMITER_LIKE
@@ -1081,6 +1095,7 @@ def assert_same_refusals(source: str) -> None:
     for site in SITES:
         assert list(_Body(source).refusals(site)) == _old_body_refusals(source, site), site
     text = _Body(source).text
+    assert deep_line_numbers(text) == _old_deep_line_numbers(text)  # parse_fast asks it too
     assert [found.span() for found in _DELIMITER_LIKE.finditer(text)] == [
         found.span() for found in _OLD_DELIMITER_LIKE.finditer(text)]
 

@@ -41,6 +41,7 @@ from .colon_containers import blank_markers, container_lines
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
+    MAY_BE_DEEP,
     deep_line,
     deep_line_numbers,
     lines_to_place,
@@ -73,11 +74,6 @@ _DEEP = re.compile(r"\n(?:[ ]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n])){16}")
 _LEVEL = r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ \n]))"
 #: The same where quotes nest too: each ``>`` one more.
 _DEEP_QUOTED = re.compile(r"\n" + _LEVEL + "{16}")
-#: Sixteen characters that a line's levels may be made of (spaces, ``>`` s, list markers'
-#: characters) after a line break: where :data:`_DEEP` or :data:`_DEEP_QUOTED` finds a line, this
-#: finds it too (each level takes one character or more), and its plain class is searched four
-#: times faster (issue 32: 0.5 ms over Ory's pages, 2 ms the levels).
-_MAY_BE_DEEP = re.compile(r"\n[ >*+\-0-9.)]{16}")
 #: A line deep enough to overflow the Rust parser's stack should it nest after all (it recurses
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
 _TOO_DEEP = re.compile(r"\n" + _LEVEL + "{1000}")
@@ -176,10 +172,10 @@ class _Body:
         quoted = quote_at >= 0
         if quoted and lazy_quote(lines, quote_at):
             yield "blockquote"
-        deep = _MAY_BE_DEEP.search(lines)  # the first line that may be deep, or none
+        deep = MAY_BE_DEEP.search(lines)  # the first line that may be deep, or none
         if deep and (_DEEP_QUOTED if quoted else _DEEP).search(lines, deep.start()) and (
                 _TOO_DEEP.search(lines, deep.start()) or lines_to_place(
-                    self.lines, deep_line, among=deep_line_numbers(text)) is None):
+                    self.lines, deep_line, among=deep_line_numbers(text, deep.start())) is None):
             yield "deep nesting"
         tables = unproven_tables(text)
         if tables and not may_be_placed(self.lines, tables, listed=True):
