@@ -1024,3 +1024,100 @@ def test_chunks_are_the_same_whichever_reader_reads(monkeypatch) -> None:
     reference = mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=4)
     assert fast == [c.to_dict() for c in reference]
     assert len(fast) > 50
+
+
+# -- the refusal scans made cheaper (issue 32): the same refusals as the scans they replace ----
+
+_OLD_MARKED_QUOTE = re.compile(r"\n[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: table_shapes' delimiter-like line as it was (unproven_tables asks only its matches' spans).
+_OLD_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
+#: RULE_TRIGGERS' tests of math and admonitions as they were, one search for the pair or triple.
+_OLD_TRIGGERS = {"math_block": lambda source: "$$" in source,
+                 "admonition": lambda source: "!!!" in source or "???" in source}
+
+
+def _old_deep_line_numbers(text: str) -> list[int]:
+    """fenced_lines.deep_line_numbers as it was: its search from the text's start."""
+    from mdchunk.formats.fenced_lines import _DEEP_AFTER_BREAK
+
+    numbers: list[int] = []
+    number = at = 0
+    for found in _DEEP_AFTER_BREAK.finditer("\n" + text):
+        number += text.count("\n", at, found.start())
+        at = found.start()
+        numbers.append(number)
+    return numbers
+
+
+def _old_body_refusals(source: str, site: str) -> list[str]:
+    """``_Body(source).refusals(site)`` as it was before the scans were made cheaper: every quote
+    scan from the page's start, every rule's trigger searched for as a whole."""
+    from mdchunk.formats import markdown_rs as rs
+    from mdchunk.formats.markdown_it_parser import RULE_TRIGGERS
+    from mdchunk.formats.quote_lines import lazy_quote
+
+    body, found = rs._Body(source), []
+    text, lines = body.text, "\n" + body.text
+    if "\t" in source and rs.lines_to_place(body.lines, rs.tabbed_line, "\t") is None:
+        found.append("tab")
+    quoted = ">" in source and _OLD_MARKED_QUOTE.search(lines) is not None
+    if quoted and lazy_quote(lines):
+        found.append("blockquote")
+    if (rs._DEEP_QUOTED if quoted else rs._DEEP).search(lines) and (
+            rs._TOO_DEEP.search(lines) or rs.lines_to_place(
+                body.lines, rs.deep_line, among=_old_deep_line_numbers(text)) is None):
+        found.append("deep nesting")
+    tables = rs.unproven_tables(text)
+    if tables and not rs.may_be_placed(body.lines, tables, listed=True):
+        found.append("table of an unproven shape")
+    if quoted and rs._QUOTED_PIPE.search(lines):
+        found.append("a quote's line with a pipe")
+    found += rs.deflist_refusals(text)
+    if "]:" in source and rs._LABEL_OVER_EMPTY_ITEM.search(text):
+        found.append("a link reference's label over an empty list item")
+    acting = rs.read_as(site).rules_that_may_act(source)
+    if acting:
+        found.append(f"a {site} rule ({', '.join(rule.label for rule in acting)})")
+    if rs.CONTAINER_MARKER in source and rs.container_lines(body.lines) is None:
+        found.append("a ::: container it cannot place")
+    found += (rule for rule, may_use in {**RULE_TRIGGERS, **_OLD_TRIGGERS}.items()
+              if rule not in rs._READ_HERE and may_use(source))
+    return found
+
+
+def assert_same_refusals(source: str) -> None:
+    """The refusals of ``source``'s body on every site are those of the scans they replace."""
+    from mdchunk.formats.fenced_lines import deep_line_numbers
+    from mdchunk.formats.markdown_rs import _Body
+    from mdchunk.formats.sites.generators import SITES
+    from mdchunk.formats.table_shapes import _DELIMITER_LIKE
+
+    for site in SITES:
+        assert list(_Body(source).refusals(site)) == _old_body_refusals(source, site), site
+    text = _Body(source).text
+    assert deep_line_numbers(text) == _old_deep_line_numbers(text)  # parse_fast asks it too
+    assert [found.span() for found in _DELIMITER_LIKE.finditer(text)] == [
+        found.span() for found in _OLD_DELIMITER_LIKE.finditer(text)]
+
+
+_SCANNED_LINES = st.one_of(
+    _QUOTE_LINES, _DEEP_LINES, _TAB_LINES, _CONTAINED, _OPENERS, _CLOSERS, _DEFINITIONS,
+    _DEFLIST_LINES, _any_table(), st.sampled_from([
+        "$$", "$x$", "a $ b $ c", "!!! note", "!! x", "??? tip", "?? y", "a > b", "x -> y",
+        "<T> f()", "if a > b {", "a >", " x >> y", "- a > b", "1. a>b", "> ", "a | b > c",
+        " " * 15 + "x", " " * 15 + "-", "-" * 16, "1.1.1.1.1.1.1.1.1", "1. " * 8, "1) " * 5 + " ",
+        "> " * 8, ">" * 16, "- " * 7 + "-", "* + " * 4, "12345678901234567", " " * 14 + "> x",
+        "- " * 8 + "\t", "  " * 7 + "1." + " " * 3, "- " * 500 + "x", " " * 1000 + ">",
+        "    - x", " | - |", "  --  ", "-", ":", "|", "- | -", ": -", "  :-:|", " -x", "|-|-|-"]))
+
+
+@profile(400)
+@given(source=_documents_of(_SCANNED_LINES, 16))
+def test_the_cheaper_refusal_scans_refuse_as_before(source: str) -> None:
+    assert_same_refusals(source)
+
+
+@pytest.mark.parametrize("source", ["", ">", "\n>", "a>\n> b", "x > y\n  - > q\n| a |",
+                                    "$", "$$", "a$\n$b", "!!", "!!!", "??", "???", "\r\n> q\r\n"])
+def test_the_cheaper_refusal_scans_on_their_edges(source: str) -> None:
+    assert_same_refusals(source)

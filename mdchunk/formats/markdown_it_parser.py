@@ -107,8 +107,11 @@ _DEFINITION_AFTER_CR = re.compile(r"\r[ \t>]*[:~][ \t]")
 #: is tried at every block start, so leaving out the rules a document cannot use parses it to
 #: the same tokens about 15% faster.
 RULE_TRIGGERS: dict[str, Callable[[str], bool]] = {
-    "math_block": lambda source: "$$" in source,
-    "admonition": lambda source: "!!!" in source or "???" in source,
+    # a character looked for first: one absent is found so at memchr's speed, many times faster
+    # than a pair or triple of it (issue 32: half the cost over Ory's and RocketMQ's pages)
+    "math_block": lambda source: "$" in source and "$$" in source,
+    "admonition": lambda source: ("!" in source and "!!!" in source)
+    or ("?" in source and "???" in source),
     "container_container": lambda source: ":::" in source,
     "footnote_def": lambda source: "[^" in source,
     "deflist": _may_hold_deflist,

@@ -41,6 +41,7 @@ from .colon_containers import blank_markers, container_lines
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
+    MAY_BE_DEEP,
     deep_line,
     deep_line_numbers,
     lines_to_place,
@@ -50,7 +51,7 @@ from .fenced_lines import (
 )
 from .front_matter_token import split_front_matter
 from .markdown_it_parser import RULE_TRIGGERS
-from .quote_lines import QUOTE_MARKERS, lazy_quote
+from .quote_lines import QUOTE_MARKERS, first_quote, lazy_quote
 from .rust_tree import TreeReader, Unsupported, byte_line_starts, line_finder
 from .sites.generators import read_as
 from .table_shapes import tables_agree, unproven_tables
@@ -61,8 +62,6 @@ if TYPE_CHECKING:
 
 __all__ = ["may_read", "parse_fast", "refusals", "tables_agree"]
 
-#: A quote's line (after a line break), its markers.
-_MARKED_QUOTE = re.compile(r"\n" + QUOTE_MARKERS.pattern)
 #: A quote's line holding a pipe, as a table's row in a quote does.
 _QUOTED_PIPE = re.compile(r"\n" + QUOTE_MARKERS.pattern + r"[^\n]*\|")
 
@@ -169,17 +168,19 @@ class _Body:
         # every line after a line break: a pattern led by one is searched 15-30 times faster
         # than one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
         lines = "\n" + text
-        quoted = ">" in source and _MARKED_QUOTE.search(lines) is not None
-        if quoted and lazy_quote(lines):
+        quote_at = first_quote(lines)  # a quote's line, the pipe's or the lazy one's, is after
+        quoted = quote_at >= 0
+        if quoted and lazy_quote(lines, quote_at):
             yield "blockquote"
-        if (_DEEP_QUOTED if quoted else _DEEP).search(lines) and (
-                _TOO_DEEP.search(lines) or lines_to_place(
-                    self.lines, deep_line, among=deep_line_numbers(text)) is None):
+        deep = MAY_BE_DEEP.search(lines)  # the first line that may be deep, or none
+        if deep and (_DEEP_QUOTED if quoted else _DEEP).search(lines, deep.start()) and (
+                _TOO_DEEP.search(lines, deep.start()) or lines_to_place(
+                    self.lines, deep_line, among=deep_line_numbers(text, deep.start())) is None):
             yield "deep nesting"
         tables = unproven_tables(text)
         if tables and not may_be_placed(self.lines, tables, listed=True):
             yield "table of an unproven shape"
-        if quoted and _QUOTED_PIPE.search(lines):
+        if quoted and _QUOTED_PIPE.search(lines, quote_at):
             yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
         yield from deflist_refusals(text)
         if "]:" in source and _LABEL_OVER_EMPTY_ITEM.search(text):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["QUOTE_MARKERS", "lazy_quote"]
+__all__ = ["QUOTE_MARKERS", "first_quote", "lazy_quote"]
 
 #: A blockquote's line, its text starting with ``>`` (after list markers too), and the line
 #: after it, after a line break: markdown-it-py ends a quoted paragraph where an ordered list
@@ -30,15 +30,34 @@ _ENDS_A_QUOTE = re.compile(r"[ ]{0,3}(?:#{1,6}(?:[ \t]|$)|(?:-[ \t]*){3,}$|(?:\*
 _WORD_FIRST = re.compile(r"[ ]*[^\W\d_]")
 #: The list markers and ``>`` s a line starts with.
 QUOTE_MARKERS = re.compile(r"[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*(?:>[ ]*)+")
+#: A quote's line (after a line break), its markers.
+_MARKED_QUOTE = re.compile(r"\n" + QUOTE_MARKERS.pattern)
 
 
-def lazy_quote(lines: str) -> bool:
+def first_quote(lines: str) -> int:
+    """Where the first quote's line of ``lines`` (LF line breaks, one before the first) starts,
+    its line break, as ``_MARKED_QUOTE.search(lines)`` finds it; -1 where none is. Only the
+    lines that hold a ``>`` are tried, each once: most pages have few, and one search led by a
+    line break tries every line (issue 32: 2.3 ms over Ory's pages, their ``>`` s in HTML and
+    code; 0.4 ms so)."""
+    at = lines.find(">")
+    while at >= 0:
+        start = lines.rfind("\n", 0, at)
+        if _MARKED_QUOTE.match(lines, start):
+            return start
+        end = lines.find("\n", at)
+        at = lines.find(">", end) if end >= 0 else -1
+    return -1
+
+
+def lazy_quote(lines: str, start: int = 0) -> bool:
     """Whether a quote's line in ``lines`` (LF line breaks, one before the first) has a line
     after it that may read on lazily where the parsers may part: one not blank that does not
     start with the same markers or more (list markers and ``>`` s, spaces aside), after a
     quote's line with text, unless they read on alike (:func:`_read_on_alike`). (Issue 32: Hugo
-    pages quote notes and alerts, and every quote went to the reference.)"""
-    pos = 0
+    pages quote notes and alerts, and every quote went to the reference.) From ``start`` on,
+    where no quote's line is before (:func:`first_quote`)."""
+    pos = start
     while (found := _QUOTE.search(lines, pos)) is not None:
         if (found["text"].strip() and found["next"].strip()
                 and not _within(found["markers"], found["next"])

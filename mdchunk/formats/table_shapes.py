@@ -20,8 +20,10 @@ from .colon_containers import MARKER as CONTAINER_MARKER
 __all__ = ["tables_agree", "unproven_tables"]
 
 #: A line either parser may take for a table's delimiter row: pipes, colons, dashes, spaces,
-#: a dash among them (each cell wants one: a ``:::`` container's closing line is none).
-_DELIMITER_LIKE = re.compile(r"\n[ ]*[|:\- ]*-[|:\- ]*(?=\n|\Z)")
+#: a dash among them (each cell wants one: a ``:::`` container's closing line is none). The
+#: characters before the first dash are matched by a class without one, so that no line is
+#: backtracked over (issue 32: an indented line of code was, once a space, 2.5 times slower).
+_DELIMITER_LIKE = re.compile(r"\n[|: ]*-[|:\- ]*(?=\n|\Z)")
 #: A delimiter row both parsers read alike: ``| --- | :-: |``, pipes at both ends, or
 #: ``--- | :-:`` with a pipe between cells and none or one at either end.
 _DELIMITER_ROW = re.compile(r"[ ]*\|(?:[ ]*:?-+:?[ ]*\|)+[ ]*"
