@@ -255,7 +255,7 @@ class _Marker:
         """A heading whose title held markup: its title as the page shows it. The heading is
         the block's last line (a setext heading's line above its underline): a block may
         start earlier, over a container's marker (:func:`~.blocks.tile`)."""
-        if not block.title:
+        if not block.title or not self.found:
             return block
         start, end = self.last_line(block)
         if _SETEXT_UNDERLINE.fullmatch(self.source, start, end) and start > block.start:
