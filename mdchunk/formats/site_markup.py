@@ -183,7 +183,8 @@ class _Marker:
         if block.children:
             children = tuple([self.block(child) for child in block.children])
             return replace(block, children=children) if children != block.children else block
-        self.snippets(block.start, block.end)
+        if self.has_snippets:
+            self.snippets(block.start, block.end)
         if self.may_hold(source, block.start, block.end):
             self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
         if kind == "heading":
