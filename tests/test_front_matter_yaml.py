@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given
+from hypothesis import strategies as st
 
 from mdchunk.chunks.reading import load_yaml
 from mdchunk.formats.markdown_it_parser import block_parser
@@ -32,6 +34,9 @@ CASES = [
     "k: \"\\x07 escaped bell\"\n",
     "bad: \x07 raw bell\n",  # an error: a non-printable character
     "? complex\n: key\n",
+    # strings the loader returns at once (issue 32): tagged, anchored, aliased, keys too
+    "a: !!str 12\nb: !!str\nc: &s shared\nd: *s\n*s : key alias\n",
+    "e: &m {k: v}\nf: [*m, !!str yes, 'no', \"1.5\"]\n",
 ]
 
 
@@ -76,3 +81,15 @@ def test_fixtures_read_alike() -> None:
 @pytest.mark.parametrize("path", with_corpus(_with_front_matter(CORPORA), CORPORA))
 def test_corpus_front_matter_reads_alike(path: Path) -> None:
     _same(_front_matter(path) or "")
+
+
+_SCALARS = st.sampled_from(["x", "'q'", '"d"', "12", "1.5", "yes", "~", "!!str 3", "&a v", "*a",
+                            "2024-05-01", "[a, 1]", "{b: c}", "|\n  kept", ".nan", "0o7", ""])
+
+
+@given(st.lists(st.tuples(st.sampled_from(["title", "weight", "k", "'q'", "1", "&a key"]),
+                          _SCALARS), max_size=6))
+def test_generated_front_matter_reads_alike(pairs: list[tuple[str, str]]) -> None:
+    """Strings returned at once and everything else read alike, errors too (an alias before
+    its anchor, a duplicate anchor)."""
+    _same("".join(f"{key}: {value}\n" for key, value in pairs))

@@ -8,6 +8,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mdchunk
+from mdchunk.formats import site_markup
+from mdchunk.formats.blocks import Block
+from mdchunk.formats.site_inline import MarkupEnv, inline_rewrites, markup_trigger
 from mdchunk.text import document_text
 from mdchunk.tokens import get_counter
 
@@ -219,3 +222,45 @@ def test_the_markup_triggers_skip_only_text_without_markup(source: str, site: st
             mock.patch.object(site_inline, "_MAY_HOLD", re.compile("")), \
             mock.patch.object(site_inline, "_MAY_HOLD_MDX", re.compile("")):
         assert site_markup.render_markup(doc, site) == found
+
+
+# -- the walk's cheap tests before a regex (issue 32) -------------------------------------------
+
+_WORDS = st.sampled_from(["import", "export", "const", "from", "{", "}", " ", "\t", "\n", "'",
+                          '"', ";", "x", "(", ")=", "a.b", "=", "default", "Tabs"])
+
+
+@given(st.one_of(st.from_regex(site_markup._ESM, fullmatch=True),
+                 st.lists(_WORDS, max_size=12).map("".join)))
+def test_the_esm_check_asks_the_regex_of_every_paragraph_it_could_match(text: str) -> None:
+    """The cheap test (its start) never refuses a paragraph the regex reads as ESM, also
+    with text around it."""
+    padded = f"x\n\n{text}\n\ny"
+    block = Block("paragraph", 3, 3 + len(text))
+    expected = site_markup._ESM.fullmatch(padded, block.start, block.end) is not None
+    assert site_markup._is_esm(padded, block) is expected
+    if expected:
+        assert text.startswith(site_markup._ESM_STARTS)
+
+
+@given(st.one_of(st.from_regex(site_markup._TARGET, fullmatch=True),
+                 st.lists(_WORDS, max_size=8).map("".join)))
+def test_the_target_check_asks_the_regex_of_every_paragraph_it_could_match(text: str) -> None:
+    """A MyST target's paragraph starts with what :data:`_TARGET_STARTS` names: the walk,
+    which asks the regex only of those, finds every one."""
+    if site_markup._TARGET.fullmatch(text):
+        assert text.startswith(site_markup._TARGET_STARTS)
+        assert site_markup._is_target(text, Block("paragraph", 0, len(text)))
+
+
+@pytest.mark.parametrize("mdx", [False, True])
+@given(text=st.lists(st.sampled_from(["{{<", "{/*", "}`", "<Tabs>", "</TabItem>", "<b>", "{x}",
+                                      "a", " ", "\n", ">}}", "*/}", "`"]), max_size=10
+                     ).map("".join))
+def test_a_leaf_the_walk_skips_holds_no_inline_markup(mdx: bool, text: str) -> None:
+    """The walk asks :func:`markup_trigger` before calling :func:`inline_rewrites`: where the
+    trigger finds nothing, there is no rewrite to miss."""
+    env: MarkupEnv = {"mdx": mdx, "shortcodes_in_code": False, "components": set(),
+                      "tab_labels": {}}
+    if not markup_trigger(env).search(text):
+        assert inline_rewrites(text, 0, len(text), env) == []

@@ -31,7 +31,7 @@ from mdit_py_plugins.myst_role.index import myst_role
 from .blocks import Rewrite
 
 __all__ = ["CALLOUTS", "MarkupEnv", "admonition_label", "escaped_shortcodes", "inline_rewrites",
-           "shortcode_text"]
+           "markup_trigger", "shortcode_text"]
 
 #: What one document's inline parses share: ``rewrites`` found, ``shortcodes_in_code`` (the
 #: site renders shortcodes before Markdown, so code spans hold them too: Hugo), ``mdx`` (JSX
@@ -406,10 +406,16 @@ _MAY_HOLD_MDX = re.compile(r"[{<]")
 _MAY_HOLD = re.compile(r"\{\{|\{/\*|\}`|</?[A-Z]")
 
 
+def markup_trigger(env: MarkupEnv) -> re.Pattern[str]:
+    """What text must hold for :func:`inline_rewrites` to find anything in a document of
+    ``env``: a walk over many blocks asks it first, before a call."""
+    return _MAY_HOLD_MDX if env.get("mdx") else _MAY_HOLD
+
+
 def inline_rewrites(source: str, start: int, end: int, env: MarkupEnv) -> list[Rewrite]:
     """The generator markup of the prose block ``source[start:end]``, as rewrites of the
     source (offsets into ``source``)."""
-    if not (_MAY_HOLD_MDX if env.get("mdx") else _MAY_HOLD).search(source, start, end):
+    if not markup_trigger(env).search(source, start, end):
         return []
     text = source[start:end]
     # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset

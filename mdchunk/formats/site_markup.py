@@ -33,7 +33,13 @@ from .block_maker import plain_text
 from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
 from .callouts import group_callouts
 from .content_tabs import CONTENT_TAB_LINE
-from .site_inline import MarkupEnv, admonition_label, escaped_shortcodes, inline_rewrites
+from .site_inline import (
+    MarkupEnv,
+    admonition_label,
+    escaped_shortcodes,
+    inline_rewrites,
+    markup_trigger,
+)
 from .sites.generators import read_as
 from .tabs import group_tabs
 
@@ -82,13 +88,14 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     env: MarkupEnv = {"mdx": record.mdx, "shortcodes_in_code": record.shortcodes_in_code,
                       "components": set(), "tab_labels": {}}
     found: list[Rewrite] = []
-    for block in doc.blocks:
-        if block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
-            env["mdx"] = True
-            for default, named in _IMPORTED.findall(source[block.start:block.end]):
-                env["components"].update(filter(None, [default, *re.split(r"[\s,]+", named)]))
-    marker = _Marker(source, env, found)
-    blocks = tuple(marker.block(block, top=True) for block in doc.blocks)
+    esm = [block for block in doc.blocks
+           if block.kind == "paragraph" and _is_esm(source, block)]
+    for block in esm:
+        env["mdx"] = True
+        for default, named in _IMPORTED.findall(source[block.start:block.end]):
+            env["components"].update(filter(None, [default, *re.split(r"[\s,]+", named)]))
+    marker = _Marker(source, env, found, {block.start for block in esm})
+    blocks = tuple([marker.block(block, top=True) for block in doc.blocks])
     if not found:
         return doc
     rewrites = tuple(sorted(found))
@@ -103,6 +110,25 @@ _TRIGGERS = ("{", "<", ":::", "!!!", "???", "[!", "\nimport", "\nexport", "8<", 
              "=== ", "===!", "===+")
 
 
+def _is_esm(source: str, block: Block) -> bool:
+    """Whether ``block`` is a paragraph of MDX ESM; the regex is asked only of a paragraph
+    that starts with ``import`` or ``export``, as every match does."""
+    return (block.kind == "paragraph" and source.startswith(_ESM_STARTS, block.start)
+            and _ESM.fullmatch(source, block.start, block.end) is not None)
+
+
+#: How every match of :data:`_ESM` starts.
+_ESM_STARTS = ("import", "export")
+#: What a match of :data:`_TARGET` starts with: the walk asks the regex of no other paragraph.
+_TARGET_STARTS = ("(", " ", "\t")
+
+
+def _is_target(source: str, block: Block) -> bool:
+    """Whether ``block`` is a MyST target's paragraph."""
+    return (block.kind == "paragraph"
+            and _TARGET.fullmatch(source, block.start, block.end) is not None)
+
+
 def _may_hold_markup(source: str) -> bool:
     """Whether ``source`` may hold markup: each trigger looked for by ``in``, which is many
     times faster than one search for an alternation of them (20 ms on a 0.7 MB page)."""
@@ -112,10 +138,17 @@ def _may_hold_markup(source: str) -> bool:
 class _Marker:
     """Walks the block tree, recording rewrites."""
 
-    def __init__(self, source: str, env: MarkupEnv, found: list[Rewrite]) -> None:
+    def __init__(self, source: str, env: MarkupEnv, found: list[Rewrite],
+                 esm: set[int]) -> None:
         self.source = source
         self.env = env
         self.found = found
+        #: The starts of the top-level ESM paragraphs (:func:`render_markup` found them).
+        self.esm = esm
+        #: Whether a span may hold inline markup: asked before a call to inline_rewrites.
+        self.may_hold = markup_trigger(env).search
+        #: Whether the page holds a snippet's ``8<`` at all: most have none.
+        self.has_snippets = "8<" in source
 
     def first_line(self, block: Block) -> tuple[int, int]:
         line_end = NEWLINE.search(self.source, block.start, block.end)
@@ -127,31 +160,34 @@ class _Marker:
         return (brk + 1 if brk >= 0 else block.start), block.end
 
     def block(self, block: Block, top: bool = False) -> Block:
-        source = self.source
-        if top and block.kind == "paragraph" and _ESM.fullmatch(source, block.start, block.end):
-            self.found.append((block.start, block.end, ""))
-            return replace(block, kind="esm")
-        if block.kind == "paragraph" and _TARGET.fullmatch(source, block.start, block.end):
-            self.found.append((block.start, block.end, ""))
-            return replace(block, kind="target")
-        if block.kind == "code":
+        source, kind = self.source, block.kind
+        if kind == "paragraph":
+            if top and block.start in self.esm:
+                self.found.append((block.start, block.end, ""))
+                return replace(block, kind="esm")
+            if source.startswith(_TARGET_STARTS, block.start) and _is_target(source, block):
+                self.found.append((block.start, block.end, ""))
+                return replace(block, kind="target")
+        elif kind == "code":
             return self.code(block)
-        if block.kind in _NOT_PROSE:
+        elif kind in _NOT_PROSE:
             return block
-        if block.kind == "admonition":
+        elif kind == "admonition":
             self.admonition(block)
-        elif block.kind == "container":
+        elif kind == "container":
             self.container(block)
-        elif block.kind == "blockquote":
+        elif kind == "blockquote":
             self.alert(block)
-        elif block.kind == "tab":
+        elif kind == "tab":
             self.content_tab(block)
         if block.children:
-            children = tuple(self.block(child) for child in block.children)
+            children = tuple([self.block(child) for child in block.children])
             return replace(block, children=children) if children != block.children else block
-        self.snippets(block.start, block.end)
-        self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
-        if block.kind == "heading":
+        if self.has_snippets:
+            self.snippets(block.start, block.end)
+        if self.may_hold(source, block.start, block.end):
+            self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
+        if kind == "heading":
             return self.heading(block)
         return block
 
@@ -211,7 +247,7 @@ class _Marker:
         return replace(block, kind="admonition", prefix="")
 
     def snippets(self, start: int, end: int) -> None:
-        if self.source.find("8<", start, end) < 0:
+        if not self.has_snippets or self.source.find("8<", start, end) < 0:
             return
         for match in _SNIPPET.finditer(self.source, start, end):
             self.found.append((match.start(), match.end(), f"snippet: {match['file']}"))
@@ -220,12 +256,14 @@ class _Marker:
         """A heading whose title held markup: its title as the page shows it. The heading is
         the block's last line (a setext heading's line above its underline): a block may
         start earlier, over a container's marker (:func:`~.blocks.tile`)."""
+        if not block.title or not self.found:
+            return block
         start, end = self.last_line(block)
         if _SETEXT_UNDERLINE.fullmatch(self.source, start, end) and start > block.start:
             start, end = self.last_line(replace(block, end=start - 1))
             start = max(start, block.start)
         inside = [r for r in self.found if start <= r[0] and r[1] <= end]
-        if not inside or not block.title:
+        if not inside:
             return block
         text = rewrite_spans(self.source, start, end, _ordered(inside))
         text = re.sub(r"^[ \t]*#{1,6}(?:[ \t]+|$)|[ \t]+#+[ \t]*$", "", text)

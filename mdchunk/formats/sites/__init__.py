@@ -11,7 +11,7 @@ accepts; the rules follow the generators' own code.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ..blocks import Block
@@ -70,14 +70,17 @@ def slug_flavour(site: Site) -> SlugFlavour:
     return generator(site).slugger.flavour
 
 
-def _headings(blocks: Iterable[Block]) -> Iterator[Block]:
+def _headings(blocks: Iterable[Block], found: list[Block] | None = None) -> list[Block]:
     """Every heading in document order, those inside quotes, lists and admonitions too: the
-    generators number them all."""
+    generators number them all. A list built in one walk that descends only into blocks with
+    children (a generator per block cost more than the numbering)."""
+    found = [] if found is None else found
     for block in blocks:
         if block.kind == "heading":
-            yield block
-        else:
-            yield from _headings(block.children)
+            found.append(block)
+        elif block.children:
+            _headings(block.children, found)
+    return found
 
 
 def anchors(blocks: Sequence[Block], site: Site = "plain") -> dict[int, str]:
@@ -89,7 +92,7 @@ def anchors(blocks: Sequence[Block], site: Site = "plain") -> dict[int, str]:
     >>> list(anchors(doc.blocks, "docusaurus").values())
     ['setup', 'again', 'setup-1']
     """
-    headings = list(_headings(blocks))
+    headings = _headings(blocks)
     record = generator(site)
     found = number_headings([h.title for h in headings], record.slugger,
                             [h.heading_id or None for h in headings], record.explicit_ids)
