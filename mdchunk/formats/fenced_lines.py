@@ -79,13 +79,12 @@ def lines_to_place(lines: Sequence[str], needs_place: Callable[[str], bool], hin
     return numbers if may_be_placed(lines, numbers) else None
 
 
-def deep_line_numbers(text: str, start: int = 0) -> list[int]:
+def deep_line_numbers(text: str) -> list[int]:
     """The numbers of the lines of ``text`` (LF line breaks) that may be deep
-    (:func:`deep_line` tells), found by one search over the text from ``start`` (a position in
-    ``"\\n" + text`` before which no line may be deep: where a cheaper search found the first
-    that may)."""
+    (:func:`deep_line` tells), found by one search over the text, from the first line a cheaper
+    search finds that may be."""
     lines = "\n" + text
-    first = MAY_BE_DEEP.search(lines, start)
+    first = MAY_BE_DEEP.search(lines)
     if first is None:
         return []
     numbers: list[int] = []

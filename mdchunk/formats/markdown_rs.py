@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
@@ -141,14 +141,14 @@ def _body_refusals(source: str, site: str) -> Iterator[str]:
 
 class _Body:
     """What follows the front matter, and what the refusal scans find in it on the way that
-    :func:`parse_fast` reads again (its lines, its containers):
-    each scan of the page once."""
+    :func:`parse_fast` reads again (its lines, its containers, the lines only their place makes
+    read alike): each scan of the page once."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, lines: list[str] | None = None) -> None:
         self.source = source
         #: ``source`` with LF line breaks (markdown-it's normalisation, NUL aside).
         self.text = _LINE_BREAK.sub("\n", source) if "\r" in source else source
-        self._lines: list[str] | None = None
+        self._lines = lines
         #: The containers' lines (:func:`~.colon_containers.container_lines`), when
         #: :meth:`refusals` found them.
         self.containers: list[tuple[int, int]] | None = None
@@ -160,10 +160,38 @@ class _Body:
             self._lines = self.text.split("\n")
         return self._lines
 
+    @functools.cached_property
+    def tabbed(self) -> list[int] | None:
+        """The lines holding a tab that may count as columns, each where its place makes both
+        parsers read it alike (:func:`~.fenced_lines.lines_to_place`); ``None`` when one may
+        stand in no such place."""
+        return lines_to_place(self.lines, tabbed_line, "\t") if "\t" in self.text else []
+
+    @functools.cached_property
+    def deep(self) -> list[int] | None:
+        """The lines nested deep, each where its place makes both parsers read it alike;
+        ``None`` when one may stand in no such place."""
+        return lines_to_place(self.lines, deep_line, among=deep_line_numbers(self.text))
+
+    @functools.cached_property
+    def tables(self) -> tuple[int, ...]:
+        """The header and delimiter lines of the tables both parsers may read apart
+        (:func:`~.table_shapes.unproven_tables`)."""
+        return unproven_tables(self.text)
+
+    def lines_to_place(self) -> list[int] | None:
+        """The numbers of the lines that only their place makes read alike (tabs that may count
+        as columns, lines nested deep, tables of an unproven shape), ascending; ``None`` when one
+        may stand in no such place."""
+        tabbed, deep, tables = self.tabbed, self.deep, self.tables
+        if tabbed is None or deep is None:
+            return None
+        return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
+
     def refusals(self, site: str) -> Iterator[str]:
         """:func:`_body_refusals`, cheapest test first."""
         source, text = self.source, self.text
-        if "\t" in source and lines_to_place(self.lines, tabbed_line, "\t") is None:
+        if "\t" in source and self.tabbed is None:
             yield "tab"
         # every line after a line break: a pattern led by one is searched 15-30 times faster
         # than one led by ``(?:^|\n)`` (20 ms each on the Chroma corpora)
@@ -172,13 +200,12 @@ class _Body:
         quoted = quote_at >= 0
         if quoted and lazy_quote(lines, quote_at):
             yield "blockquote"
-        deep = MAY_BE_DEEP.search(lines)  # the first line that may be deep, or none
-        if deep and (_DEEP_QUOTED if quoted else _DEEP).search(lines, deep.start()) and (
-                _TOO_DEEP.search(lines, deep.start()) or lines_to_place(
-                    self.lines, deep_line, among=deep_line_numbers(text, deep.start())) is None):
+        may_be_deep = MAY_BE_DEEP.search(lines)  # the first line that may be deep, or none
+        if may_be_deep and (_DEEP_QUOTED if quoted else _DEEP).search(
+                lines, may_be_deep.start()) and (
+                _TOO_DEEP.search(lines, may_be_deep.start()) or self.deep is None):
             yield "deep nesting"
-        tables = unproven_tables(text)
-        if tables and not may_be_placed(self.lines, tables, listed=True):
+        if self.tables and not may_be_placed(self.lines, self.tables, listed=True):
             yield "table of an unproven shape"
         if quoted and _QUOTED_PIPE.search(lines, quote_at):
             yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
@@ -234,7 +261,8 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if defs and (notes is None or not notes.started_alike(lines)):
         return None
     nodes = notes.nodes if notes else parser.tree(text).children
-    placed = _lines_to_place(text, lines)
+    # the lines the refusals placed, unless the text parsed is another (NUL, markers blanked)
+    placed = (body if text is body.text else _Body(text, lines)).lines_to_place()
     if placed is None or (placed and not placed_alike(
             lines, placed, nodes, byte_starts or byte_line_starts(text, lines))):
         return None
@@ -258,18 +286,6 @@ def _source_lines(source: str, body_start: int, body_lines: list[str]) -> list[s
     if not body_start:
         return body_lines
     return [*source[:body_start].split("\n")[:-1], *body_lines]
-
-
-def _lines_to_place(text: str, lines: Sequence[str]) -> list[int] | None:
-    """The numbers of the ``lines`` of ``text`` (LF line breaks) that only their place makes
-    read alike (tabs that may count as columns, lines nested deep, tables of an unproven shape;
-    :func:`~.fenced_lines.lines_to_place`), ``None`` when one may stand in no such place."""
-    tables = unproven_tables(text)
-    tabbed = lines_to_place(lines, tabbed_line, "\t") if "\t" in text else []
-    deep = lines_to_place(lines, deep_line, among=deep_line_numbers(text))
-    if tabbed is None or deep is None:
-        return None
-    return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
 
 
 def _front_matter(source: str) -> tuple[int, Token | None] | None:

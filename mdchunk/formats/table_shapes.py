@@ -10,7 +10,6 @@ any shape.
 
 from __future__ import annotations
 
-import functools
 import re
 
 from markdown_it.rules_block.table import escapedSplit
@@ -50,11 +49,9 @@ def tables_agree(text: str) -> bool:
     return not unproven_tables(text)
 
 
-@functools.lru_cache(maxsize=1)
 def unproven_tables(text: str) -> tuple[int, ...]:
     """The numbers of the header and delimiter lines of each table in ``text`` (LF line
     breaks) that both parsers may read apart, as far as can be told from its lines (ascending).
-    (Kept for the last text: the fast reader's refusals and its parse ask it of the same one.)
 
     They disagree where a table is unusual: the Rust parser takes a single column without
     pipes (``a`` over ``--:``), splits cells otherwise where a header escapes a pipe, and lets
