@@ -111,9 +111,9 @@ _TRIGGERS = ("{", "<", ":::", "!!!", "???", "[!", "\nimport", "\nexport", "8<", 
 
 
 def _is_esm(source: str, block: Block) -> bool:
-    """Whether ``block`` is a paragraph of MDX ESM; the regex is asked only of a paragraph
-    that starts with ``import`` or ``export``, as every match does."""
-    return (block.kind == "paragraph" and source.startswith(_ESM_STARTS, block.start)
+    """Whether the paragraph ``block`` is MDX ESM; the regex is asked only of a paragraph that
+    starts with ``import`` or ``export``, as every match does."""
+    return (source.startswith(_ESM_STARTS, block.start)
             and _ESM.fullmatch(source, block.start, block.end) is not None)
 
 
@@ -124,8 +124,9 @@ _TARGET_STARTS = ("(", " ", "\t")
 
 
 def _is_target(source: str, block: Block) -> bool:
-    """Whether ``block`` is a MyST target's paragraph."""
-    return (block.kind == "paragraph"
+    """Whether the paragraph ``block`` is a MyST target; the regex is asked only of a
+    paragraph that starts as every match does."""
+    return (source.startswith(_TARGET_STARTS, block.start)
             and _TARGET.fullmatch(source, block.start, block.end) is not None)
 
 
@@ -165,7 +166,7 @@ class _Marker:
             if top and block.start in self.esm:
                 self.found.append((block.start, block.end, ""))
                 return replace(block, kind="esm")
-            if source.startswith(_TARGET_STARTS, block.start) and _is_target(source, block):
+            if _is_target(source, block):
                 self.found.append((block.start, block.end, ""))
                 return replace(block, kind="target")
         elif kind == "code":
@@ -183,8 +184,7 @@ class _Marker:
         if block.children:
             children = tuple([self.block(child) for child in block.children])
             return replace(block, children=children) if children != block.children else block
-        if self.has_snippets:
-            self.snippets(block.start, block.end)
+        self.snippets(block.start, block.end)
         if self.may_hold(source, block.start, block.end):
             self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
         if kind == "heading":
