@@ -1,6 +1,8 @@
 """mdchunk ÷ floor in CPU time on each shared corpus, quickly: each corpus read with its site
 (``corpus_sites.py``), mdchunk (``Chunker.chunk``, 256/32) and the floor (markdown-it-py
-parse + one tiktoken pass) interleaved in one process, the best of ``--reps`` passes each.
+parse + one tiktoken pass) interleaved in one process, the best of ``--reps`` passes each, and
+the median of the ratios of the passes run side by side (a shared machine's speed drifts by a
+third from one second to the next: each figure alone may mislead; both agreeing do not).
 A quick check between the full ``bench_speed.py`` runs (issue 32's loaded figures).
 
     .venv/bin/python bench/floor_ratio.py [--reps 3] [CORPUS_NAME ...]
@@ -11,8 +13,10 @@ from __future__ import annotations
 import argparse
 import gc
 import logging
+import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -24,8 +28,9 @@ from corpus_sites import markdown_files, site_of  # noqa: E402
 CORPORA = HERE.parent.parent / "shared" / "corpora"
 
 
-def best_times(folder: Path, reps: int) -> tuple[float, float]:
-    """The best CPU seconds of mdchunk's pass and of the floor's over ``folder``."""
+def pass_times(folder: Path, reps: int) -> list[tuple[float, float]]:
+    """CPU seconds of mdchunk's pass and of the floor's over ``folder``, ``reps`` pairs run
+    side by side."""
     import mdchunk
     from mdchunk.formats.markdown_it_parser import full_parser
 
@@ -43,15 +48,14 @@ def best_times(folder: Path, reps: int) -> tuple[float, float]:
             full.parse(text)
             counter.count(text)
 
+    def seconds(run: Callable[[], None]) -> float:
+        gc.collect()
+        started = time.process_time()
+        run()
+        return time.process_time() - started
+
     ours(), floor()  # warm-up
-    best = {ours: float("inf"), floor: float("inf")}
-    for _ in range(reps):
-        for run in (ours, floor):
-            gc.collect()
-            started = time.process_time()
-            run()
-            best[run] = min(best[run], time.process_time() - started)
-    return best[ours], best[floor]
+    return [(seconds(ours), seconds(floor)) for _ in range(reps)]
 
 
 def main() -> None:
@@ -63,12 +67,15 @@ def main() -> None:
     logging.disable(logging.WARNING)  # an include with no root set says so once a page
     folders = [args.corpora / n for n in args.names] or sorted(
         p for p in args.corpora.iterdir() if p.is_dir())
-    print("| corpus | site | mdchunk s | floor s | mdchunk ÷ floor |")
-    print("| --- | --- | ---: | ---: | ---: |")
+    print("| corpus | site | mdchunk s (best) | floor s (best) | best ÷ best | median of pair "
+          "ratios |")
+    print("| --- | --- | ---: | ---: | ---: | ---: |")
     for folder in folders:
-        ours, floor = best_times(folder, args.reps)
+        pairs = pass_times(folder, args.reps)
+        ours, floor = min(p[0] for p in pairs), min(p[1] for p in pairs)
+        paired = statistics.median(a / b for a, b in pairs)
         print(f"| {folder.name} | {site_of(folder)} | {ours:.3f} | {floor:.3f} | "
-              f"{ours / floor:.2f} |", flush=True)
+              f"{ours / floor:.2f} | {paired:.2f} |", flush=True)
 
 
 if __name__ == "__main__":

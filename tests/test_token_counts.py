@@ -182,6 +182,75 @@ def _assert_tiktoken_s(counter, text: str) -> None:
     assert list(counter.token_ends(text)) == list(accumulate(lengths))
 
 
+def _spied(counts, calls: list[str]):  # type: ignore[no-untyped-def]
+    """``counts`` with a counter that records every text it encodes, for either call."""
+    counter = counts.counter
+    assert counter.token_ends is not None
+    token_ends = counter.token_ends
+
+    def count(text: str) -> int:
+        calls.append(text)
+        return counter.count(text)
+
+    def ends(text: str) -> Sequence[int]:
+        calls.append(text)
+        return token_ends(text)
+
+    counts.counter = replace(counter, count=count, token_ends=ends)
+    return counts
+
+
+@profile(200)
+@given(paragraphs=st.lists(_pieces.map(str.strip).filter(bool), min_size=1, max_size=5))
+def test_every_block_is_encoded_before_packing_asks_and_never_again(paragraphs: list[str]
+                                                                    ) -> None:
+    """use_blocks counts each stretch between the blocks' joints in one loop (the tokenizer
+    stays in the processor's caches from one to the next): every block's estimate is then
+    known, exact, and asks the tokenizer nothing more."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = "\n\n".join(paragraphs) + "\n"
+    starts = list(accumulate([0, *[len(p) + 2 for p in paragraphs[:-1]]]))
+    blocks = [Block("paragraph", a, a + len(p)) for a, p in zip(starts, paragraphs)]
+    calls: list[str] = []
+    counts = _spied(SpanCounts(text, counter, long_text=3 * 256), calls)
+    counts.use_blocks(blocks)
+    assert "".join(calls) == text[:blocks[-1].end], "each character encoded once, in order"
+    calls.clear()
+    following = [*starts[1:], blocks[-1].end]
+    for block, end in zip(blocks, following):
+        expected = counter.count(text[block.start:end]) + (end == block.end)
+        assert counts.estimate(block.start, block.end) == expected
+    assert calls == []
+
+
+def test_a_chinese_paragraph_long_in_bytes_keeps_its_token_ends() -> None:
+    """Whether a stretch is long enough to keep its token ends is asked in UTF-8 bytes: 300
+    Chinese characters (fewer than the 768 characters of a 256-token budget's threshold, but
+    more tokens than the budget) keep them, and the sentences they are cut into are read off
+    them instead of being encoded again; 300 ASCII characters do not."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    sentence = "消息队列在高峰期出现大量堆积时需要先扩容消费者再检查磁盘。"  # 30 characters
+    for text, kept in ((" ".join([sentence] * 10) + "\n", True), ("word " * 60 + "\n", False)):
+        calls: list[str] = []
+        counts = _spied(SpanCounts(text, counter, long_text=3 * 256), calls)
+        counts.use_blocks([Block("paragraph", 0, len(text) - 1)])
+        assert (counts._kept.around(0, len(text) - 1) is not None) is kept
+        calls.clear()
+        joints = [j for p in range(1, len(text) - 1) if text[p] == " "
+                  and (j := counts.joint_before(p)) is not None]
+        counts.prime(joints, 0, len(text) - 1)
+        for a, b in zip([0, *joints], [*joints, len(text) - 1]):
+            assert counts.count_span(a, b) == counter.count(text[a:b])
+        if kept:
+            assert calls == [], "the sentences were read off the paragraph's one encoding"
+
+
 def test_a_source_with_a_lone_surrogate_is_counted_exactly() -> None:
     """Token ends refuse a text with a lone surrogate (tiktoken mends it, which shifts byte
     offsets): span counts then encode each stretch and stay exact."""
