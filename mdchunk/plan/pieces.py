@@ -25,6 +25,10 @@ _WORD_CHARACTER = re.compile(r"\w")
 _LIST_MARKER = re.compile(r"[-*+]|[0-9]{1,9}[.)]")
 #: Quote markers and blanks (never a line break: the run stops at its line's end).
 _MARKER_RUN = re.compile(r"[ \t>]*")
+#: How far back a seam's run of markers and blanks is scanned before the line's own run is
+#: looked up (:meth:`_LineMarkers.back_over`): far enough for the end of an HTML line or a
+#: sentence's blanks, never a quote nested thousands deep.
+_SHORT_RUN = 16
 
 
 @dataclass(slots=True)
@@ -129,8 +133,16 @@ class _LineMarkers:
     def back_over(self, at: int) -> tuple[int, bool]:
         """Where the run of quote markers and blanks that ends at ``at`` starts (never before
         its line), and whether it holds a ``>``."""
-        if at > 0 and self.source[at - 1] not in " \t>\r\n":
+        source = self.source
+        if at > 0 and source[at - 1] not in " \t>\r\n":
             return at, False  # text right before it (most seams): no run of markers ends here
+        start = at
+        while start > 0 and at - start < _SHORT_RUN and source[start - 1] in " \t>":
+            start -= 1
+        if start > 0 and source[start - 1] not in " \t>\r\n":
+            # a short run after text on its line (the ``>`` ending an HTML line, a sentence's
+            # blank): the line's leading markers end before that text
+            return start, ">" in source[start:at]
         line = self.line_of(at)
         lead, quoted = self.lead(line)
         if at <= lead:
