@@ -93,3 +93,30 @@ def test_generated_front_matter_reads_alike(pairs: list[tuple[str, str]]) -> Non
     """Strings returned at once and everything else read alike, errors too (an alias before
     its anchor, a duplicate anchor)."""
     _same("".join(f"{key}: {value}\n" for key, value in pairs))
+
+
+_JSON_LIKE = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=False),
+              st.text(max_size=5), st.dates(), st.datetimes()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3), st.tuples(inner, inner),
+                            st.dictionaries(st.one_of(st.text(max_size=3), st.integers(0, 3)),
+                                            inner, max_size=3)),
+    max_leaves=12)
+
+
+@given(metadata=st.dictionaries(st.text(max_size=4), _JSON_LIKE, max_size=4))
+def test_front_matter_is_made_json_ready_as_a_round_trip_through_json_makes_it(
+        metadata: dict[str, object]) -> None:
+    """The values front matter gives a chunk's metadata: json_ready copies those of JSON's own
+    types without a round trip through JSON and sends the rest (dates, keys that are not
+    strings) through it; the same result either way, never the caller's own objects."""
+    import json
+
+    from mdchunk.chunks.chunk import json_ready
+
+    ready = json_ready(metadata)
+    assert ready == json.loads(json.dumps(metadata, default=str))
+    assert ready is not metadata
+    for key, value in metadata.items():
+        if isinstance(value, (dict, list)):
+            assert ready[key] is not value
