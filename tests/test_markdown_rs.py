@@ -402,6 +402,8 @@ _TAB_LINES = st.sampled_from([
     "\t2. two", "\t---", "\t===", "\t***", "\t| a | b |", "\t|---|---|", "\t[a]: /u", "\t",
     "  \t ", "\t<!-- c -->", "\t:::note", "\t[*] --> s1 : x", "<Mermaid", "  chart={`", "`}",
     "/>", "Term", ": def", ":::note", ":::", "lazy words",
+    # a tab after a first word of digits: no ordered list's marker, or one
+    "4.5\tpublic Message request()", "123\tx", "1234567890.\tx", "1.2.\tx", "1)\tx", "12.\t",
 ])
 
 
@@ -430,6 +432,9 @@ _TABBED = {
     # a delimiter row a tab leads, tried in the item's paragraph after a lazy line: a table to
     # the Rust parser, a lazy line to markdown-it-py (read fast, and otherwise, before)
     "- far\ntext\n\t--:\n": False, "-    far\ntext\n\t\t--:\n": False, "Words\n\t|---|---|\n": True,
+    # issue 32: a tab after a first word of digits that mark no item (RocketMQ's rpc_request)
+    "4.5\tpublic Message request(final Message msg)\n\nmsg\n": True, "123\tx\n": True,
+    "1234567890.\tx\n": True, "- 4.5\tx\n": True, "1.\tone\n": False, "10)\tten\n": False,
     "Term\n\t: definition\n": False, "-\titem\n": False, "<div>\n\tin HTML\n": False,
     "- a\n\n  ```\n  \tin an item\n  ```\n": False,
     "> ```\n> \tquoted\n> ```\n": False, "  ```\n\tindented fence\n  ```\n": False,

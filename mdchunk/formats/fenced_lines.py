@@ -35,8 +35,11 @@ __all__ = ["MAY_BE_DEEP", "deep_line", "deep_line_numbers", "indented_as_spaces"
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
 #: table's row, whose cells each parser trims) and no ``]:`` (a link reference definition,
-#: whose blanks each parser skips) in it.
-_INNER_TAB = re.compile(r"(?![^\n]*\]:)[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*[A-Za-z\[]"
+#: whose blanks each parser skips) in it. A word may start with a digit where its digits make
+#: no ordered list's marker, the one block a digit starts (RocketMQ's ``4.5<tab>public ...``:
+#: ``4.`` and a ``5``, as ``123<tab>`` or ten digits and a dot, marks no item in either parser).
+_INNER_TAB = re.compile(r"(?![^\n]*\]:)[ ]*(?:(?:[-*+]|[0-9]{1,9}[.)])[ ]+)*"
+                        r"(?:[A-Za-z\[]|(?![0-9]{1,9}[.)](?:[ \t]|\Z))[0-9])"
                         r"[^\t|]*?[^\s|]\t[^|]*\Z")
 #: A line its leading blanks indent four columns or more (a tab among the first four blanks
 #: reaches the fourth column in both parsers).
