@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
-from .colon_containers import blank_markers, container_lines
+from .colon_containers import blank_markers, container_lines, outside_fences
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
@@ -291,6 +291,9 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if defs and (notes is None or not notes.started_alike(lines)):
         return None
     nodes = notes.nodes if notes else parser.tree(text).children
+    if containers:  # marker lines in a fence are its code to both (no footnotes: see above)
+        byte_starts = byte_line_starts(text, lines)
+        containers = outside_fences(containers, nodes, byte_starts, lines)
     # the lines the refusals placed, unless the text parsed is another (NUL, markers blanked)
     parsed = body if text is body.text else _Body(text, lines)
     placed, in_items = parsed.lines_to_place(), parsed.placed_in_items()
