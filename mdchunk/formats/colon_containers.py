@@ -10,18 +10,21 @@ own. So the fast reader finds the same lines (:func:`container_lines`), has the 
 the page with those two lines blanked (:func:`blank_markers`), and makes the nodes between them
 the container's children, provided no node crosses a marker line and no HTML block, which the
 opening line would not end, stands right before it (``_TreeReader.contained`` in
-:mod:`.markdown_rs`). ``tests/test_markdown_rs.py`` holds both readers to the same Document
-on generated pages of containers among every other block.
+:mod:`.markdown_rs`); lines that look like a container's inside a top-level fence are the
+fence's code to both (:func:`outside_fences`). ``tests/test_markdown_rs.py`` holds both readers
+to the same Document on generated pages of containers among every other block.
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Sequence
+from typing import Any
 
 from .markdown_it_parser import valid_container_name
 
-__all__ = ["MARKER", "blank_markers", "container_lines"]
+__all__ = ["MARKER", "blank_markers", "container_lines", "outside_fences"]
 
 #: What the marker lines start with: the rule wants three markers at least.
 MARKER = ":::"
@@ -82,3 +85,28 @@ def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -
     for opening, closing in containers:
         blanked[opening] = blanked[closing] = ""
     return blanked
+
+
+def outside_fences(containers: Sequence[tuple[int, int]], nodes: Sequence[Any],
+                   byte_starts: Sequence[int], lines: Sequence[str]) -> list[tuple[int, int]]:
+    """The ``containers`` but those whose marker lines both lie inside one top-level fence, past
+    its first line and before its last, that the Rust parser found (``nodes``: the top level of
+    the ``lines`` it read, markers blanked, their lines starting at ``byte_starts``) opened at
+    the start of its line (Ory's pages show MDX that notes in a fence of four backticks).
+
+    Both parsers read that fence from the same line: the text before it is read alike (what
+    the fast reader takes), and a fence's opening line is no marker line. It ends at the same
+    line: its closing line is the first after it that closes it, none of the marker lines, so
+    blanking them moves nothing. markdown-it-py's container rule never reads a line inside it
+    (its block parser goes on after the fence's last line), so they are the fence's code, as
+    they are to the Rust parser: no container, and the fence's code goes unread (a code block
+    is its lines)."""
+    fences = []
+    for node in nodes:
+        if node.name == "fence" and node.srcmap is not None:
+            first = bisect_right(byte_starts, node.srcmap[0]) - 1
+            last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
+            if lines[first].startswith(("```", "~~~")):
+                fences.append((first, last))
+    return [(opening, closing) for opening, closing in containers
+            if not any(first < opening and closing < last for first, last in fences)]

@@ -37,14 +37,16 @@ from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
-from .colon_containers import blank_markers, container_lines
+from .colon_containers import blank_markers, container_lines, outside_fences
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
     MAY_BE_DEEP,
     deep_line,
     deep_line_numbers,
+    indented_as_spaces,
     lines_to_place,
+    listed_tab,
     may_be_placed,
     placed_alike,
     tabbed_line,
@@ -78,6 +80,12 @@ _DEEP_QUOTED = re.compile(r"\n" + _LEVEL + "{16}")
 #: once a level; some 100,000 levels overflow it): never handed to it, fence or not.
 _TOO_DEEP = re.compile(r"\n" + _LEVEL + "{1000}")
 
+#: A line that may open a list or a definition outside a fence, at the top level, in a quote or
+#: a footnote: a marker after spaces, quotes' and definitions' markers or a footnote's label (a
+#: tab before it sets it four columns into the top level, where it opens none, or makes a
+#: quote's or a definition's line the fast reader takes in a fence only).
+_MAY_OPEN_A_LIST = re.compile(r"\n(?:\[\^[^\]\n]*\]:)?[ >:~]*(?:[-*+:~]|[0-9]{1,9}[.)])"
+                              r"(?:[ \t]|(?=\n)|\Z)")
 #: A line that ends right after a link reference's label and colon, over a line that is an
 #: empty list item's marker: markdown-it-py ends the definition there (an empty item ends a
 #: definition, not a paragraph), the Rust parser takes the marker for its destination.
@@ -163,9 +171,16 @@ class _Body:
     @functools.cached_property
     def tabbed(self) -> list[int] | None:
         """The lines holding a tab that may count as columns, each where its place makes both
-        parsers read it alike (:func:`~.fenced_lines.lines_to_place`); ``None`` when one may
-        stand in no such place."""
-        return lines_to_place(self.lines, tabbed_line, "\t") if "\t" in self.text else []
+        parsers read it alike (:func:`~.fenced_lines.lines_to_place`), or of the shape a list
+        item's line may have (:func:`~.fenced_lines.listed_tab`, placed in the tree only);
+        ``None`` when one may stand in no such place."""
+        return lines_to_place(self.lines, tabbed_line, "\t", placed_after=listed_tab) \
+            if "\t" in self.text else []
+
+    @functools.cached_property
+    def in_items(self) -> list[int]:
+        """Those of :attr:`tabbed` that may stand in a list item (:func:`listed_tab`)."""
+        return [number for number in self.tabbed or () if listed_tab(self.lines[number])]
 
     @functools.cached_property
     def deep(self) -> list[int] | None:
@@ -176,8 +191,20 @@ class _Body:
     @functools.cached_property
     def tables(self) -> tuple[int, ...]:
         """The header and delimiter lines of the tables both parsers may read apart
-        (:func:`~.table_shapes.unproven_tables`)."""
-        return unproven_tables(self.text)
+        (:func:`~.table_shapes.unproven_tables`), on a page that may hold a list or a definition
+        those of the page read with the tabs that lead its lines as the columns they reach too
+        (:func:`~.fenced_lines.indented_as_spaces`), as both parsers read them there where the
+        table's tests take only spaces. A line a tab leads stands four columns or more into the
+        top level, where neither parser reads it as a table's line; but in an item or a
+        definition, or right after one, where a paragraph's next line is tried in the item's
+        (``- far``, ``text``, a tab and ``--:``: a table to the Rust parser, a lazy line to
+        markdown-it-py), it may be one, of a table the tests must see."""
+        tables = unproven_tables(self.text)
+        tabbed = self.tabbed
+        if not tabbed or not _MAY_OPEN_A_LIST.search("\n" + self.text):
+            return tables
+        spaced = unproven_tables(indented_as_spaces(self.lines, frozenset(tabbed)))
+        return tuple(sorted({*tables, *spaced}))
 
     def lines_to_place(self) -> list[int] | None:
         """The numbers of the lines that only their place makes read alike (tabs that may count
@@ -187,6 +214,11 @@ class _Body:
         if tabbed is None or deep is None:
             return None
         return sorted({*tabbed, *deep, *tables}) if tabbed or deep else list(tables)
+
+    def placed_in_items(self) -> frozenset[int]:
+        """The lines of :attr:`in_items` that may be placed in a list item: none of a table of
+        an unproven shape, whose lines only a fence may hold."""
+        return frozenset(self.in_items).difference(self.tables)
 
     def refusals(self, site: str) -> Iterator[str]:
         """:func:`_body_refusals`, cheapest test first."""
@@ -253,19 +285,23 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         at = line_finder(index, body_start, first_line, text, lines, verbatim)
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
-    markers = [first_line + line for pair in containers for line in pair]
-    reader = TreeReader(source, index, at, first_line, markers)
     byte_starts = byte_line_starts(text, lines) if defs else None
     notes = FootnotedTree.parse(_rust_parser(footnotes=True) or parser, text, defs,
                                 byte_starts) if byte_starts else None
     if defs and (notes is None or not notes.started_alike(lines)):
         return None
     nodes = notes.nodes if notes else parser.tree(text).children
+    if containers:  # marker lines in a fence are its code to both (no footnotes: see above)
+        byte_starts = byte_line_starts(text, lines)
+        containers = outside_fences(containers, nodes, byte_starts, lines)
     # the lines the refusals placed, unless the text parsed is another (NUL, markers blanked)
-    placed = (body if text is body.text else _Body(text, lines)).lines_to_place()
+    parsed = body if text is body.text else _Body(text, lines)
+    placed, in_items = parsed.lines_to_place(), parsed.placed_in_items()
     if placed is None or (placed and not placed_alike(
-            lines, placed, nodes, byte_starts or byte_line_starts(text, lines))):
+            lines, placed, nodes, byte_starts or byte_line_starts(text, lines), in_items)):
         return None
+    markers = [first_line + line for pair in containers for line in pair]
+    reader = TreeReader(source, index, at, first_line, markers, tabbed_items=bool(in_items))
     try:
         if notes:  # markdown-it-py's inline rules read by the labels defined
             reader.make.env.update(notes.env())

@@ -104,7 +104,7 @@ class TreeReader:
     read once; a paragraph's content only when its lines may hold a comment."""
 
     def __init__(self, source: str, index: LineIndex, at: LineFinder, first_line: int = 0,
-                 markers: Sequence[int] = ()) -> None:
+                 markers: Sequence[int] = (), tabbed_items: bool = False) -> None:
         self.make = BlockMaker(source, index, {})
         self.source = source
         #: Where the Rust parser's byte offsets fall among the source's lines.
@@ -117,6 +117,12 @@ class TreeReader:
         #: parsed: a node the Rust parser ran on over one, and the blank lines after it, ends
         #: there, as markdown-it-py ends the container's content there (:meth:`contained`).
         self.markers = markers
+        #: Whether a list item's text may hold a line a tab indents
+        #: (:func:`~.fenced_lines.listed_tab`): the Rust parser ends the span of a tight item's
+        #: text where its content ends, and the content holds spaces for the part of a tab it
+        #: splits, so the span may run past the text's last line into the next; its lines are
+        #: counted in its content instead.
+        self.tabbed_items = tabbed_items
         self.span = _span_finder(source, index, at, markers)
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
@@ -129,7 +135,8 @@ class TreeReader:
             name = node.name
             if name in _NO_TOKEN:
                 continue
-            start, end = span(node.srcmap)
+            counted = in_item and name == "text" and self.tabbed_items
+            start, end = span(self.text_srcmap(node) if counted else node.srcmap)
             if start >= end:
                 continue
             if name == "paragraph" or (in_item and name == "text"):
@@ -137,6 +144,16 @@ class TreeReader:
             else:
                 out.append(self.block(node, name, start, end, depth))
         return out
+
+    def text_srcmap(self, node: Any) -> tuple[int, int] | None:
+        """A tight item's text's byte span, ended in the last line its content counts (see
+        :attr:`tabbed_items`)."""
+        if node.srcmap is None:
+            return None
+        first_byte = node.srcmap[0]
+        starts, delta, shift = self.at
+        last = bisect_right(starts, first_byte + delta) + shift + node.meta["content"].count("\n")
+        return first_byte, starts[last - 1 - shift] - delta + 1
 
     def contained(self, nodes: Sequence[Any], containers: Sequence[tuple[int, int]],
                   lines: Sequence[str]) -> list[Block]:
