@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
-from .colon_containers import blank_markers, container_lines
+from .colon_containers import blank_markers, container_lines, listed_containers
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
@@ -254,7 +254,8 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     except UnicodeEncodeError:  # lone surrogates: the Rust parser takes UTF-8 only
         return None
     markers = [first_line + line for pair in containers for line in pair]
-    reader = TreeReader(source, index, at, first_line, markers)
+    top, listed = listed_containers(body.lines, containers) if containers else ([], [])
+    reader = TreeReader(source, index, at, first_line, markers, listed)
     byte_starts = byte_line_starts(text, lines) if defs else None
     notes = FootnotedTree.parse(_rust_parser(footnotes=True) or parser, text, defs,
                                 byte_starts) if byte_starts else None
@@ -269,11 +270,12 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     try:
         if notes:  # markdown-it-py's inline rules read by the labels defined
             reader.make.env.update(notes.env())
-        blocks = reader.contained(nodes, containers, lines) if containers \
-            else reader.blocks(nodes)
+        blocks = reader.contained(nodes, top, lines) if containers else reader.blocks(nodes)
         read = notes.with_footnotes(blocks, reader, site) if notes else blocks
     except Unsupported:
         return None
+    if reader.placed != len(listed):
+        return None  # a container opened in no top-level list's item
     return None if read is None else reader.make.document(read, front)
 
 
