@@ -680,6 +680,64 @@ def test_containers_in_list_items_are_read_fast_where_the_item_places_them(sourc
     assert_read_fast_or_not(source, _LISTED_PAGES[source])
 
 
+# -- lines led by colons in a fence: its content, no container's lines --
+
+_FENCE_OPENERS = st.sampled_from(["```", "````mdx-code-block", "~~~", "```js", "~~~~ x", " ```",
+                                  "   ```", "    ```", "```a`b", "- ```", "> ```", "``"])
+_FENCE_CLOSERS = st.sampled_from(["```", "````", "~~~", "   ```", "    ```", "```  ", "``` x",
+                                  "~~~~", "``", "\t```", ""])
+_FENCED = st.sampled_from([
+    ":::note", ":::", "::::", "  :::tip", "- :::note", "> :::", ":::bad name!", "text", "", "```",
+    "```sh", "~~~", "<TabItem>", "- item", "   :::note", "   :::", "# h", ": :::x"])
+
+
+@st.composite
+def _fenced_marker_pages(draw: st.DrawFn) -> str:
+    """Fences holding lines led by colons, closed or not, among containers at the top level and
+    in list items."""
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            parts.append(draw(_container_pages()))
+        elif kind == 1:
+            parts.append(draw(_listed_container_pages()))
+        else:
+            lines = [draw(_FENCE_OPENERS), *draw(st.lists(_FENCED, max_size=6)),
+                     draw(_FENCE_CLOSERS)]
+            parts.append("\n".join(lines) + "\n")
+    return draw(st.sampled_from(["", "\n"])).join(parts)
+
+
+@needs_rust
+@profile(400)
+@given(source=_fenced_marker_pages(), newline=st.sampled_from(["\n", "\r\n"]),
+       site=st.sampled_from(SITES))
+def test_both_readers_agree_on_colons_in_fences(source: str, newline: str, site: str) -> None:
+    note(f"read fast: {assert_fast_or_refused(source.replace(chr(10), newline), site)}")
+
+
+#: Fences holding lines led by colons, and whether the fast reader reads them (issue 32: Ory's
+#: tabs of examples, ``:::note`` and all, in a ````` ````mdx-code-block ````` fence).
+_FENCED_PAGES = {
+    "````mdx-code-block\n<Tabs>\n\n:::note\n\nx\n\n:::\n\n```sh\nrun\n```\n</Tabs>\n````\n": True,
+    "~~~\n- :::note\n> :::\n~~~\n\n:::tip\ny\n:::\n": True,
+    "```\n:::note\n": True,  # unclosed: the fence runs to the end
+    "text\n```\n:::note\n```\n": True,  # a fence interrupts a paragraph
+    ":::note\n```\n:::\n```\n": False,  # the container's closing line in a fence
+    "<div>\n```\n:::note\n```\n": False,  # no fence: an HTML block's lines
+    "- a\n  ```\n  :::note\n  ```\n": False,  # a fence in an item: not at the top level
+    "```\n:::note\n``\n:::\n": True,  # two backticks close nothing: all the fence's
+    "   ```\n:::note\n   ```\n": False,  # indented: not taken for a fence (nor a container)
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _FENCED_PAGES)
+def test_colons_in_fences_at_the_top_level_are_read_fast(source: str) -> None:
+    assert_read_fast_or_not(source, _FENCED_PAGES[source])
+
+
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -
 
 _DEFINITIONS = st.sampled_from([

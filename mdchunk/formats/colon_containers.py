@@ -17,9 +17,12 @@ item's content column. So an indented opening line is taken where the line above
 the item that holds it (a top-level list's, as the Rust parser reads the page) starts its
 content at a column that makes the rule read it, and its closing line, as the container's
 (:func:`_listed_columns`); its nodes between are the container's children as above
-(:meth:`.rust_tree.TreeReader.listed_item`). ``tests/test_markdown_rs.py`` holds both readers
-to the same Document on generated pages of containers among every other block, at the top
-level and in list items.
+(:meth:`.rust_tree.TreeReader.listed_item`). Lines led by colons in a fence at the top level
+are its content, which no rule but the fence's reads (two more of Ory's pages hold their tabs
+of examples in one): they are left to the fence the Rust parser finds there
+(:func:`_fence_end`). ``tests/test_markdown_rs.py`` holds both readers to the same Document on
+generated pages of containers among every other block, at the top level, in list items and in
+fences.
 """
 
 from __future__ import annotations
@@ -30,30 +33,51 @@ from typing import NamedTuple
 
 from .markdown_it_parser import valid_container_name
 
-__all__ = ["MARKER", "Listed", "blank_markers", "container_lines", "listed_containers"]
+__all__ = ["MARKER", "Containers", "Listed", "blank_markers", "container_lines",
+           "listed_containers"]
 
 #: What the marker lines start with: the rule wants three markers at least.
 MARKER = ":::"
 #: A marker after a list item's, a quote's or a definition's marker: the rule opens (or closes)
 #: a container inside that block, which this module does not place.
 _NESTED_MARKER = re.compile(r"[ \t]*(?:(?:[>:~*+-]|[0-9]{1,9}[.)])[ \t]*)+" + MARKER)
+#: A fence's opening line, unindented: three backticks or tildes or more.
+_FENCE = re.compile(r"`{3,}|~{3,}")
 #: A definition's line (mdit-py-plugins' ``deflist``: its marker, then a space or tab).
 _DEFINITION = re.compile(r"[ \t]*[:~][ \t]")
 
 
-def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
-    """``(opening, closing)`` line numbers of each container in ``lines`` (the page after its
-    front matter, LF line breaks), as markdown-it-py's rule finds them at the top level or, for
-    an indented opening line, in a top-level list's item (:func:`listed_containers` says in
-    which items); ``None`` where this cannot tell: a marker line after a list item's, a quote's
-    or a definition's marker (where the rule reads a container inside it), an indented one
-    that :func:`_listed_columns` cannot place in any item, a container unclosed or nested,
-    colons that open nothing."""
-    marked = [number for number, line in enumerate(lines) if MARKER in line]
-    found: list[tuple[int, int]] = []
+class Containers(NamedTuple):
+    """What :func:`container_lines` finds: each container's ``(opening, closing)`` lines, and
+    each fence at the top level that holds lines led by colons, which are its content, not
+    containers, to markdown-it-py (Ory's tabs of examples in a ````` ````mdx-code-block `````
+    fence): ``(its opening line, the last of them)``."""
+
+    pairs: list[tuple[int, int]]
+    fenced: list[tuple[int, int]]
+
+
+def container_lines(lines: Sequence[str]) -> Containers | None:
+    """The containers in ``lines`` (the page after its front matter, LF line breaks), as
+    markdown-it-py's rule finds them at the top level or, for an indented opening line, in a
+    top-level list's item (:func:`listed_containers` says in which items), and the fences that
+    hold colons outside them (:func:`_fence_end`); ``None`` where this cannot tell: a marker
+    line after a list item's, a quote's or a definition's marker (where the rule reads a
+    container inside it), an indented one that :func:`_listed_columns` cannot place in any
+    item, a container unclosed or nested, colons that open nothing."""
+    marked = [number for number, line in enumerate(lines)
+              if MARKER in line or "```" in line or "~~~" in line]
+    found = Containers([], [])
     index = 0
     while index < len(marked):
         line = lines[marked[index]]
+        fence_end = _fence_end(lines, marked, index)
+        if fence_end is not None:
+            held = [number for number in marked[index + 1:fence_end] if MARKER in lines[number]]
+            if held:
+                found.fenced.append((marked[index], held[-1]))
+            index = fence_end + 1
+            continue
         if not line.lstrip(" \t").startswith(MARKER):
             if _NESTED_MARKER.match(line):
                 return None
@@ -72,9 +96,33 @@ def container_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
         pair = (marked[index], marked[closing])
         if indented and not _listed_columns(lines, *pair):
             return None
-        found.append(pair)
+        found.pairs.append(pair)
         index = closing + 1
     return found
+
+
+def _fence_end(lines: Sequence[str], marked: Sequence[int], opening: int) -> int | None:
+    """Where among the ``marked`` lines the fence opened at ``marked[opening]`` closes (at
+    the first line of three columns' indentation at most and as many of its backticks or tildes
+    or more, and spaces or tabs only; ``len(marked)`` when none does), if the line opens one
+    at the top level: three backticks or tildes or more, unindented (so in no list item, a
+    container's lines aside), the backticks' info string without one. Outside a container
+    (:func:`container_lines` asks only there), the fence's lines are its content to
+    markdown-it-py, so the container rule never sees colons there; the Rust parser's tree must
+    hold the same fence (:meth:`~.rust_tree.TreeReader.fenced_alike`), or the page goes to
+    the reference."""
+    line = lines[marked[opening]]
+    fence = _FENCE.match(line)
+    if fence is None or (line[0] == "`" and "`" in line[fence.end():]):
+        return None
+    run = fence.group()
+    for index in range(opening + 1, len(marked)):
+        text = lines[marked[index]]
+        closing = text.lstrip(" ")
+        if len(text) - len(closing) < 4 and closing.startswith(run) and not closing.lstrip(
+                run[0]).strip(" \t"):
+            return index
+    return len(marked)
 
 
 def _closing_line(lines: Sequence[str], marked: Sequence[int], opening: int, colons: int,

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
-from .colon_containers import blank_markers, container_lines, listed_containers
+from .colon_containers import Containers, blank_markers, container_lines, listed_containers
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
@@ -92,6 +92,9 @@ _NESTED_START = re.compile(r"[ >][^ ]--")
 #: containers (:mod:`.colon_containers`), definition lists (:mod:`.deflists`) and footnotes
 #: (:mod:`.fast_footnotes`).
 _READ_HERE = frozenset({"normalize", "container_container", "deflist", "footnote_def"})
+
+#: A page's containers where it holds no ``:::``.
+_NO_CONTAINERS = Containers([], [])
 
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
@@ -151,7 +154,7 @@ class _Body:
         self._lines = lines
         #: The containers' lines (:func:`~.colon_containers.container_lines`), when
         #: :meth:`refusals` found them.
-        self.containers: list[tuple[int, int]] | None = None
+        self.containers: Containers | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -235,14 +238,15 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if next(body.refusals(site), None) is not None:
         return None
     text, lines = body.text, body.lines
-    containers: list[tuple[int, int]] | None = body.containers or []
+    found: Containers | None = body.containers or _NO_CONTAINERS
     if "\0" in text:  # markdown-it's normalisation: NUL is U+FFFD to both parsers
         text = text.replace("\0", "\ufffd")
         lines = text.split("\n")
-        containers = container_lines(lines) if CONTAINER_MARKER in text else []
+        found = container_lines(lines) if CONTAINER_MARKER in text else _NO_CONTAINERS
     defs = definitions(lines) if "[^" in text else []
-    if containers is None or defs is None or (containers and defs):
+    if found is None or defs is None or (found.pairs and defs):
         return None
+    containers = found.pairs
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
         text = "\n".join(lines)
@@ -276,6 +280,8 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
         return None
     if reader.placed != len(listed):
         return None  # a container opened in no top-level list's item
+    if found.fenced and not reader.fenced_alike(nodes, found.fenced, lines):
+        return None
     return None if read is None else reader.make.document(read, front)
 
 

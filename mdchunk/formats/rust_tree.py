@@ -203,6 +203,16 @@ class TreeReader:
             raise Unsupported("a container the item's content column may read otherwise")
         return Block(_CONTAINERS[name], start, end, tuple(tile(self.source, children, start, end)))
 
+    def fenced_alike(self, nodes: Sequence[Any], fenced: Sequence[tuple[int, int]],
+                     lines: Sequence[str]) -> bool:
+        """Whether each of the ``fenced`` line pairs of ``lines`` (:class:`~.colon_containers.
+        Containers`: a fence's opening line, the last line led by colons that was taken for
+        its content) is a fence among the top-level ``nodes``, opened on the one and holding
+        the other: then the container rule, which reads no fence's content, never sees them
+        either."""
+        fences = dict(self.lines_of(node, lines) for node in nodes if node.name == "fence")
+        return all(fences.get(opening, opening) >= last for opening, last in fenced)
+
     def lines_of(self, node: Any, lines: Sequence[str]) -> tuple[int, int]:
         """The first and last of the ``lines`` parsed that a node's byte span covers; a list's
         without the blank lines it ends with (a list holds the blank lines after it until
