@@ -574,6 +574,10 @@ _CONTAINER_PAGES = {
     # opened on a list item's, a quote's or a definition's line: a container inside it
     "- :::note\n  x\n  :::\n": False, "1. :::tip\n\n   text\n": False, "> :::note\n> x\n> :::\n": False,
     "Term\n: :::note\n  x\n  :::\n": False, "- :::note\n": False,
+    # colons that open nothing: a paragraph's text (Ory's oathkeeper/sdk.md), unless after a
+    # block's marker, where this is not told
+    "Missing your language?\n:::\n\n## Next\n\n:::\n": True, ":::bad name!\nx\n:::\n": True,
+    ":::note\nx\n:::\n:::\n": True, "  ::: \n\n:::tip\ny\n:::\n": True, "- :::\n": False,
 }
 
 
@@ -658,6 +662,10 @@ _LISTED_PAGES = {
     "1.  a\n\n    :::note\n    | a | b |\n    |---|---|\n\n    :::\n": True,
     "1. a\n\n    :::note\n    x\n      :::\n": True,  # a column past the content's
     "1. a\n   - b\n\n   :::note\n   x\n   :::\n": True,  # after a nested list
+    "1. a\n\n   :::note\n   x\n   :::": True,  # the item ends on the closing line
+    "- a\n\n  :::note\n  x\n  :::\n- b\n\n  :::tip\n  y\n  :::\n": True,  # one an item
+    "-\n  a\n\n  :::note\n  - x\n\n    y\n  :::\n  z\n": True,  # a list in it, text after
+    "1.\n\n   :::note\n   x\n   :::\n": False,  # the empty item has ended: at the top level
     "- item\n  :::note\n  x\n  :::\n": False,  # no blank line above
     "1. a\n\n     :::note\n     x\n     :::\n": False,  # two columns past: maybe nested
     "1. a\n   - b\n\n     :::note\n     x\n     :::\n": False,  # in the nested item

@@ -64,7 +64,9 @@ def container_lines(lines: Sequence[str]) -> Containers | None:
     hold colons outside them (:func:`_fence_end`); ``None`` where this cannot tell: a marker
     line after a list item's, a quote's or a definition's marker (where the rule reads a
     container inside it), an indented one that :func:`_listed_columns` cannot place in any
-    item, a container unclosed or nested, colons that open nothing."""
+    item, a container unclosed or nested. Colons that open nothing (a name the rule does not
+    take, or none) outside a container are a paragraph's text to markdown-it-py, as to the Rust
+    parser: the rule that would read them declines them."""
     marked = [number for number, line in enumerate(lines)
               if MARKER in line or "```" in line or "~~~" in line]
     found = Containers([], [])
@@ -83,13 +85,14 @@ def container_lines(lines: Sequence[str]) -> Containers | None:
                 return None
             index += 1
             continue
-        indented = line[0] != ":"
-        text = line.lstrip(" ")
-        if indented and text[0] != ":":
-            return None  # a tab before the colons: which column they stand at is not told here
+        text = line.lstrip(" \t")
         colons = len(text) - len(text.lstrip(":"))
-        if colons < len(MARKER) or not valid_container_name(text[colons:], text[:colons]):
-            return None
+        if not valid_container_name(text[colons:], text[:colons]):
+            index += 1  # colons that open nothing: a paragraph's text to both readers
+            continue
+        indented = line[0] != ":"
+        if indented and line.lstrip(" ")[0] != ":":
+            return None  # a tab before the colons: which column they stand at is not told here
         closing = _closing_line(lines, marked, index, colons, indented)
         if closing is None:
             return None
