@@ -32,10 +32,12 @@ from mdchunk.formats.markdown_rs import (
     tables_agree,
 )
 from mdchunk.formats.rust_tree import TreeReader, line_finder
+from mdchunk.formats.sites.generators import SITES
 from mdchunk.text import document_text
 
 from .conftest import CORPORA, corpus_files, fixture_files, with_corpus
 from .pathological import document
+from .test_fast_footnotes import assert_fast_or_refused
 from .test_grammar import markdown_documents, profile
 
 needs_rust = pytest.mark.skipif(_rust_parser() is None, reason="markdown-it-pyrs not installed")
@@ -692,8 +694,13 @@ _CONTAINER_PAGES = {
     "Term\n: :::note\n  x\n  :::\n": False, "- :::note\n": False,
     # issue 32: marker lines inside a top-level fence are its code (Ory's MDX in four backticks)
     "````mdx-code-block\n:::note\n\nx\n\n:::\n````\n\n:::tip\ny\n:::\n": True,
-    "~~~\n:::note\n:::\n~~~\n": True, "```\n:::note\n```\n:::\n": False,
+    "~~~\n:::note\n:::\n~~~\n": True,
+    "```\n:::note\n```\n:::\n": True,  # the colons after the fence open nothing: text to both
     "  ```\n:::note\nx\n:::\n  ```\n": False,  # a fence not opened at its line's start
+    # colons that open nothing: a paragraph's text (Ory's oathkeeper/sdk.md), unless after a
+    # block's marker, where this is not told
+    "Missing your language?\n:::\n\n## Next\n\n:::\n": True, ":::bad name!\nx\n:::\n": True,
+    ":::note\nx\n:::\n:::\n": True, "  ::: \n\n:::tip\ny\n:::\n": True, "- :::\n": False,
 }
 
 
@@ -713,6 +720,165 @@ def test_containers_inside_top_level_fences_are_read_fast(opening: str, body: li
 @pytest.mark.parametrize("source", _CONTAINER_PAGES)
 def test_containers_are_read_fast_where_their_lines_are_found_alike(source: str) -> None:
     assert_read_fast_or_not(source, _CONTAINER_PAGES[source])
+
+
+# -- ::: containers in a list item: read fast where the item's content column places them --
+
+#: List items' first lines, each with the column its content starts at.
+_ITEMS = st.sampled_from([
+    ("1. Step", 3), ("- a", 2), ("* b", 2), ("+ c", 2), ("10. ten", 4), ("2) two", 3), ("-", 2),
+    ("1.", 3), (" - one in", 3), ("   - three in", 5), ("1.  two spaces", 4), ("-    four", 5),
+    ("-     code", 2), ("- - nested", 4), ("1. [a]: /u", 3)])
+#: Lines that start no item's content where their marker says, or no item.
+_ODD_ITEMS = st.sampled_from(["> - quoted", "1. > q", "\t- tab", "-\tx", "Term", "text", ""])
+_INDENTS = st.sampled_from(["", " ", "  ", "   ", "    ", "     ", "      ", "\t", " \t"])
+_LISTED_OPENERS = st.sampled_from([":::note", ":::note", ":::tip Title", "::::warning", ":::{note}",
+                                   "::: info", ":::bad name!", ":::note | x", ":::", "::"])
+_LISTED_CLOSERS = st.sampled_from([":::", ":::", ":::", "::::", ":::  ", "::", ":::x", ":::note"])
+_LISTED_CONTENT = st.sampled_from([
+    "text", "more", "- item", "1. one", "```", "```sh", "    code", "<div>", "</div>", "# h", "---",
+    "===", "| a | b |", "|---|---|", "", "", "", "", "***", "- ```", "<!-- c -->", "[a]: /u"])
+_ODD_CONTENT = st.sampled_from([
+    "~~~", "<!--", "-->", "> q", ": def", "~ def", "Term", "<pre>", "</pre>", "$$", "- :::note",
+    "> :::", "  - b", "-", "1.", "x\ty"])
+
+
+@st.composite
+def _listed_container_pages(draw: st.DrawFn) -> str:
+    """List items holding containers, opened and closed at their content's column, about it or
+    far from it, among lines of every block at every indentation: on a page drawn ``odd``,
+    anywhere; on the others, at the content's column or about it, among the usual blocks."""
+    odd = draw(st.booleans())
+    content = st.one_of(_LISTED_CONTENT, _ODD_CONTENT) if odd else _LISTED_CONTENT
+
+    def near(column: int, shifts: tuple[int, ...] = (0,)) -> str:
+        if odd and not draw(st.integers(0, 3)):
+            return draw(_INDENTS) if draw(st.booleans()) else " " * max(0, column - 1)
+        return " " * (column + draw(st.sampled_from(shifts)))
+
+    def around(column: int, most: int) -> list[str]:
+        return [near(column, (0, 0, 0, 1, 2, 4)) + line
+                for line in draw(st.lists(content, max_size=most))]
+
+    lines: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        if not draw(st.integers(0, 5)):
+            lines += around(0, 4)
+            continue
+        item, column = draw(_ITEMS) if not odd or draw(st.integers(0, 3)) else (
+            draw(_ODD_ITEMS), 2)
+        lines.append(item)
+        lines += around(column, 2)
+        lines += [""] * draw(st.sampled_from([1, 1, 1, 1, 0, 2] if odd else [1, 1, 2]))
+        lines.append(near(column, (0, 0, 0, 1, 2)) + draw(
+            _LISTED_OPENERS if odd else st.sampled_from([":::note", ":::tip Title", ":::info"])))
+        lines += [*around(column, 3), near(column) + "A note.", *around(column, 2)]
+        lines.append(near(column, (0, 0, 0, 1, 2, 3, 4)) + draw(
+            _LISTED_CLOSERS if odd else st.sampled_from([":::", "::::", ":::  "])))
+        lines += around(column, 3)
+    return "\n".join(lines) + "\n"
+
+
+@needs_rust
+@profile(400)
+@given(source=_listed_container_pages(), newline=st.sampled_from(["\n", "\r\n"]),
+       site=st.sampled_from(SITES))
+def test_both_readers_agree_on_containers_in_list_items(source: str, newline: str,
+                                                        site: str) -> None:
+    note(f"read fast: {assert_fast_or_refused(source.replace(chr(10), newline), site)}")
+
+
+#: Containers in list items, and whether the fast reader reads them (issue 32: Ory's steps
+#: hold admonitions, ``1. Step`` over ``   :::note``).
+_LISTED_PAGES = {
+    "1. Step\n\n   :::note\n\n   A note.\n\n   :::\n\n   ```sh\n   run\n   ```\n\n2. Next\n": True,
+    "- a\n\n  :::tip Title\n  A tip.\n  :::\nafter\n": True,
+    "1. a\n\n   :::note\n   x\n   :::\n\n:::tip\ny\n:::\n": True,  # and one at the top level
+    "1.  a\n\n    :::note\n    | a | b |\n    |---|---|\n\n    :::\n": True,
+    "1. a\n\n    :::note\n    x\n      :::\n": True,  # a column past the content's
+    "1. a\n   - b\n\n   :::note\n   x\n   :::\n": True,  # after a nested list
+    "1. a\n\n   :::note\n   x\n   :::": True,  # the item ends on the closing line
+    "- a\n\n  :::note\n  x\n  :::\n- b\n\n  :::tip\n  y\n  :::\n": True,  # one an item
+    "-\n  a\n\n  :::note\n  - x\n\n    y\n  :::\n  z\n": True,  # a list in it, text after
+    "1.\n\n   :::note\n   x\n   :::\n": False,  # the empty item has ended: at the top level
+    "- item\n  :::note\n  x\n  :::\n": False,  # no blank line above
+    "1. a\n\n     :::note\n     x\n     :::\n": False,  # two columns past: maybe nested
+    "1. a\n   - b\n\n     :::note\n     x\n     :::\n": False,  # in the nested item
+    "1. a\n\n   :::note\n  x\n   :::\n": False,  # a line less indented ends the item
+    "1. a\n\n   :::note\n   x\n:::\n": False,  # and so does the closing line
+    "1. a\n\n   :::note\n   x\n": False,  # unclosed
+    "1. a\n\n   :::note\n   ```\n   :::\n   ```\n": False,  # closed in a fence
+    "1. a\n\n   ```\n\n   :::note\n   ```\n   :::\n": False,  # opened in one
+    "- a\n  - b\n\n    :::note\n    x\n    :::\n": False,  # in a nested list's item
+    "> - a\n>\n>   :::note\n>   x\n>   :::\n": False,  # in a quote
+    "1. a\n\n   :::note | x\n   --- | ---\n   :::\n": False,  # a table's header, maybe
+    "   :::note\n   x\n   :::\n": False,  # indented, in no item
+    "1. a\n\n   :::note\n   :::tip\n   x\n   :::\n   :::\n": False,  # nested
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _LISTED_PAGES)
+def test_containers_in_list_items_are_read_fast_where_the_item_places_them(source: str) -> None:
+    assert_read_fast_or_not(source, _LISTED_PAGES[source])
+
+
+# -- lines led by colons in a fence: its content, no container's lines --
+
+_FENCE_OPENERS = st.sampled_from(["```", "````mdx-code-block", "~~~", "```js", "~~~~ x", " ```",
+                                  "   ```", "    ```", "```a`b", "- ```", "> ```", "``"])
+_FENCE_CLOSERS = st.sampled_from(["```", "````", "~~~", "   ```", "    ```", "```  ", "``` x",
+                                  "~~~~", "``", "\t```", ""])
+_FENCED = st.sampled_from([
+    ":::note", ":::", "::::", "  :::tip", "- :::note", "> :::", ":::bad name!", "text", "", "```",
+    "```sh", "~~~", "<TabItem>", "- item", "   :::note", "   :::", "# h", ": :::x"])
+
+
+@st.composite
+def _fenced_marker_pages(draw: st.DrawFn) -> str:
+    """Fences holding lines led by colons, closed or not, among containers at the top level and
+    in list items."""
+    parts = []
+    for _ in range(draw(st.integers(1, 4))):
+        kind = draw(st.integers(0, 3))
+        if kind == 0:
+            parts.append(draw(_container_pages()))
+        elif kind == 1:
+            parts.append(draw(_listed_container_pages()))
+        else:
+            lines = [draw(_FENCE_OPENERS), *draw(st.lists(_FENCED, max_size=6)),
+                     draw(_FENCE_CLOSERS)]
+            parts.append("\n".join(lines) + "\n")
+    return draw(st.sampled_from(["", "\n"])).join(parts)
+
+
+@needs_rust
+@profile(400)
+@given(source=_fenced_marker_pages(), newline=st.sampled_from(["\n", "\r\n"]),
+       site=st.sampled_from(SITES))
+def test_both_readers_agree_on_colons_in_fences(source: str, newline: str, site: str) -> None:
+    note(f"read fast: {assert_fast_or_refused(source.replace(chr(10), newline), site)}")
+
+
+#: Fences holding lines led by colons, and whether the fast reader reads them (issue 32: Ory's
+#: tabs of examples, ``:::note`` and all, in a ````` ````mdx-code-block ````` fence).
+_FENCED_PAGES = {
+    "````mdx-code-block\n<Tabs>\n\n:::note\n\nx\n\n:::\n\n```sh\nrun\n```\n</Tabs>\n````\n": True,
+    "~~~\n- :::note\n> :::\n~~~\n\n:::tip\ny\n:::\n": True,
+    "```\n:::note\n": True,  # unclosed: the fence runs to the end
+    "text\n```\n:::note\n```\n": True,  # a fence interrupts a paragraph
+    ":::note\n```\n:::\n```\n": False,  # the container's closing line in a fence
+    "<div>\n```\n:::note\n```\n": False,  # no fence: an HTML block's lines
+    "- a\n  ```\n  :::note\n  ```\n": False,  # a fence in an item: not at the top level
+    "```\n:::note\n``\n:::\n": True,  # two backticks close nothing: all the fence's
+    "   ```\n:::note\n   ```\n": False,  # indented: not taken for a fence (nor a container)
+}
+
+
+@needs_rust
+@pytest.mark.parametrize("source", _FENCED_PAGES)
+def test_colons_in_fences_at_the_top_level_are_read_fast(source: str) -> None:
+    assert_read_fast_or_not(source, _FENCED_PAGES[source])
 
 
 # -- link reference definitions: read alike; a heading that may use one goes to the reference -

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 
 from .blocks import Document, LineIndex
 from .colon_containers import MARKER as CONTAINER_MARKER
-from .colon_containers import blank_markers, container_lines, outside_fences
+from .colon_containers import Containers, blank_markers, container_lines, listed_containers
 from .deflists import deflist_refusals
 from .fast_footnotes import FootnotedTree, definitions
 from .fenced_lines import (
@@ -101,6 +101,9 @@ _NESTED_START = re.compile(r"[ >][^ ]--")
 #: (:mod:`.fast_footnotes`).
 _READ_HERE = frozenset({"normalize", "container_container", "deflist", "footnote_def"})
 
+#: A page's containers where it holds no ``:::``.
+_NO_CONTAINERS = Containers([], [])
+
 #: markdown-it's normalisation, applied before either parser sees the text.
 _LINE_BREAK = re.compile(r"\r\n?")
 
@@ -159,7 +162,7 @@ class _Body:
         self._lines = lines
         #: The containers' lines (:func:`~.colon_containers.container_lines`), when
         #: :meth:`refusals` found them.
-        self.containers: list[tuple[int, int]] | None = None
+        self.containers: Containers | None = None
 
     @property
     def lines(self) -> list[str]:
@@ -267,14 +270,15 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if next(body.refusals(site), None) is not None:
         return None
     text, lines = body.text, body.lines
-    containers: list[tuple[int, int]] | None = body.containers or []
+    found: Containers | None = body.containers or _NO_CONTAINERS
     if "\0" in text:  # markdown-it's normalisation: NUL is U+FFFD to both parsers
         text = text.replace("\0", "\ufffd")
         lines = text.split("\n")
-        containers = container_lines(lines) if CONTAINER_MARKER in text else []
+        found = container_lines(lines) if CONTAINER_MARKER in text else _NO_CONTAINERS
     defs = definitions(lines) if "[^" in text else []
-    if containers is None or defs is None or (containers and defs):
+    if found is None or defs is None or (found.pairs and defs):
         return None
+    containers = found.pairs
     if containers:  # the Rust parser reads a container's lines with its marker lines blanked
         lines = blank_markers(lines, containers)
         text = "\n".join(lines)
@@ -291,9 +295,6 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     if defs and (notes is None or not notes.started_alike(lines)):
         return None
     nodes = notes.nodes if notes else parser.tree(text).children
-    if containers:  # marker lines in a fence are its code to both (no footnotes: see above)
-        byte_starts = byte_line_starts(text, lines)
-        containers = outside_fences(containers, nodes, byte_starts, lines)
     # the lines the refusals placed, unless the text parsed is another (NUL, markers blanked)
     parsed = body if text is body.text else _Body(text, lines)
     placed, in_items = parsed.lines_to_place(), parsed.placed_in_items()
@@ -301,14 +302,19 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
             lines, placed, nodes, byte_starts or byte_line_starts(text, lines), in_items)):
         return None
     markers = [first_line + line for pair in containers for line in pair]
-    reader = TreeReader(source, index, at, first_line, markers, tabbed_items=bool(in_items))
+    top, listed = listed_containers(body.lines, containers) if containers else ([], [])
+    reader = TreeReader(source, index, at, first_line, markers, listed,
+                        tabbed_items=bool(in_items))
     try:
         if notes:  # markdown-it-py's inline rules read by the labels defined
             reader.make.env.update(notes.env())
-        blocks = reader.contained(nodes, containers, lines) if containers \
-            else reader.blocks(nodes)
+        blocks = reader.contained(nodes, top, lines) if containers else reader.blocks(nodes)
         read = notes.with_footnotes(blocks, reader, site) if notes else blocks
     except Unsupported:
+        return None
+    if reader.placed != len(listed):
+        return None  # a container opened in no top-level list's item
+    if found.fenced and not reader.fenced_alike(nodes, found.fenced, lines):
         return None
     return None if read is None else reader.make.document(read, front)
 

@@ -14,6 +14,7 @@ content only where its lines may hold a comment, and builds each block once.
 
 from __future__ import annotations
 
+import re
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from itertools import accumulate
@@ -21,6 +22,7 @@ from typing import Any, NamedTuple
 
 from .block_maker import BlockMaker
 from .blocks import Block, LineIndex, rstrip_end, tile
+from .colon_containers import Listed
 from .deflists import HOLDERS, marker_inside
 
 __all__ = ["LineFinder", "TreeReader", "Unsupported", "byte_line_starts", "line_finder"]
@@ -104,7 +106,8 @@ class TreeReader:
     read once; a paragraph's content only when its lines may hold a comment."""
 
     def __init__(self, source: str, index: LineIndex, at: LineFinder, first_line: int = 0,
-                 markers: Sequence[int] = (), tabbed_items: bool = False) -> None:
+                 markers: Sequence[int] = (), listed: Sequence[Listed] = (),
+                 tabbed_items: bool = False) -> None:
         self.make = BlockMaker(source, index, {})
         self.source = source
         #: Where the Rust parser's byte offsets fall among the source's lines.
@@ -124,6 +127,15 @@ class TreeReader:
         #: counted in its content instead.
         self.tabbed_items = tabbed_items
         self.span = _span_finder(source, index, at, markers)
+        #: The containers opened in a top-level list's item (:meth:`listed_item`), and how
+        #: many of them the items read have placed: each must be, once.
+        self.listed = listed
+        self.placed = 0
+        #: A list's or item's span that holds them: cut at the top-level markers only.
+        self.whole_span = _span_finder(source, index, at, sorted(
+            {*markers} - {first_line + line for pair in listed for line in pair[:2]}))
+        #: The lines parsed (:meth:`contained` keeps them), to read an item's first line.
+        self.lines: Sequence[str] = ()
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
@@ -156,18 +168,19 @@ class TreeReader:
         return first_byte, starts[last - 1 - shift] - delta + 1
 
     def contained(self, nodes: Sequence[Any], containers: Sequence[tuple[int, int]],
-                  lines: Sequence[str]) -> list[Block]:
-        """Blocks of the top-level ``nodes`` of ``lines`` read with each container's marker
-        lines blanked (:mod:`.colon_containers`): those between a container's lines are its
-        children, as markdown-it-py's container rule reads them; unless a node crosses a marker
-        line, or an HTML block (which a blank line ends, the opening line not) ends right
-        before one."""
+                  lines: Sequence[str], depth: int = 0, in_item: bool = False) -> list[Block]:
+        """Blocks of the ``nodes`` (siblings inside ``depth`` containers, a list item's children
+        when ``in_item``) of ``lines`` read with each container's marker lines blanked
+        (:mod:`.colon_containers`): those between a container's lines are its children, as
+        markdown-it-py's container rule reads them; unless a node crosses a marker line, or an
+        HTML block (which a blank line ends, the opening line not) ends right before one."""
+        self.lines = lines
         spans = [self.lines_of(node, lines) for node in nodes]
         out: list[Block] = []
         index = 0
         for opening, closing in containers:
             while index < len(nodes) and spans[index][1] < opening:
-                out.extend(self.blocks([nodes[index]]))
+                out.extend(self.blocks([nodes[index]], in_item, depth))
                 index += 1
             if index and nodes[index - 1].name == "html_block" \
                     and spans[index - 1][1] == opening - 1:
@@ -178,11 +191,45 @@ class TreeReader:
             if index < len(nodes) and spans[index][0] <= closing:
                 raise Unsupported("a node across a container's marker line")
             start, end = self.make.span((self.first_line + opening, self.first_line + closing))
-            children = self.blocks(nodes[first:index], depth=1)
+            children = self.blocks(nodes[first:index], in_item, depth + 1)
             out.append(Block("container", start, end,
                              tuple(tile(self.source, children, start, end))))
-        out.extend(self.blocks(nodes[index:]))
+        out.extend(self.blocks(nodes[index:], in_item, depth))
         return out
+
+    def listed_item(self, node: Any, name: str, depth: int) -> Block | None:
+        """The block of a top-level list (``depth`` 0) or of its item (``depth`` 1) that holds
+        containers opened in the item (:class:`~.colon_containers.Listed`); ``None`` when it
+        holds none. Their span runs over the closing lines, as markdown-it-py's item reads on
+        past them (the Rust parser's may end before the last, blanked); an item's children
+        between a container's lines are its children (:meth:`contained`), provided the item's
+        content starts at a column that makes the container rule read them alike."""
+        first, last = self.lines_of(node, self.lines)
+        held = [pair for pair in self.listed if first < pair.opening <= last]
+        if not held:
+            return None
+        start, end = self.whole_span(node.srcmap)
+        closing = self.first_line + held[-1].closing
+        end = max(end, rstrip_end(self.source, start, self.make.lines.offset(closing + 1)))
+        if name != "list_item":
+            children = self.blocks(node.children, False, depth + 1)
+        elif all(_content_column(self.lines[first]) in pair.columns for pair in held):
+            children = self.contained(node.children, [pair[:2] for pair in held], self.lines,
+                                      depth + 1, in_item=True)
+            self.placed += len(held)
+        else:
+            raise Unsupported("a container the item's content column may read otherwise")
+        return Block(_CONTAINERS[name], start, end, tuple(tile(self.source, children, start, end)))
+
+    def fenced_alike(self, nodes: Sequence[Any], fenced: Sequence[tuple[int, int]],
+                     lines: Sequence[str]) -> bool:
+        """Whether each of the ``fenced`` line pairs of ``lines`` (:class:`~.colon_containers.
+        Containers`: a fence's opening line, the last line led by colons that was taken for
+        its content) is a fence among the top-level ``nodes``, opened on the one and holding
+        the other: then the container rule, which reads no fence's content, never sees them
+        either."""
+        fences = dict(self.lines_of(node, lines) for node in nodes if node.name == "fence")
+        return all(fences.get(opening, opening) >= last for opening, last in fenced)
 
     def lines_of(self, node: Any, lines: Sequence[str]) -> tuple[int, int]:
         """The first and last of the ``lines`` parsed that a node's byte span covers; a list's
@@ -223,6 +270,10 @@ class TreeReader:
         """A list, item, quote, definition list or definition: its children's blocks, tiled."""
         if depth == _MAX_DEPTH:
             raise Unsupported("nesting deeper than markdown-it-py reads")
+        if self.listed and depth < 2 and name in _LISTS_AND_ITEMS[depth]:
+            listed = self.listed_item(node, name, depth)
+            if listed is not None:
+                return listed
         children = node.children
         if name == "definition_description":
             holders = [child.srcmap for child in children if child.name in HOLDERS]
@@ -282,6 +333,8 @@ _LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
 _CONTAINERS = {"bullet_list": "list", "ordered_list": "list", "list_item": "item",
                "blockquote": "blockquote", "definition_list": "deflist",
                "definition_description": "definition"}
+#: A top-level list's nodes that may hold a container opened in an item, by depth.
+_LISTS_AND_ITEMS = (("bullet_list", "ordered_list"), ("list_item",))
 _ITEMS = ("list_item", "definition_description")  # their bare text: a tight list's paragraph
 #: Nodes of no token in markdown-it-py (a link reference definition) or of no lines (a term).
 _NO_TOKEN = frozenset({"definition", "definition_term"})
@@ -295,3 +348,19 @@ def _texts(node: Any) -> list[Any]:
         if child.name != "text":
             raise Unsupported(child.name)
     return children
+
+
+#: A list item's first line: indentation, marker, the spaces after it (tabs aside).
+_ITEM_START = re.compile(r"( {0,3}(?:[-*+]|[0-9]{1,9}[.)]))( *)(.?)")
+
+
+def _content_column(line: str) -> int:
+    """The column where the content of the list item whose first line ``line`` is starts
+    (CommonMark: past the marker and the spaces after it, or one space past the marker when
+    the line holds nothing more or five spaces or more, an indented code block); ``-1`` where
+    this cannot tell (a tab)."""
+    found = _ITEM_START.match(line)
+    if found is None or "\t" in line[:found.end()]:
+        return -1
+    marker, spaces, text = found.groups()
+    return len(marker) + (len(spaces) if text and len(spaces) <= 4 else 1)
