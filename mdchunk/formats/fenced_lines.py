@@ -241,23 +241,25 @@ def _places(nodes: Sequence[Any], lines: Sequence[str], byte_starts: Sequence[in
     start of, and its kind (a key of :data:`_ACCEPTS`, or ``item`` where ``itemize``), in the
     order of the text."""
     for node in nodes:
-        if node.srcmap is None:
+        srcmap = node.srcmap  # the binding builds each attribute anew on every read
+        if srcmap is None:
             continue
-        if node.name in _LISTS:
+        name = node.name
+        if name in _LISTS:
             if depth < _MAX_DEPTH:
                 yield from _places(node.children, lines, byte_starts, listed=True,
                                    items=(items or (itemize and not listed))
-                                   and node.name in _ITEMS, depth=depth + 1, itemize=itemize)
+                                   and name in _ITEMS, depth=depth + 1, itemize=itemize)
             continue
-        first = bisect_right(byte_starts, node.srcmap[0]) - 1
-        last = bisect_right(byte_starts, max(node.srcmap[0], node.srcmap[1] - 1)) - 1
-        if items and node.name == "text":  # its span may end past its lines (TreeReader)
+        first = bisect_right(byte_starts, srcmap[0]) - 1
+        last = bisect_right(byte_starts, max(srcmap[0], srcmap[1] - 1)) - 1
+        if items and name == "text":  # its span may end past its lines (TreeReader)
             last = first + node.meta["content"].count("\n")
-        if node.name == "fence" and (listed or lines[first].startswith(("```", "~~~"))):
+        if name == "fence" and (listed or lines[first].startswith(("```", "~~~"))):
             yield first + 1, last, "listed fence" if listed else "fence"
-        elif node.name in ("paragraph", "code_block") and not listed:
-            yield first + (node.name == "paragraph"), last, "top"
-        elif items and node.name in ("paragraph", "text", "table"):
+        elif name in ("paragraph", "code_block") and not listed:
+            yield first + (name == "paragraph"), last, "top"
+        elif items and name in ("paragraph", "text", "table"):
             yield first, last, "item"
 
 
