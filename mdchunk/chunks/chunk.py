@@ -100,8 +100,8 @@ def chunk_id(doc_id: str, level: int, span: tuple[int, int], text: str, embed_te
 def json_ready(metadata: Mapping[str, Any]) -> dict[str, Any]:
     """Metadata with values JSON can carry (dates from YAML front matter become ISO strings):
     a copy, through JSON only when it holds more than JSON's own types (most pages' front
-    matter is strings and numbers, and a round trip through JSON cost a tenth of chunking a
-    short page)."""
+    matter is strings and numbers, and a round trip through JSON cost a twentieth of chunking
+    a short page)."""
     if not metadata:
         return {}
     plain = _json_copy(dict(metadata))
