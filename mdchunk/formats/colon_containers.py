@@ -31,6 +31,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from .fenced_lines import indent_columns
 from .markdown_it_parser import valid_container_name
 
 __all__ = ["MARKER", "Containers", "Listed", "blank_markers", "container_lines",
@@ -192,16 +193,11 @@ def _listed_columns(lines: Sequence[str], opening: int, closing: int) -> range:
     if above.strip(" \t") or "|" in lines[opening] or any(
             _DEFINITION.match(line) for line in lines[opening + 1:opening + 3]):
         return range(0)
-    inside = [_column(line) for line in lines[opening + 1:closing] if line.strip(" \t")]
+    inside = [indent_columns(line) for line in lines[opening + 1:closing] if line.strip(" \t")]
     if not inside:
         return range(0)
-    indent, closing_indent = _column(lines[opening]), _column(lines[closing])
+    indent, closing_indent = indent_columns(lines[opening]), indent_columns(lines[closing])
     return range(max(indent - 1, closing_indent - 3, 2), min(indent, closing_indent, *inside) + 1)
-
-
-def _column(line: str) -> int:
-    """The column ``line``'s text starts at, tabs counted to the next multiple of four."""
-    return len(line[:len(line) - len(line.lstrip(" \t"))].expandtabs(4))
 
 
 def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -> list[str]:
@@ -211,4 +207,3 @@ def blank_markers(lines: Sequence[str], containers: Sequence[tuple[int, int]]) -
     for opening, closing in containers:
         blanked[opening] = blanked[closing] = ""
     return blanked
-

@@ -29,8 +29,8 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-__all__ = ["MAY_BE_DEEP", "deep_line", "deep_line_numbers", "indented_as_spaces", "lines_to_place",
-           "listed_tab", "may_be_placed", "placed_alike", "tabbed_line"]
+__all__ = ["MAY_BE_DEEP", "deep_line", "deep_line_numbers", "indent_columns", "indented_as_spaces",
+           "lines_to_place", "listed_tab", "may_be_placed", "placed_alike", "tabbed_line"]
 
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
@@ -53,7 +53,7 @@ _MARKER = r"(?:[-*+]|[0-9]{1,9}[.)])"
 _LISTED_TAB = re.compile(r"[ \t]*\t[ \t]*(?:" + _MARKER + r"[ ]+)?(?!" + _MARKER + r"(?:[ ]|\Z)"
                          r"|```|(?:[-*_][ ]*){3,}\Z)[^>:~#<=\s][^\t]*\Z")
 #: A list item's line: a marker after fewer than four spaces, then a blank or nothing.
-_ITEM_LINE = re.compile(r"[ ]{0,3}(?:[-*+]|[0-9]{1,9}[.)])(?:[ \t]|$)")
+_ITEM_LINE = re.compile(r"[ ]{0,3}" + _MARKER + r"(?:[ \t]|$)")
 #: A line that starts with 16 or more spaces, list markers and ``>`` s, as deep nesting needs:
 #: each list level takes two of them (``- `` or its indentation), each quote one.
 _DEEP = re.compile(r"(?:[ >]|(?:[-*+]|[0-9]{1,9}[.)])(?=[ ]|\Z)){16}")
@@ -123,8 +123,13 @@ def indented_as_spaces(lines: Sequence[str], numbers: Collection[int]) -> str:
 
 def _as_spaces(line: str) -> str:
     """``line`` with its leading blanks as spaces to the same column."""
-    text = line.lstrip(" \t")
-    return line[:len(line) - len(text)].expandtabs(4) + text
+    return " " * indent_columns(line) + line.lstrip(" \t")
+
+
+def indent_columns(line: str) -> int:
+    """The column ``line``'s text starts at, its leading tabs counted to the next multiple of
+    four, as both parsers count them."""
+    return len(line[:len(line) - len(line.lstrip(" \t"))].expandtabs(4))
 
 
 def deep_line(line: str) -> bool:

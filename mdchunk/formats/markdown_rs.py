@@ -304,17 +304,17 @@ def parse_fast(source: str, site: str = "plain") -> Document | None:
     markers = [first_line + line for pair in containers for line in pair]
     top, listed = listed_containers(body.lines, containers) if containers else ([], [])
     reader = TreeReader(source, index, at, first_line, markers, listed,
-                        tabbed_items=bool(in_items))
+                        tabbed_items=bool(in_items), lines=lines)
     try:
         if notes:  # markdown-it-py's inline rules read by the labels defined
             reader.make.env.update(notes.env())
-        blocks = reader.contained(nodes, top, lines) if containers else reader.blocks(nodes)
+        blocks = reader.contained(nodes, top) if containers else reader.blocks(nodes)
         read = notes.with_footnotes(blocks, reader, site) if notes else blocks
     except Unsupported:
         return None
     if reader.placed != len(listed):
         return None  # a container opened in no top-level list's item
-    if found.fenced and not reader.fenced_alike(nodes, found.fenced, lines):
+    if found.fenced and not reader.fenced_alike(nodes, found.fenced):
         return None
     return None if read is None else reader.make.document(read, front)
 

@@ -107,7 +107,7 @@ class TreeReader:
 
     def __init__(self, source: str, index: LineIndex, at: LineFinder, first_line: int = 0,
                  markers: Sequence[int] = (), listed: Sequence[Listed] = (),
-                 tabbed_items: bool = False) -> None:
+                 tabbed_items: bool = False, lines: Sequence[str] = ()) -> None:
         self.make = BlockMaker(source, index, {})
         self.source = source
         #: Where the Rust parser's byte offsets fall among the source's lines.
@@ -133,9 +133,11 @@ class TreeReader:
         self.placed = 0
         #: A list's or item's span that holds them: cut at the top-level markers only.
         self.whole_span = _span_finder(source, index, at, sorted(
-            {*markers} - {first_line + line for pair in listed for line in pair[:2]}))
-        #: The lines parsed (:meth:`contained` keeps them), to read an item's first line.
-        self.lines: Sequence[str] = ()
+            {*markers} - {first_line + line for pair in listed for line in pair[:2]})
+        ) if listed else self.span
+        #: The lines parsed (LF, container markers blanked): where a node's lines are found
+        #: (:meth:`contained`) and an item's first line read (:meth:`listed_item`).
+        self.lines = lines
 
     def blocks(self, nodes: Sequence[Any], in_item: bool = False, depth: int = 0
                ) -> list[Block]:
@@ -168,14 +170,13 @@ class TreeReader:
         return first_byte, starts[last - 1 - shift] - delta + 1
 
     def contained(self, nodes: Sequence[Any], containers: Sequence[tuple[int, int]],
-                  lines: Sequence[str], depth: int = 0, in_item: bool = False) -> list[Block]:
+                  depth: int = 0, in_item: bool = False) -> list[Block]:
         """Blocks of the ``nodes`` (siblings inside ``depth`` containers, a list item's children
-        when ``in_item``) of ``lines`` read with each container's marker lines blanked
+        when ``in_item``) of the :attr:`lines` read with each container's marker lines blanked
         (:mod:`.colon_containers`): those between a container's lines are its children, as
         markdown-it-py's container rule reads them; unless a node crosses a marker line, or an
         HTML block (which a blank line ends, the opening line not) ends right before one."""
-        self.lines = lines
-        spans = [self.lines_of(node, lines) for node in nodes]
+        spans = [self.lines_of(node) for node in nodes]
         out: list[Block] = []
         index = 0
         for opening, closing in containers:
@@ -204,7 +205,7 @@ class TreeReader:
         past them (the Rust parser's may end before the last, blanked); an item's children
         between a container's lines are its children (:meth:`contained`), provided the item's
         content starts at a column that makes the container rule read them alike."""
-        first, last = self.lines_of(node, self.lines)
+        first, last = self.lines_of(node)
         held = [pair for pair in self.listed if first < pair.opening <= last]
         if not held:
             return None
@@ -214,25 +215,24 @@ class TreeReader:
         if name != "list_item":
             children = self.blocks(node.children, False, depth + 1)
         elif all(_content_column(self.lines[first]) in pair.columns for pair in held):
-            children = self.contained(node.children, [pair[:2] for pair in held], self.lines,
-                                      depth + 1, in_item=True)
+            children = self.contained(node.children, [pair[:2] for pair in held], depth + 1,
+                                      in_item=True)
             self.placed += len(held)
         else:
             raise Unsupported("a container the item's content column may read otherwise")
         return Block(_CONTAINERS[name], start, end, tuple(tile(self.source, children, start, end)))
 
-    def fenced_alike(self, nodes: Sequence[Any], fenced: Sequence[tuple[int, int]],
-                     lines: Sequence[str]) -> bool:
-        """Whether each of the ``fenced`` line pairs of ``lines`` (:class:`~.colon_containers.
-        Containers`: a fence's opening line, the last line led by colons that was taken for
-        its content) is a fence among the top-level ``nodes``, opened on the one and holding
-        the other: then the container rule, which reads no fence's content, never sees them
-        either."""
-        fences = dict(self.lines_of(node, lines) for node in nodes if node.name == "fence")
+    def fenced_alike(self, nodes: Sequence[Any], fenced: Sequence[tuple[int, int]]) -> bool:
+        """Whether each of the ``fenced`` pairs of the :attr:`lines`
+        (:class:`~.colon_containers.Containers`: a fence's opening line, the last line led by
+        colons that was taken for its content) is a fence among the top-level ``nodes``, opened
+        on the one and holding the other: then the container rule, which reads no fence's
+        content, never sees them either."""
+        fences = dict(self.lines_of(node) for node in nodes if node.name == "fence")
         return all(fences.get(opening, opening) >= last for opening, last in fenced)
 
-    def lines_of(self, node: Any, lines: Sequence[str]) -> tuple[int, int]:
-        """The first and last of the ``lines`` parsed that a node's byte span covers; a list's
+    def lines_of(self, node: Any) -> tuple[int, int]:
+        """The first and last of the :attr:`lines` parsed that a node's byte span covers; a list's
         without the blank lines it ends with (a list holds the blank lines after it until
         what follows, where a fence's or an HTML block's blank lines are its content)."""
         srcmap = node.srcmap
@@ -244,7 +244,7 @@ class TreeReader:
         first = bisect_right(starts, first_byte + delta) + shift
         last = bisect_right(starts, max(first_byte, end_byte - 1) + delta) + shift
         if node.name in ("bullet_list", "ordered_list"):
-            while last > first and not lines[last].strip():
+            while last > first and not self.lines[last].strip():
                 last -= 1
         return first, last
 
