@@ -22,7 +22,8 @@ from .test_grammar import profile
 _pieces = st.lists(st.sampled_from(
     ["word", "Word", " ", "  ", "\t", "\n", "\n\n", "\r\n", "\r", ".", ",", "。", "，", "服务", "重启",
      "3.14", "42", "/", "-", "|", "`", "```", "#", "'s", "“", "”", "(", ")", "é", "🙂", "x" * 30,
-     "\u3000", "\xa0", "\f", "\u200b", "\x1c", "e\u0301", ".\n", " .", "-->", "    "]),
+     "\u3000", "\xa0", "\f", "\u200b", "\x1c", "e\u0301", ".\n", " .", "-->", "    ",
+     "<|endoftext|>"]),
     min_size=1, max_size=60).map("".join)
 
 
@@ -159,6 +160,24 @@ def test_counts_and_token_ends_through_tiktoken_s_core_are_tiktoken_s(text: str)
     token's bytes, over generated text (CJK, blanks, CRLF, emoji)."""
     counter = get_counter("cl100k_base")
     _assert_tiktoken_s(counter, text)
+
+
+@profile(300)
+@given(text=_pieces)
+def test_token_ends_from_tiktoken_s_buffer_and_from_its_list_agree(text: str) -> None:
+    """Token ends summed by numpy over tiktoken's buffer of ids (where numpy is installed) and
+    by itemgetter over the list of ids (where it is not) are the same, special tokens' text
+    read as ordinary text by both; the counter takes the buffer's where it can."""
+    numpy = pytest.importorskip("numpy")
+    from mdchunk.tokens import encodings
+
+    encoding = _tiktoken_encoding()
+    core = encoding._core_bpe
+    from_buffer = encodings._ends_from_buffer(encoding, core.encode_to_tiktoken_buffer)
+    from_list = encodings._ends_from_list(encoding, core.encode_ordinary)
+    assert list(from_buffer(text)) == list(from_list(text))
+    assert numpy is not None and get_counter("cl100k_base").token_ends.__qualname__ == \
+        from_buffer.__qualname__
 
 
 @functools.cache
