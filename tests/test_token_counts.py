@@ -122,6 +122,27 @@ def test_parts_of_a_kept_encoding_are_read_off_it_exactly(text: str, data) -> No
             assert counts.count_span(x, y) == counter.count(text[x:y]), (x, y)
 
 
+@pytest.mark.parametrize("last", ["word", "42", "1234", "服务", "é", "ǅ", "Ⅻ", "½", "it's", "x\u0301",
+                                  "x.", "🙂", "(x)", "a\u3000b"])
+@pytest.mark.parametrize("blank", ["\n\n", "  \n\n", "\n \n", "\r\n\r\n", "\t\n\n"])
+def test_a_span_ending_on_a_word_before_a_blank_line_is_counted_exactly(last: str, blank: str
+                                                                       ) -> None:
+    """A block's span stops before the blank line that leads to the next one: counted from
+    that joint, less what the blanks (and a word's end they may join) add. After a letter or
+    digit (titlecase, letter-like numerals and fractions included) the blanks are a pretoken of
+    their own; after a combining mark, punctuation or an emoji the last pretoken is found."""
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = f"Lead text and {last}{blank}Next line here.\n"
+    counts = SpanCounts(text, counter, long_text=1024)
+    y = text.index(blank)
+    counts.add_joint(y + len(blank))
+    counts.count_span(0, len(text))
+    assert counts.count_span(0, y) == counter.count(text[:y])
+    assert counts.count_span(5, y) == counter.count(text[5:y])
+
+
 @profile(400)
 @given(text=_pieces, data=st.data())
 def test_spans_near_joints_are_counted_exactly(text: str, data) -> None:

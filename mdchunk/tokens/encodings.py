@@ -202,7 +202,7 @@ def _ends_from_buffer(encoding: tiktoken.Encoding, to_buffer: Callable[[str, set
             lengths = numpy.array(_byte_lengths(encoding), dtype=numpy.int64)
         ids = numpy.frombuffer(to_buffer(text, none), dtype=numpy.uint32)
         ends = array("q")
-        ends.frombytes(numpy.cumsum(lengths.take(ids)).tobytes())
+        ends.frombytes(lengths.take(ids).cumsum().tobytes())
         return ends
 
     return token_ends

@@ -14,6 +14,8 @@ import re
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
 
+import regex
+
 from ..formats.blocks import Block
 from .counter import PretokenEnds, TokenCounter
 from .kept import Kept, KeptEncodings
@@ -23,6 +25,10 @@ __all__ = ["TEXT_AHEAD", "SpanCounts"]
 #: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
+#: A letter or digit (cl100k's ``\p{L}`` and ``\p{N}``): none of its pretokens that holds one
+#: runs on into a blank after it (letters, digits, contractions end on one; punctuation's
+#: ``[\r\n]*`` follows no letter), so the blanks after a word start a pretoken of their own.
+_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
 _BLANKS = re.compile(r"[ \t]*")
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
@@ -270,20 +276,23 @@ class SpanCounts:
             return None  # counted as it is already
         if source[y:c1].strip() or not self._ends_on_text(y):
             return None
-        word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
-                   source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
-        if word < 0:
-            word = stretch
-        elif source[word] in "\r\n":
-            word += 1  # a line with text on it starts a pretoken
-        # else: the last blank before a word starts a pretoken (cl100k: " word", "\tword", " (")
-        if _SPACE.search(source, word + 1, y):
-            return None  # other kinds of blank inside: no rule to lean on
-        pretoken = word
-        for pretoken_end in pretoken_ends(source, word, c1):
-            if pretoken_end > y:
-                break
-            pretoken = pretoken_end
+        if _LETTER_OR_DIGIT.match(source, y - 1):
+            pretoken = y  # cl100k ends a pretoken at the blank after a letter or digit
+        else:
+            word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
+                       source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
+            if word < 0:
+                word = stretch
+            elif source[word] in "\r\n":
+                word += 1  # a line with text on it starts a pretoken
+            # else: the last blank before a word starts a pretoken (cl100k: " word", "\tword", " (")
+            if _SPACE.search(source, word + 1, y):
+                return None  # other kinds of blank inside: no rule to lean on
+            pretoken = word
+            for pretoken_end in pretoken_ends(source, word, c1):
+                if pretoken_end > y:
+                    break
+                pretoken = pretoken_end
         delta = self.count_small(source[pretoken:y]) - self.count_small(source[pretoken:c1])
         self._end_fixes[y] = (c1, stretch, delta)
         return c1, delta
