@@ -123,14 +123,17 @@ def test_parts_of_a_kept_encoding_are_read_off_it_exactly(text: str, data) -> No
 
 
 @pytest.mark.parametrize("last", ["word", "42", "1234", "服务", "é", "ǅ", "Ⅻ", "½", "it's", "x\u0301",
-                                  "x.", "🙂", "(x)", "a\u3000b"])
+                                  "x.", "🙂", "(x)", "a\u3000b", "服务。", "重启）。", "a.)", "`x`.",
+                                  "1.", "x\n。", "x . .", "x\u3000。", "==" * 20, "x" + "=" * 40])
 @pytest.mark.parametrize("blank", ["\n\n", "  \n\n", "\n \n", "\r\n\r\n", "\t\n\n"])
 def test_a_span_ending_on_a_word_before_a_blank_line_is_counted_exactly(last: str, blank: str
                                                                        ) -> None:
     """A block's span stops before the blank line that leads to the next one: counted from
     that joint, less what the blanks (and a word's end they may join) add. After a letter or
     digit (titlecase, letter-like numerals and fractions included) the blanks are a pretoken of
-    their own; after a combining mark, punctuation or an emoji the last pretoken is found."""
+    their own; after a combining mark, punctuation or an emoji the last pretoken is found from
+    just after the last letter or digit (on CJK lines with no space), else from the last
+    blank."""
     from mdchunk.tokens import SpanCounts
 
     counter = get_counter("cl100k_base")

@@ -48,7 +48,8 @@ ENCODINGS: dict[str, tuple[str, str]] = {
 
 
 # Encodings whose pre-tokenizer pattern was checked never to join a line break with the next
-# line's first non-blank character (o200k_base does: ``[\r\n/]*`` after punctuation).
+# line's first non-blank character (o200k_base does: ``[\r\n/]*`` after punctuation), nor a
+# letter or digit with the blank after it (:mod:`.spans` leans on both).
 _LINE_ADDITIVE = frozenset({"cl100k_base"})
 
 

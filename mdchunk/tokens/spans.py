@@ -29,6 +29,8 @@ _SPACE = re.compile(r"\s")
 #: runs on into a blank after it (letters, digits, contractions end on one; punctuation's
 #: ``[\r\n]*`` follows no letter), so the blanks after a word start a pretoken of their own.
 _LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
+#: How far back from a span's end a letter or digit is looked for (:meth:`_pretoken_start`).
+_NEAR_WORD = 32
 _BLANKS = re.compile(r"[ \t]*")
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
@@ -276,26 +278,41 @@ class SpanCounts:
             return None  # counted as it is already
         if source[y:c1].strip() or not self._ends_on_text(y):
             return None
-        if _LETTER_OR_DIGIT.match(source, y - 1):
-            pretoken = y  # cl100k ends a pretoken at the blank after a letter or digit
-        else:
-            word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
-                       source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
-            if word < 0:
-                word = stretch
-            elif source[word] in "\r\n":
-                word += 1  # a line with text on it starts a pretoken
-            # else: the last blank before a word starts a pretoken (cl100k: " word", "\tword", " (")
-            if _SPACE.search(source, word + 1, y):
-                return None  # other kinds of blank inside: no rule to lean on
-            pretoken = word
-            for pretoken_end in pretoken_ends(source, word, c1):
-                if pretoken_end > y:
-                    break
-                pretoken = pretoken_end
+        start = self._pretoken_start(stretch, y)
+        if start is None:
+            return None
+        pretoken = start
+        for pretoken_end in pretoken_ends(source, start, c1):
+            if pretoken_end > y:
+                break
+            pretoken = pretoken_end
         delta = self.count_small(source[pretoken:y]) - self.count_small(source[pretoken:c1])
         self._end_fixes[y] = (c1, stretch, delta)
         return c1, delta
+
+    def _pretoken_start(self, stretch: int, y: int) -> int | None:
+        """A place in ``[stretch, y]`` where a pretoken surely starts, close before ``y``: right
+        after the last letter or digit (cl100k ends a pretoken there whatever follows), found
+        within :data:`_NEAR_WORD` characters; else the start of the word ``y`` ends (after the
+        last space, tab or line break), when only those blanks can end a word before it; else
+        ``None``. Pretokenizing from there, not from the stretch's start, keeps a correction
+        a few characters long on a line of CJK text with no space in it."""
+        source = self.source
+        q = y - 1
+        while q >= stretch and y - q <= _NEAR_WORD:
+            if _LETTER_OR_DIGIT.match(source, q):
+                return q + 1
+            q -= 1
+        if q < stretch:
+            return stretch  # the stretch starts at a joint: a pretoken starts there
+        word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
+                   source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
+        if word < 0:
+            return stretch
+        if source[word] in "\r\n":
+            return word + 1  # a line with text on it starts a pretoken
+        # else: the last blank before a word starts a pretoken (cl100k: " word", "\tword", " (")
+        return None if _SPACE.search(source, word + 1, y) else word  # other kinds of blank
 
     def _ends_on_text(self, y: int) -> bool:
         """A span ending on a non-blank character (or at the end) is split into the same
