@@ -45,8 +45,9 @@ _ABBREVIATIONS = frozenset(
      "dept", "est", "min", "max", "resp", "incl", "excl", "viz"]
 )
 _WORD = re.compile(r"\S+")
-#: A line's characters between line breaks (``\r\n``, ``\r`` or ``\n``).
-_LINE = re.compile(r"[^\r\n]+")
+#: A line's text (between line breaks: ``\r\n``, ``\r`` or ``\n``) up to its last non-blank
+#: character: ``\S`` is ``not str.isspace()``, what ``rstrip`` keeps.
+_SHOWN_LINE = re.compile(r"[^\r\n]*\S")
 
 
 _LONGEST_ABBREVIATION = max(map(len, _ABBREVIATIONS))
@@ -147,12 +148,7 @@ def line_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
     ['a', '  b', 'c']
     """
     end = len(text) if end is None else end
-    spans = []
-    for line in _LINE.finditer(text, start, end):  # a line's text; blank lines: none or blanks
-        shown = len(line.group().rstrip())
-        if shown:
-            spans.append((line.start(), line.start() + shown))
-    return spans
+    return [line.span() for line in _SHOWN_LINE.finditer(text, start, end)]  # blank lines: none
 
 
 def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
