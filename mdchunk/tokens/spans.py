@@ -28,7 +28,7 @@ _SPACE = re.compile(r"\s")
 #: A letter or digit (cl100k's ``\p{L}`` and ``\p{N}``): none of its pretokens that holds one
 #: runs on into a blank after it (letters, digits, contractions end on one; punctuation's
 #: ``[\r\n]*`` follows no letter), so the blanks after a word start a pretoken of their own.
-_LETTER_OR_DIGIT = regex.compile(r"[\p{L}\p{N}]")
+_LAST_LETTER_OR_DIGIT = regex.compile(r"(?r)[\p{L}\p{N}]")  # searched backwards
 #: How far back from a span's end a letter or digit is looked for (:meth:`_pretoken_start`).
 _NEAR_WORD = 32
 _BLANKS = re.compile(r"[ \t]*")
@@ -298,12 +298,11 @@ class SpanCounts:
         ``None``. Pretokenizing from there, not from the stretch's start, keeps a correction
         a few characters long on a line of CJK text with no space in it."""
         source = self.source
-        q = y - 1
-        while q >= stretch and y - q <= _NEAR_WORD:
-            if _LETTER_OR_DIGIT.match(source, q):
-                return q + 1
-            q -= 1
-        if q < stretch:
+        near = max(stretch, y - _NEAR_WORD)
+        last = _LAST_LETTER_OR_DIGIT.search(source, near, y)
+        if last is not None:
+            return last.end()
+        if near == stretch:
             return stretch  # the stretch starts at a joint: a pretoken starts there
         word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
                    source.rfind("\n", stretch, y), source.rfind("\r", stretch, y))
