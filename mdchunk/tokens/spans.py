@@ -72,6 +72,9 @@ class SpanCounts:
         #: delta)`` and ``(joint after, joint before, delta)`` (see :meth:`count_span`).
         self._start_fixes: dict[int, tuple[int, int, int]] = {}
         self._end_fixes: dict[int, tuple[int, int, int]] = {}
+        #: :meth:`_ending_delta` by the text from a pretoken's start to the joint, and the
+        #: span's end in it.
+        self._ending_deltas: dict[tuple[str, int], int] = {}
         self._pretoken_ends = counter.pretoken_ends if counter.line_additive else None
 
     def use_blocks(self, blocks: Sequence[Block]) -> None:
@@ -281,14 +284,26 @@ class SpanCounts:
         start = self._pretoken_start(stretch, y)
         if start is None:
             return None
+        ending = (source[start:c1], y - start)
+        found = self._ending_deltas.get(ending)
+        if found is None:
+            found = self._ending_deltas[ending] = self._ending_delta(start, y, c1, pretoken_ends)
+        self._end_fixes[y] = (c1, stretch, found)
+        return c1, found
+
+    def _ending_delta(self, start: int, y: int, c1: int, pretoken_ends: PretokenEnds) -> int:
+        """``count(x, y) - count(x, c1)`` for any ``x`` before ``start``, a pretoken's start: the
+        pretokens of ``source[start:c1]`` that end by ``y`` are shared, the last one counted with
+        and without the blanks after it. A function of that text and ``y``'s place in it alone,
+        so kept by them (:attr:`_ending_deltas`): blocks that end alike (a fence, ``</td>``, a
+        full stop) are pretokenized once."""
+        source = self.source
         pretoken = start
         for pretoken_end in pretoken_ends(source, start, c1):
             if pretoken_end > y:
                 break
             pretoken = pretoken_end
-        delta = self.count_small(source[pretoken:y]) - self.count_small(source[pretoken:c1])
-        self._end_fixes[y] = (c1, stretch, delta)
-        return c1, delta
+        return self.count_small(source[pretoken:y]) - self.count_small(source[pretoken:c1])
 
     def _pretoken_start(self, stretch: int, y: int) -> int | None:
         """A place in ``[stretch, y]`` where a pretoken surely starts, close before ``y``: right
@@ -301,7 +316,7 @@ class SpanCounts:
         near = max(stretch, y - _NEAR_WORD)
         last = _LAST_LETTER_OR_DIGIT.search(source, near, y)
         if last is not None:
-            return last.end()
+            return int(last.end())
         if near == stretch:
             return stretch  # the stretch starts at a joint: a pretoken starts there
         word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
