@@ -1,25 +1,41 @@
-"""Block's hand-written constructor and the span copies the readers make are what the dataclass
-machinery would make (issue 32: both are written out for speed, so a field added to Block must
-be added to them too)."""
+"""Block's and Draft's hand-written constructors and the span copies the readers make are what
+the dataclass machinery would make (issue 32: they are written out for speed, so a field added
+to Block or Draft must be added to them too)."""
 
 from __future__ import annotations
 
 import inspect
-from dataclasses import MISSING, fields, replace
+from dataclasses import MISSING, FrozenInstanceError, fields, replace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mdchunk.formats.blocks import Block, _with_span, tile
+from mdchunk.plan.drafts import Draft
 
 from .test_grammar import profile
 
 
-def test_block_s_constructor_takes_every_field_with_its_default() -> None:
-    parameters = list(inspect.signature(Block.__init__).parameters.values())[1:]
-    assert [p.name for p in parameters] == [f.name for f in fields(Block)]
+@pytest.mark.parametrize("cls", [Block, Draft])
+def test_the_constructor_takes_every_field_with_its_default(cls: type) -> None:
+    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
+    assert [p.name for p in parameters] == [f.name for f in fields(cls)]
     assert [p.default for p in parameters] == [
-        inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(Block)]
+        inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(cls)]
+
+
+def test_a_draft_is_built_and_copied_as_the_dataclass_would() -> None:
+    """Each argument lands in its own field, ``replace`` goes through the constructor, and the
+    draft stays frozen."""
+    path = (Block("heading", 0, 4, level=1, title="T"),)
+    draft = Draft(0, 9, path, "```", ("heading", "code"), "T\n\nbody", 7, True, 3)
+    assert [getattr(draft, f.name) for f in fields(Draft)] == [
+        0, 9, path, "```", ("heading", "code"), "T\n\nbody", 7, True, 3]
+    assert replace(draft, token_count=8) == Draft(0, 9, path, "```", ("heading", "code"),
+                                                  "T\n\nbody", 8, True, 3)
+    with pytest.raises(FrozenInstanceError):
+        draft.start = 1  # type: ignore[misc]
 
 
 _blocks = st.builds(Block, kind=st.sampled_from(["heading", "table", "code"]),
