@@ -11,18 +11,37 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from mdchunk.chunks.chunk import Chunk
 from mdchunk.formats.blocks import Block, _with_span, tile
 from mdchunk.plan.drafts import Draft
 
 from .test_grammar import profile
 
 
-@pytest.mark.parametrize("cls", [Block, Draft])
+@pytest.mark.parametrize("cls", [Block, Draft, Chunk])
 def test_the_constructor_takes_every_field_with_its_default(cls: type) -> None:
+    """A field made by a default factory defaults to ``None``, for which the constructor makes
+    one (Chunk's ``metadata``)."""
     parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
     assert [p.name for p in parameters] == [f.name for f in fields(cls)]
     assert [p.default for p in parameters] == [
-        inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(cls)]
+        None if f.default_factory is not MISSING
+        else inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(cls)]
+
+
+def test_a_chunk_is_built_as_the_dataclass_would() -> None:
+    """Each argument lands in its own field, ``metadata`` left out is a new dict each time, and
+    the chunk stays frozen."""
+    values = ["x", "a.md", 3, 3, None, "text", 0, 4, 1, 1, ["H"], "H", "H\n\ntext", 5,
+              ["paragraph"], {"k": 1}, True, "h", "u#h", "T"]
+    chunk = Chunk(*values)
+    assert [getattr(chunk, f.name) for f in fields(Chunk)] == values
+    bare = Chunk(*values[:15])
+    assert bare.metadata == {} and bare.metadata is not Chunk(*values[:15]).metadata
+    assert (bare.oversized, bare.anchor, bare.url, bare.title) == (False, None, None, None)
+    assert replace(chunk, index=4).index == 4 and replace(chunk, index=4).metadata == {"k": 1}
+    with pytest.raises(FrozenInstanceError):
+        chunk.text = "other"  # type: ignore[misc]
 
 
 def test_a_draft_is_built_and_copied_as_the_dataclass_would() -> None:
