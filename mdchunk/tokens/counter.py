@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+from .prefixes import PrefixCounts
+
 __all__ = ["PretokenEnds", "TokenCounter"]
 
 #: ``(text, pos, endpos) -> ends``: where the pre-tokenizer's *pretokens* of ``text[pos:endpos]``
@@ -49,7 +51,9 @@ class TokenCounter:
         Used only to cut a single word or CJK run that alone exceeds the budget: a binary search
         over character positions, within a window that doubles until it holds more than
         ``max_tokens`` tokens. Only the window is ever copied or counted, so cutting a 5 MB line
-        into parts costs time linear in its length.
+        into parts costs time linear in its length. Counts are not monotonic in the prefix's
+        length, so the result rests on each probe's exact count: where the tokenizer allows,
+        the probes are read off one encoding of the window (:mod:`.prefixes`), not encoded.
 
         >>> TokenCounter("chars", len).prefix_within("abcdef", 4)
         4
@@ -57,15 +61,38 @@ class TokenCounter:
         2
         """
         end = len(text) if end is None else end
-        length = end - start
-        window = 8 * max(1, max_tokens)
-        while window < length and self.count(text[start:start + window]) <= max_tokens:
-            window *= 2
-        lo, hi = 0, min(window, length)
+        count_prefix, hi = self._search_window(text, max_tokens, start, end)
+        lo = 0
         while lo < hi:
             mid = (lo + hi + 1) // 2
-            if self.count(text[start:start + mid]) <= max_tokens:
+            if count_prefix(mid) <= max_tokens:
                 lo = mid
             else:
                 hi = mid - 1
         return lo
+
+    def _search_window(self, text: str, max_tokens: int, start: int, end: int
+                       ) -> tuple[Callable[[int], int], int]:
+        """The window from ``start`` that :meth:`prefix_within` searches, as ``n -> tokens of
+        its first n characters`` and its length: ``8 * max_tokens`` characters, doubled until
+        it holds more than ``max_tokens`` tokens or reaches ``end``."""
+        window = 8 * max(1, max_tokens)
+        while window < end - start:
+            count_prefix = self._prefix_counts(text[start:start + window])
+            if count_prefix(window) > max_tokens:
+                return count_prefix, window
+            window *= 2
+        return self._prefix_counts(text[start:end]), end - start
+
+    def _prefix_counts(self, window: str) -> Callable[[int], int]:
+        """``n -> count(window[:n])``: from one encoding of the window where the tokenizer
+        tells where its tokens end and is checked to split prefixes as :mod:`.prefixes` argues
+        (cl100k_base, line-additive), and the text has no lone surrogate; else by encoding
+        each prefix."""
+        if self.line_additive and self.token_ends is not None:
+            try:
+                return PrefixCounts(window, self.token_ends(window), self.count)
+            except UnicodeEncodeError:
+                pass
+        count = self.count
+        return lambda n: count(window[:n])

@@ -49,7 +49,9 @@ ENCODINGS: dict[str, tuple[str, str]] = {
 
 # Encodings whose pre-tokenizer pattern was checked never to join a line break with the next
 # line's first non-blank character (o200k_base does: ``[\r\n/]*`` after punctuation), nor a
-# letter or digit with the blank after it (:mod:`.spans` leans on both).
+# letter or digit with the blank after it (:mod:`.spans` leans on both), and to decide each
+# pretoken that ends on a non-blank character by its characters and the one after it
+# (:mod:`.prefixes` leans on that; o200k_base's optional ``'s`` after a word reads further).
 _LINE_ADDITIVE = frozenset({"cl100k_base"})
 
 
