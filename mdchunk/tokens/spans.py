@@ -25,10 +25,12 @@ __all__ = ["TEXT_AHEAD", "SpanCounts"]
 #: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
-#: A letter or digit (cl100k's ``\p{L}`` and ``\p{N}``): none of its pretokens that holds one
-#: runs on into a blank after it (letters, digits, contractions end on one; punctuation's
-#: ``[\r\n]*`` follows no letter), so the blanks after a word start a pretoken of their own.
-_LAST_LETTER_OR_DIGIT = regex.compile(r"(?r)[\p{L}\p{N}]")  # searched backwards
+#: A letter or digit (cl100k's ``\p{L}`` and ``\p{N}``), searched backwards: no cl100k pretoken
+#: holds a letter and then a non-letter, or a digit and then a non-digit (letters, digits and
+#: contractions end on one; punctuation's ``[\r\n]*`` follows none), so a pretoken ends right
+#: after the last letter or digit before a span's end, whatever follows it (the module
+#: :mod:`.prefixes` gives the argument alternative by alternative).
+_LAST_LETTER_OR_DIGIT = regex.compile(r"(?r)[\p{L}\p{N}]")
 #: How far back from a span's end a letter or digit is looked for (:meth:`_pretoken_start`).
 _NEAR_WORD = 32
 _BLANKS = re.compile(r"[ \t]*")
