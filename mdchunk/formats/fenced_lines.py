@@ -29,8 +29,9 @@ from bisect import bisect_right
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
-__all__ = ["MAY_BE_DEEP", "deep_line", "deep_line_numbers", "indent_columns", "indented_as_spaces",
-           "lines_to_place", "listed_tab", "may_be_placed", "placed_alike", "tabbed_line"]
+__all__ = ["MAX_DEPTH", "MAY_BE_DEEP", "deep_line", "deep_line_numbers", "indent_columns",
+           "indented_as_spaces", "lines_to_place", "listed_tab", "may_be_placed", "placed_alike",
+           "tabbed_line"]
 
 #: A line whose tabs all stand inside its text: after spaces and list markers (spaces after
 #: them), a word or a link's ``[``, and no tab before that word's first character; no pipe (a
@@ -101,7 +102,7 @@ def listed_tab(line: str) -> bool:
     many columns from the right, spaces for the tab it splits) is the same text, so the same
     comments. A line holds one list marker at most, and text after it (the lines the fast
     reader's tests of empty items look for take only spaces), so such lines nest a list a line
-    at most, and the Rust tree's depth past 16 goes to the reference (:data:`_MAX_DEPTH`).
+    at most, and the Rust tree's depth past 16 goes to the reference (:data:`MAX_DEPTH`).
 
     The fast reader's line tests see such a line with its tabs as spaces where they take only
     spaces (:func:`indented_as_spaces`: a table's lines); a quote's line above one takes it for a
@@ -211,7 +212,7 @@ def placed_alike(lines: Sequence[str], numbers: Sequence[int], nodes: Sequence[A
     lists and definitions all the way up (Hugo's build settings, YAML in a definition); or,
     one of ``in_items`` (lines a tab indents, :func:`listed_tab`), in a paragraph, a tight
     item's text or a table of a list item, lists and items all the way up (no more than
-    :data:`_MAX_DEPTH` of them), where both parsers read it as they read it indented by
+    :data:`MAX_DEPTH` of them), where both parsers read it as they read it indented by
     spaces (see :func:`listed_tab`).
 
     Then both parsers read alike: the text before such a node holds no such line outside such
@@ -251,7 +252,7 @@ def _places(nodes: Sequence[Any], lines: Sequence[str], byte_starts: Sequence[in
             continue
         name = node.name
         if name in _LISTS:
-            if depth < _MAX_DEPTH:
+            if depth < MAX_DEPTH:
                 yield from _places(node.children, lines, byte_starts, listed=True,
                                    items=(items or (itemize and not listed))
                                    and name in _ITEMS, depth=depth + 1, itemize=itemize)
@@ -273,10 +274,11 @@ _LISTS = frozenset({"bullet_list", "ordered_list", "list_item", "definition_list
                     "definition_description"})
 #: Those of them a line a tab indents may stand in (:func:`listed_tab`), all the way up.
 _ITEMS = frozenset({"bullet_list", "ordered_list", "list_item"})
-#: Containers nested deeper than this hold no place: the fast reader leaves them to
-#: markdown-it-py (:mod:`~.rust_tree` does, as markdown-it-py stops at 20 open tokens), and a
-#: page of lines each a tab deeper than the last may nest a thousand, past Python's recursion.
-_MAX_DEPTH = 16
+#: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
+#: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on
+#: (:mod:`~.rust_tree` refuses them); here they hold no place, as a page of lines each a tab
+#: deeper than the last may nest a thousand, past Python's recursion.
+MAX_DEPTH = 16
 #: What each place takes: a top-level fence any line :func:`may_be_placed` lets through (none
 #: can close it), a top-level paragraph or code block a line indented four columns, a fence in
 #: a list item a line neither tabbed nor deep.

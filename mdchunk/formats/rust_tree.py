@@ -24,6 +24,7 @@ from .block_maker import BlockMaker
 from .blocks import Block, LineIndex, rstrip_end, tile
 from .colon_containers import Listed
 from .deflists import HOLDERS, marker_inside
+from .fenced_lines import MAX_DEPTH
 
 __all__ = ["LineFinder", "TreeReader", "Unsupported", "byte_line_starts", "line_finder"]
 
@@ -268,7 +269,7 @@ class TreeReader:
 
     def container(self, node: Any, name: str, start: int, end: int, depth: int) -> Block:
         """A list, item, quote, definition list or definition: its children's blocks, tiled."""
-        if depth == _MAX_DEPTH:
+        if depth == MAX_DEPTH:
             raise Unsupported("nesting deeper than markdown-it-py reads")
         if self.listed and depth < 2 and name in _LISTS_AND_ITEMS[depth]:
             listed = self.listed_item(node, name, depth)
@@ -323,9 +324,6 @@ class TreeReader:
         return self.make.table(start, end, tile(self.source, rows, start, end))
 
 
-#: Containers (lists, items, quotes) nested deeper than this go to the reference: markdown-it-py
-#: stops parsing at 20 open tokens (``maxNesting``), the Rust parser reads on.
-_MAX_DEPTH = 16
 #: Nodes without children to cut between -> their kind.
 _LEAVES = {"fence": "code", "code_block": "code", "hr": "hr",
            "trow": "row"}

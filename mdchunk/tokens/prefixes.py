@@ -46,12 +46,21 @@ import regex
 
 from .kept import Kept
 
-__all__ = ["PrefixCounts"]
+__all__ = ["PrefixCounts", "last_cut"]
 
 #: The character before a cut, searched backwards: a letter before a non-letter, or a digit
 #: before a non-digit (``\p{L}``, ``\p{N}``: cl100k_base's classes; the lookahead wants a
 #: character, so a search that stops at ``n + 1`` finds no cut past ``n``).
 _BEFORE_CUT = regex.compile(r"(?r)\p{L}(?=\P{L})|\p{N}(?=\P{N})")
+
+
+def last_cut(text: str, start: int, end: int) -> int | None:
+    """The last place in ``(start, end]`` right after a letter that no letter follows or a digit
+    that no digit follows (the character at ``end`` counts as what follows): cl100k_base ends a
+    pretoken there, whatever came before (see the module's docstring); ``None`` where there is
+    none."""
+    before = _BEFORE_CUT.search(text, start, end + 1)
+    return None if before is None else int(before.end())
 
 
 class PrefixCounts:
@@ -69,8 +78,7 @@ class PrefixCounts:
         window = self.window
         if n == len(window):
             return len(self._encoded.ends)
-        before = _BEFORE_CUT.search(window, 0, n + 1)
-        cut = 0 if before is None else before.end()
+        cut = last_cut(window, 0, n) or 0
         tokens = self._encoded.tokens_before(self._offset(cut))
         if tokens is None:  # no token ends at the cut: never seen, but stay exact
             return self._count(window[:n])

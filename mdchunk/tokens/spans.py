@@ -14,24 +14,17 @@ import re
 from bisect import bisect_left, bisect_right, insort
 from collections.abc import Iterator, Sequence
 
-import regex
-
 from ..formats.blocks import Block
 from .counter import PretokenEnds, TokenCounter
 from .kept import Kept, KeptEncodings
+from .prefixes import last_cut
 
 __all__ = ["TEXT_AHEAD", "SpanCounts"]
 
 #: How far from a joint a span may start and still be counted from it (a space, a quote).
 _NEAR = 8
 _SPACE = re.compile(r"\s")
-#: A letter or digit (cl100k's ``\p{L}`` and ``\p{N}``), searched backwards: no cl100k pretoken
-#: holds a letter and then a non-letter, or a digit and then a non-digit (letters, digits and
-#: contractions end on one; punctuation's ``[\r\n]*`` follows none), so a pretoken ends right
-#: after the last letter or digit before a span's end, whatever follows it (the module
-#: :mod:`.prefixes` gives the argument alternative by alternative).
-_LAST_LETTER_OR_DIGIT = regex.compile(r"(?r)[\p{L}\p{N}]")
-#: How far back from a span's end a letter or digit is looked for (:meth:`_pretoken_start`).
+#: How far back from a span's end a pretoken's end is looked for (:meth:`_pretoken_start`).
 _NEAR_WORD = 32
 _BLANKS = re.compile(r"[ \t]*")
 #: Blanks, then text, on the same line.
@@ -316,9 +309,9 @@ class SpanCounts:
         a few characters long on a line of CJK text with no space in it."""
         source = self.source
         near = max(stretch, y - _NEAR_WORD)
-        last = _LAST_LETTER_OR_DIGIT.search(source, near, y)
-        if last is not None:
-            return int(last.end())
+        cut = last_cut(source, near, y)  # after the last letter or digit: a blank follows it
+        if cut is not None:
+            return cut
         if near == stretch:
             return stretch  # the stretch starts at a joint: a pretoken starts there
         word = max(source.rfind(" ", stretch, y), source.rfind("\t", stretch, y),
