@@ -1,11 +1,12 @@
 """mdchunk ÷ floor in CPU time on each shared corpus, quickly: each corpus read with its site
 (``corpus_sites.py``), mdchunk (``Chunker.chunk``, 256/32) and the floor (markdown-it-py
 parse + one tiktoken pass) interleaved in one process, the best of ``--reps`` passes each, and
-the median of the ratios of the passes run side by side, and page by page: each page chunked
-then read by the floor in turn, the sum of each page's fastest time for either (a shared
-machine's speed drifts by a third from one second to the next; a slow moment spoils one page's
-reading, which the others' fastest outweigh). Each pass reads fresh copies of the pages, as a
-real run reads them from disk (:func:`_fresh`).
+the median of the ratios of the passes run side by side; page by page: each page chunked and
+read by the floor back to back (the floor first on every other pass), the sum of each page's
+fastest time for either (a shared machine's speed drifts by a third from one second to the
+next; a slow moment spoils one page's reading, which the others' fastest outweigh); and paired:
+each page's median ratio, weighted by its floor time (:func:`paired_ratio`). Each pass reads
+fresh copies of the pages, as a real run reads them from disk (:func:`_fresh`).
 A quick check between the full ``bench_speed.py`` runs (issue 32's loaded figures).
 
     .venv/bin/python bench/floor_ratio.py [--reps 3] [CORPUS_NAME ...]
