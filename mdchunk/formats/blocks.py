@@ -23,6 +23,7 @@ __all__ = [
     "Rewrite",
     "clip",
     "kinds_of",
+    "line_start",
     "lines_of",
     "rewrite_spans",
     "rstrip_end",
@@ -32,6 +33,20 @@ __all__ = [
 
 #: The line breaks markdown-it normalises, and the only ones mdchunk knows.
 NEWLINE = re.compile(r"\r\n?|\n")
+
+
+def line_start(source: str, at: int) -> int:
+    """Where the line holding ``at`` starts (after the last ``\\n`` or ``\\r`` before it), in time
+    that follows the line's length, not the source's: ``rfind`` of one kind of break runs to
+    the start of a source that has none of that kind (a page of lone-CR lines), so the search
+    widens a window fourfold until a break or the start is inside it."""
+    width = 256
+    while True:
+        low = max(0, at - width)
+        found = max(source.rfind("\n", low, at), source.rfind("\r", low, at))
+        if found >= 0 or low == 0:
+            return found + 1
+        width *= 4
 
 #: A span of the source and what ``embed_text`` shows in its place: ``""`` for markup no page
 #: shows (a comment, ``{#id}``, ``{{< /note >}}``), the visible text for markup a page renders

@@ -29,7 +29,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from .blocks import NEWLINE, Block, Document, Rewrite
+from .blocks import NEWLINE, Block, Document, Rewrite, line_start
 
 __all__ = ["Expansion", "Include", "find_includes", "language_of", "referenced_paths",
            "splice_includes"]
@@ -153,10 +153,10 @@ def _placed(source: str, include: Include) -> Include:
     place), and the lead the code block's following lines take (its indentation and quote
     markers, a list marker as blanks)."""
     start, end = include.start, include.end
-    line_start = max(source.rfind("\n", 0, start), source.rfind("\r", 0, start)) + 1
+    line = line_start(source, start)
     line_end = NEWLINE.search(source, end)
     after = source[end:line_end.start() if line_end else len(source)]
-    before = source[line_start:start]
+    before = source[line:start]
     standalone = bool(_LEAD.fullmatch(before)) and not after.strip()
     lead = _LIST_MARKER.sub(lambda m: " " * len(m[0]), before) if standalone else ""
     return replace(include, standalone=standalone, lead=lead)

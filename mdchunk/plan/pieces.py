@@ -13,7 +13,7 @@ import re
 from bisect import bisect_right
 from dataclasses import dataclass, field, replace
 
-from ..formats.blocks import Block, kinds_of
+from ..formats.blocks import Block, kinds_of, line_start
 from ..formats.kinds import SEAMS, SeamName, kind, merge_kinds
 from ..text import SentenceIndex, line_spans, word_spans
 from ..text.inline import destinations, merged_words
@@ -117,10 +117,6 @@ class _LineMarkers:
         self.source = source
         self._lead: dict[int, tuple[int, bool]] = {}  # line start -> (markers' end, any ``>``)
 
-    def line_of(self, at: int) -> int:
-        newline = self.source.rfind("\n", 0, at)
-        return max(newline, self.source.rfind("\r", newline + 1, at)) + 1
-
     def lead(self, line: int) -> tuple[int, bool]:
         """Where the run of quote markers and blanks ``line`` opens with ends, and whether it
         holds a ``>``."""
@@ -143,7 +139,7 @@ class _LineMarkers:
             # a short run after text on its line (the ``>`` ending an HTML line, a sentence's
             # blank): the line's leading markers end before that text
             return start, ">" in source[start:at]
-        line = self.line_of(at)
+        line = line_start(source, at)
         lead, quoted = self.lead(line)
         if at <= lead:
             return line, quoted and self.source.find(">", line, at) != -1
