@@ -166,6 +166,20 @@ class PiecePacker:
         self.group.pieces.append(piece)
         self.group.tokens += self.tokens(piece)
 
+    def add_following(self) -> None:
+        """Add the pieces queued next while each fits the chunk under way, as :meth:`step`
+        would one at a time (with a chunk under way, only a planned cut comes before
+        :func:`~mdchunk.plan.rules.add_if_it_fits`; a piece at one is left to it): the thousand
+        lines of an HTML table go in without a trip through the rules each."""
+        queue, group, cuts = self.queue, self.group, self.cuts
+        limit = self.group_limit()  # the chunk's first piece and breadcrumb stay as they are
+        while queue and queue[0].start not in cuts:
+            tokens = self.tokens(queue[0])
+            if group.used + tokens > limit:
+                return
+            group.pieces.append(queue.popleft())
+            group.tokens += tokens
+
     def pop(self) -> Piece:
         piece = self.group.pieces.pop()
         self.group.tokens -= self.tokens(piece)

@@ -419,8 +419,9 @@ class PieceCutter:
         if not counts.counter.line_additive:
             return
         joints = []
-        for prev, part in zip(parts, parts[1:]):
-            joint = counts.joint_before(part.start, after=prev.end)
+        found = counts.joints_before([(prev.end, part.start)
+                                      for prev, part in zip(parts, parts[1:])])
+        for prev, part, joint in zip(parts, parts[1:], found):
             if joint is None:
                 continue
             joints.append(joint)

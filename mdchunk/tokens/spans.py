@@ -102,25 +102,47 @@ class SpanCounts:
             self._joint_set.add(pos)
             insort(self._joints, pos)
 
+    def _add_joints(self, found: Sequence[int]) -> None:
+        """Register ``found`` (ascending): in one slice where no registered joint lies among
+        them (the lines of one block), else one by one."""
+        new = [pos for pos in found if pos not in self._joint_set]
+        if not new:
+            return
+        self._joint_set.update(new)
+        joints = self._joints
+        at = bisect_left(joints, new[0])
+        if at == bisect_left(joints, new[-1]):
+            joints[at:at] = new
+        else:
+            for pos in new:
+                insort(joints, pos)
+
     def joint_before(self, start: int, after: int = 0) -> int | None:
         """Register and return the joint in the blank before ``start`` (text ends at ``after`` or
         later), if that blank holds one: before the spaces of "word. Next" (they go with the word
         after them), or at a line start with text on it."""
+        return self.joints_before([(after, start)])[0]
+
+    def joints_before(self, bounds: Sequence[tuple[int, int]]) -> list[int | None]:
+        """:meth:`joint_before` of each ``(after, start)`` (ascending), registered together: a
+        block cut into a thousand lines has a joint before each, and a call and an insertion
+        apiece was a tenth of the packing of a page of HTML tables."""
         if not self.counter.line_additive:
-            return None
+            return [None] * len(bounds)
         source = self.source
-        while start > after and source[start - 1] in " \t":
-            start -= 1  # back over the blank before the text
-        if start == 0:
-            return None
-        if source[start] in " \t" and not source[start - 1].isspace():
-            joint = start  # "word. Next": the space goes with the word after it
-        elif self.is_joint(start):
-            joint = start
-        else:
-            return None
-        self.add_joint(joint)
-        return joint
+        found: list[int | None] = []
+        for after, text in bounds:
+            start = text
+            while start > after and source[start - 1] in " \t":
+                start -= 1  # back over the blank before the text
+            if start == 0:
+                found.append(None)
+            elif source[start] in " \t" and not source[start - 1].isspace():
+                found.append(start)  # "word. Next": the space goes with the word after it
+            else:
+                found.append(start if self.is_joint(start) else None)
+        self._add_joints([pos for pos in found if pos is not None])
+        return found
 
     def is_joint(self, pos: int) -> bool:
         """A line start with text on its line: where a line-additive tokenizer's counts add up."""
@@ -356,12 +378,12 @@ class SpanCounts:
         before = kept.tokens_before(offset)
         exact = before is not None and self._is_edge(kept, first)
         taken, pos = before or 0, first
-        for joint in (*joints, last):
-            offset += self._kept.length(kept, pos, joint)
-            upto = kept.tokens_before(offset)
+        points = [*joints, last]
+        ups = kept.tokens_at(self._kept.offsets(kept, first, offset, points))
+        for joint, upto in zip(points, ups):
             if upto is None:
                 return  # a token crosses the joint after all: leave these to be encoded alone
-            if exact and self._is_edge(kept, joint):
+            if exact and (joint in self._joint_set or self._is_edge(kept, joint)):
                 self._segments[(pos, joint)] = upto - taken
             taken, pos, exact = upto, joint, True
 
