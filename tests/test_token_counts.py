@@ -269,6 +269,62 @@ def test_every_block_is_encoded_before_packing_asks_and_never_again(paragraphs: 
     assert calls == []
 
 
+@profile(200)
+@given(paragraphs=st.lists(_pieces.map(str.strip).filter(bool), min_size=2, max_size=6),
+       data=st.data())
+def test_a_page_s_stretches_are_read_off_its_one_encoding(paragraphs: list[str], data) -> None:
+    """use_blocks encodes the page once, keeps its token ends, and reads every stretch between
+    its joints off them (one call to the tokenizer, not one a stretch); a later span between
+    joints, or between sentence joints registered while packing, deep in a page of CJK text,
+    is read off that encoding from the nearest measured joint: always the exact count."""
+    from mdchunk.formats import Block
+    from mdchunk.tokens import SpanCounts
+
+    counter = get_counter("cl100k_base")
+    text = "\n\n".join(paragraphs) + "\n"
+    starts = list(accumulate([0, *[len(p) + 2 for p in paragraphs[:-1]]]))
+    blocks = [Block("paragraph", a, a + len(p)) for a, p in zip(starts, paragraphs)]
+    calls: list[str] = []
+    counts = _spied(SpanCounts(text, counter, long_text=3 * 256), calls)
+    counts.use_blocks(blocks)
+    joints = counts._joints
+    if len(joints) > 0 and "\ud800" not in text:
+        assert calls == [text[:blocks[-1].end]], "one encoding of the page"
+    calls.clear()
+    edges = [0, *joints, blocks[-1].end]
+    for a, b in zip(edges, edges[1:]):
+        assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+    words = [p for p in range(1, len(text)) if text[p] == " " and not text[p - 1].isspace()]
+    inner = sorted(set(data.draw(st.lists(st.sampled_from(words), max_size=6)) if words else []))
+    for block in blocks:
+        found = [j for j in counts.joints_before([(block.start, p) for p in inner
+                                                  if block.start < p < block.end])
+                 if j is not None]
+        counts.prime(found, block.start, block.end)
+        for a, b in zip([block.start, *found], [*found, block.end]):
+            assert counts.count_span(a, b) == counter.count(text[a:b]), (a, b)
+
+
+def test_a_place_deep_in_a_kept_page_is_measured_from_the_joint_before_it() -> None:
+    """The UTF-8 offset of a place in a non-ASCII encoding kept whole is measured from the last
+    anchor before it (a joint measured when the page was read off), so it is found however far
+    the place is from the page's start; the encoding around a span inside another kept one is
+    still found when the inner one ends before the span does."""
+    from mdchunk.tokens.kept import KeptEncodings
+
+    line = "消息队列在高峰期出现大量堆积时需要先扩容消费者。\n"
+    source = line * 400
+    kept_encodings = KeptEncodings(source)
+    page = kept_encodings.keep(0, len(source), [len(source.encode())])
+    starts = [i * len(line) for i in range(1, 400)]
+    kept_encodings.anchor(page, starts, kept_encodings.offsets(page, 0, 0, starts))
+    deep = 399 * len(line) + 5
+    assert kept_encodings.offset(page, deep, 3) == len(source[:deep].encode())
+    inner = kept_encodings.keep(2 * len(line), 3 * len(line), [len(line.encode())])
+    assert kept_encodings.around(2 * len(line) + 1, 2 * len(line) + 4) is inner
+    assert kept_encodings.around(2 * len(line) + 1, 5 * len(line)) is page
+
+
 def test_a_chinese_paragraph_long_in_bytes_keeps_its_token_ends() -> None:
     """Whether a stretch is long enough to keep its token ends is asked in UTF-8 bytes: 300
     Chinese characters (fewer than the 768 characters of a 256-token budget's threshold, but

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from bisect import bisect_right, insort
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 __all__ = ["Kept", "KeptEncodings"]
 
@@ -20,12 +20,17 @@ _MEASURE_PER_CHARACTER = 64
 @dataclass(frozen=True, slots=True)
 class Kept:
     """One encoding kept: ``source[start:stop]``, where each token ends (UTF-8 bytes from
-    ``start``), and whether it is ASCII (offsets are then character counts)."""
+    ``start``), and whether it is ASCII (offsets are then character counts). A non-ASCII one
+    also keeps the places whose UTF-8 offsets were measured (``anchors``, ascending, and their
+    offsets): a place is measured from the last anchor before it, not from ``start``, so a page
+    kept whole answers for a line deep inside it as cheaply as for its first."""
 
     start: int
     stop: int
     ends: Sequence[int]
     ascii: bool
+    anchors: list[int] = field(default_factory=list)
+    anchor_offsets: list[int] = field(default_factory=list)
 
     def tokens_before(self, offset: int) -> int | None:
         """How many tokens end at or before byte ``offset``, when one ends exactly there (or
@@ -63,21 +68,35 @@ class KeptEncodings:
 
     def around(self, start: int, end: int) -> Kept | None:
         """The kept encoding that holds ``[start, end)``, if any: the one that starts last at or
-        before ``start`` (kept encodings never overlap but for one inside another)."""
+        before ``start``, else the first, which may hold a page whole (kept encodings never
+        overlap but for one inside another)."""
         i = bisect_right(self._starts, start) - 1
         if i < 0:
             return None
         kept = self._by_start[self._starts[i]]
-        return kept if end <= kept.stop else None
+        if end <= kept.stop:
+            return kept
+        outer = self._by_start[self._starts[0]]
+        return outer if end <= outer.stop else None
 
     def offset(self, kept: Kept, pos: int, counted: int) -> int | None:
-        """The UTF-8 offset of ``pos`` in ``kept``; ``None`` when measuring it would take more
-        than :data:`_MEASURE_PER_CHARACTER` characters per character of the ``counted`` part."""
+        """The UTF-8 offset of ``pos`` in ``kept``; ``None`` when measuring it from the last
+        anchor before it would take more than :data:`_MEASURE_PER_CHARACTER` characters per
+        character of the ``counted`` part."""
         if kept.ascii:
             return pos - kept.start
-        if pos - kept.start > _MEASURE_PER_CHARACTER * max(1, counted):
+        i = bisect_right(kept.anchors, pos) - 1
+        anchor, offset = (kept.anchors[i], kept.anchor_offsets[i]) if i >= 0 else (kept.start, 0)
+        if pos - anchor > _MEASURE_PER_CHARACTER * max(1, counted):
             return None
-        return self.length(kept, kept.start, pos)
+        return self.offsets(kept, anchor, offset, [pos])[0]
+
+    def anchor(self, kept: Kept, points: Sequence[int], offsets: Sequence[int]) -> None:
+        """Keep the measured UTF-8 ``offsets`` of ``points`` (ascending, none yet kept, all
+        after the last anchor) as anchors of ``kept``."""
+        if not kept.ascii:
+            kept.anchors.extend(points)
+            kept.anchor_offsets.extend(offsets)
 
     def length(self, kept: Kept, start: int, end: int) -> int:
         """UTF-8 bytes of ``source[start:end]``, a span of ``kept``."""

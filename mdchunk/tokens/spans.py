@@ -92,10 +92,38 @@ class SpanCounts:
         (cachegrind, RocketMQ's pages: 5% fewer instruction-cache misses in chunking)."""
         joints = self._joints
         bounds = [start, *joints[bisect_right(joints, start):bisect_left(joints, end)], end]
+        if len(bounds) > 2 and self._read_all_off(bounds):
+            return
         segments, source, count = self._segments, self.source, self.counter.count
         for a, b in zip(bounds, bounds[1:]):
             segments[(a, b)] = (self._encode_stretch(a, b) if self._is_long(a, b)
                                 else count(source[a:b]))
+
+    def _read_all_off(self, bounds: list[int]) -> bool:
+        """Count every stretch between ``bounds`` (a page's joints, with its first block's start
+        and its last block's end) off one encoding of the page, kept with its token ends (the
+        joints' UTF-8 offsets kept with it): one call to the tokenizer instead of one per
+        stretch, each of which cost ~2 µs more than its characters (RocketMQ: 2,700 a pass).
+        ``False`` where there are no token ends (lone surrogates, another tokenizer's counts):
+        the stretches are then counted one by one."""
+        if self.counter.token_ends is None:
+            return False
+        start = bounds[0]
+        kept = self._kept.around(start, bounds[-1])
+        if kept is None or kept.start != start:
+            kept = self._encode_kept(start, bounds[-1])
+            if kept is None:
+                return False
+        points = bounds[1:]
+        offsets = self._kept.offsets(kept, start, 0, points)
+        self._kept.anchor(kept, points[:-1], offsets[:-1])
+        segments, taken = self._segments, 0
+        for a, b, upto in zip(bounds, points, kept.tokens_at(offsets)):
+            if upto is None:  # no token ends at this joint after all: count the rest alone
+                return False
+            segments[(a, b)] = upto - taken
+            taken = upto
+        return True
 
     def add_joint(self, pos: int) -> None:
         if pos not in self._joint_set:
