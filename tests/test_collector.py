@@ -47,3 +47,29 @@ def test_packing_runs_with_the_collector_paused(monkeypatch) -> None:
     chunks = mdchunk.chunk_markdown("# A\n\ntext " * 50, max_tokens=32, overlap_tokens=0)
     assert chunks and states and not any(states)
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("entry", ["chunk", "chunk_file"])
+def test_reading_runs_with_the_collector_paused(monkeypatch, tmp_path, entry: str) -> None:
+    """Reading makes the page's blocks, which live as long as its chunks: the collector rests
+    while the page is read too, by either entry point, and is on again after."""
+    from mdchunk.chunks import reading
+
+    states = []
+    parse = reading.parse_markdown
+
+    def watched(*args, **kwargs):  # type: ignore[no-untyped-def]
+        states.append(gc.isenabled())
+        return parse(*args, **kwargs)
+
+    monkeypatch.setattr(reading, "parse_markdown", watched)
+    chunker = mdchunk.Chunker(mdchunk.ChunkerConfig(max_tokens=32, overlap_tokens=0))
+    text = "# A\n\ntext " * 50
+    if entry == "chunk":
+        chunks = chunker.chunk(text)
+    else:
+        page = tmp_path / "page.md"
+        page.write_text(text, encoding="utf-8")
+        chunks = chunker.chunk_file(page)
+    assert chunks and states and not any(states)
+    assert gc.isenabled()

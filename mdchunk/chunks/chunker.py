@@ -122,7 +122,8 @@ class Chunker:
         path = Path(path)
         doc_id = path.as_posix() if doc_id is None else doc_id
         try:
-            reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
+            with collector_paused():  # as in _read
+                reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
             return reading, self.chunk_reading(reading, doc_id, levels)
         except InputError:
             raise
@@ -144,8 +145,10 @@ class Chunker:
     def _read(self, fmt: FormatName, text: str, doc_id: str,
               metadata: Mapping[str, Any] | None) -> Reading | None:
         """The document read by format ``fmt`` (:func:`~.read.read`), with this chunker's
-        include root."""
-        return read(text, doc_id, metadata, self.config, reader=fmt, includes=self.includes)
+        include root; the cyclic collector rests meanwhile, as it does while packing: reading
+        makes a page's blocks, which live as long as its chunks."""
+        with collector_paused():
+            return read(text, doc_id, metadata, self.config, reader=fmt, includes=self.includes)
 
     # -- assembly -----------------------------------------------------------------------------
 
