@@ -318,6 +318,8 @@ def test_a_place_deep_in_a_kept_page_is_measured_from_the_joint_before_it() -> N
     page = kept_encodings.keep(0, len(source), [len(source.encode())])
     starts = [i * len(line) for i in range(1, 400)]
     kept_encodings.anchor(page, starts, kept_encodings.offsets(page, 0, 0, starts))
+    kept_encodings.anchor(page, starts, kept_encodings.offsets(page, 0, 0, starts))  # again
+    assert page.anchors == starts, "kept once, ascending"
     deep = 399 * len(line) + 5
     assert kept_encodings.offset(page, deep, 3) == len(source[:deep].encode())
     inner = kept_encodings.keep(2 * len(line), 3 * len(line), [len(line.encode())])

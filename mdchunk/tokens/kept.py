@@ -92,11 +92,16 @@ class KeptEncodings:
         return self.offsets(kept, anchor, offset, [pos])[0]
 
     def anchor(self, kept: Kept, points: Sequence[int], offsets: Sequence[int]) -> None:
-        """Keep the measured UTF-8 ``offsets`` of ``points`` (ascending, none yet kept, all
-        after the last anchor) as anchors of ``kept``."""
-        if not kept.ascii:
-            kept.anchors.extend(points)
-            kept.anchor_offsets.extend(offsets)
+        """Keep the measured UTF-8 ``offsets`` of ``points`` (ascending) as anchors of ``kept``:
+        those after its last anchor, so that the anchors stay ascending however often a page's
+        blocks are registered."""
+        if kept.ascii:
+            return
+        last = kept.anchors[-1] if kept.anchors else kept.start
+        for point, offset in zip(points, offsets):
+            if point > last:
+                kept.anchors.append(point)
+                kept.anchor_offsets.append(offset)
 
     def length(self, kept: Kept, start: int, end: int) -> int:
         """UTF-8 bytes of ``source[start:end]``, a span of ``kept``."""

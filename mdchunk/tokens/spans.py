@@ -1,9 +1,10 @@
-"""Exact token counts of any span of a document, each stretch of it encoded once.
+"""Exact token counts of any span of a document, the document encoded once.
 
 Encoding every candidate chunk would tokenize a document several times over. With a tokenizer
 whose counts add up at *joints* — line starts with text on them, and the blank before a word
-(cl100k_base, property-tested) — the text between two joints is encoded once and a span sums the
-stretches it covers. A span that starts a word after a joint, or stops at the blank before one,
+(cl100k_base, property-tested) — the page is encoded once, each stretch between two joints is
+read off that encoding (or, without token ends, encoded once) and a span sums the stretches it
+covers. A span that starts a word after a joint, or stops at the blank before one,
 is corrected with the tokenizer's own pretokens around that word. Any other
 tokenizer simply has no joints: each span is encoded as it is, and counts stay exact.
 """
