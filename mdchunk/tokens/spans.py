@@ -102,34 +102,22 @@ class SpanCounts:
 
     def _read_all_off(self, bounds: list[int]) -> bool:
         """Count every stretch between ``bounds`` (a page's joints, with its first block's start
-        and its last block's end) off one encoding of the page, kept with its token ends (the
-        joints' UTF-8 offsets kept with it): one call to the tokenizer instead of one per
+        and its last block's end) off one encoding of the page, kept with its token ends and
+        primed at its joints (:meth:`prime`): one call to the tokenizer instead of one per
         stretch, each of which cost ~2 µs more than its characters (RocketMQ: 2,700 a pass).
         ``False`` where there are no token ends (lone surrogates, another tokenizer's counts):
         the stretches are then counted one by one."""
         if self.counter.token_ends is None:
             return False
-        start = bounds[0]
-        kept = self._kept.around(start, bounds[-1])
-        if kept is None or kept.start != start:
-            kept = self._encode_kept(start, bounds[-1])
-            if kept is None:
-                return False
-        points = bounds[1:]
-        offsets = self._kept.offsets(kept, start, 0, points)
-        self._kept.anchor(kept, points[:-1], offsets[:-1])
-        segments, taken = self._segments, 0
-        for a, b, upto in zip(bounds, points, kept.tokens_at(offsets)):
-            if upto is None:  # no token ends at this joint after all: count the rest alone
-                return False
-            segments[(a, b)] = upto - taken
-            taken = upto
+        start, end = bounds[0], bounds[-1]
+        kept = self._kept.around(start, end)
+        if (kept is None or kept.start != start) and self._encode_kept(start, end) is None:
+            return False
+        self.prime(bounds[1:-1], start, end)
         return True
 
     def add_joint(self, pos: int) -> None:
-        if pos not in self._joint_set:
-            self._joint_set.add(pos)
-            insort(self._joints, pos)
+        self._add_joints([pos])
 
     def _add_joints(self, found: Sequence[int]) -> None:
         """Register ``found`` (ascending): in one slice where no registered joint lies among
@@ -391,7 +379,8 @@ class SpanCounts:
         """Record the count of each stretch between ``joints`` (all inside ``[start, end)``, all
         registered) from one encoding: one kept of a block that holds them (a long block's; a
         list's serves its items' sentences), else a new one, kept in turn. A paragraph cut
-        into sentences is never encoded per sentence."""
+        into sentences is never encoded per sentence. The joints' UTF-8 offsets stay with the
+        encoding as its anchors (:meth:`KeptEncodings.anchor`)."""
         if self.counter.token_ends is None or not joints:
             return
         following = self._next_start.get((start, end), end)
@@ -408,10 +397,13 @@ class SpanCounts:
         exact = before is not None and self._is_edge(kept, first)
         taken, pos = before or 0, first
         points = [*joints, last]
-        ups = kept.tokens_at(self._kept.offsets(kept, first, offset, points))
-        for joint, upto in zip(points, ups):
+        offsets = self._kept.offsets(kept, first, offset, points)
+        self._kept.anchor(kept, points, offsets)  # a later part deep in it is measured from here
+        for joint, upto in zip(points, kept.tokens_at(offsets)):
             if upto is None:
                 return  # a token crosses the joint after all: leave these to be encoded alone
+            # the joints are registered, so edges: the set answers for them without a call (1%
+            # of chunking RocketMQ's tables); the end may be an edge some other way
             if exact and (joint in self._joint_set or self._is_edge(kept, joint)):
                 self._segments[(pos, joint)] = upto - taken
             taken, pos, exact = upto, joint, True
