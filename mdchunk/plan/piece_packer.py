@@ -173,12 +173,8 @@ class PiecePacker:
         lines of an HTML table go in without a trip through the rules each."""
         queue, group, cuts = self.queue, self.group, self.cuts
         limit = self.group_limit()  # the chunk's first piece and breadcrumb stay as they are
-        while queue and queue[0].start not in cuts:
-            tokens = self.tokens(queue[0])
-            if group.used + tokens > limit:
-                return
-            group.pieces.append(queue.popleft())
-            group.tokens += tokens
+        while queue and queue[0].start not in cuts and group.used + self.tokens(queue[0]) <= limit:
+            self.add(queue.popleft())
 
     def pop(self) -> Piece:
         piece = self.group.pieces.pop()
