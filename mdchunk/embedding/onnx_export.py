@@ -6,11 +6,16 @@ into one graph from token ids to the sentence embedding; no ``optimum``, so no p
 kernel's trace carries NaN guards (``IsNaN``, ``Where``) that took a sixth of the int8 run
 time. onnxruntime's own quantizer makes the int8 copy: per-channel int8 weights of the matrix
 products only (per-tensor weights dropped the cosine to fp32 to 0.94), and :mod:`.int8_rows`
-then scales the activations row by row, so that a vector does not depend on its batch (cosine
-to fp32 0.9966 at least on the OpenShift leaves). The word-embedding table stays fp32:
-a lookup costs no arithmetic, so quantizing it saved only disk (35 MB of MiniLM's 59) and put
-an error into every token's input; without it the retrieval benches' dense hit@5 lies within
-a point of fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
+then scales the activations row by row, so that a vector does not depend on its batch. The
+word-embedding table stays fp32: a lookup costs no arithmetic, so quantizing it saved only disk
+(35 MB of MiniLM's 59) and put an error into every token's input.
+
+The weights are held to seven bits (``reduce_range``) so that the vectors are the same on every
+x86 CPU: without VNNI, onnxruntime's kernels multiply uint8 activations by int8 weights in pairs
+summed into 16 bits, which full-range weights overflow (a small model's least cosine to fp32
+fell to 0.76 on such a CPU while it was 0.9999 with VNNI). With weights within ±64 no pair can
+overflow, and both kinds of CPU give the same vectors, at a cost of 0.003 in MiniLM's least
+cosine to fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
 
 Both files are cached in ``$MDCHUNK_CACHE/onnx/<key>/`` (default ``~/.cache/mdchunk``, beside
 the Hugging Face model cache), ``key`` a hash of the model's files and :data:`EXPORTER_VERSION`:
@@ -51,8 +56,8 @@ log = logging.getLogger(__name__)
 #: Bumped whenever what is exported changes (graph, opset, quantization): old caches are left,
 #: and a collection records the version its vectors came from (``IndexMeta.export``), so that
 #: it is rebuilt rather than mixed. 2: the word embeddings are no longer quantized. 3: eager
-#: attention traced, int8 activations scaled per row (:mod:`.int8_rows`).
-EXPORTER_VERSION = "3"
+#: attention traced, int8 activations scaled per row (:mod:`.int8_rows`). 4: seven-bit weights.
+EXPORTER_VERSION = "4"
 #: The operators whose weights become int8 (matrix products: nearly all of the arithmetic).
 QUANTIZED_OPS = ("MatMul",)
 ONNX_HINT = "pip install 'mdchunk[onnx]'"
@@ -227,7 +232,7 @@ def _export(folder: Path, work: Path) -> None:
                               "sentence_embedding": {0: "batch"}})
             quantize_dynamic(str(work / FILES[False]), str(work / _DYNAMIC),
                              weight_type=QuantType.QInt8, per_channel=True,
-                             op_types_to_quantize=list(QUANTIZED_OPS),
+                             reduce_range=True, op_types_to_quantize=list(QUANTIZED_OPS),
                              use_external_data_format=_large(work / FILES[False]))
     except Exception as exc:  # the tracer and quantizer raise many types
         first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
