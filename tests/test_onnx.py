@@ -520,7 +520,7 @@ def test_int8_weights_leave_no_sixteen_bit_pair_to_overflow(cache: Path, tmp_pat
     weights = _int8_weights(folder)
     assert weights, "the int8 export has no int8 weights"
     for w in weights:
-        assert -64 <= int(w.min()) and int(w.max()) <= 64
+        assert int(w.min()) >= -64 and int(w.max()) <= 64
         assert 2 * 255 * max(-int(w.min()), int(w.max())) <= 32767
 
 
