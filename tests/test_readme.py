@@ -7,7 +7,7 @@ How each block is taken, by its fence's info string:
   claims it checks with its own ``assert`` lines.
 - ``sh``: each command run in turn, as the reader's shell would (continuation lines joined,
   ``#`` comments dropped). ``mdchunk ...`` runs through the real console script and must exit
-  0; the only other commands allowed are those in :data:`STANDS_FOR`, which this test run
+  0, and a search must find something; the only other commands allowed are those in :data:`STANDS_FOR`, which this test run
   already is. Every shell block runs in one reader's folder, after the first screen's block
   (the quick start), so later examples may search the index it built.
 - ``text`` (output, a grammar, a synopsis), ``toml`` and ``json`` (files to write, not
@@ -30,6 +30,7 @@ import re
 import shlex
 import shutil
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -94,10 +95,10 @@ def commands(code: str) -> list[list[str]]:
     return [argv for line in joined.splitlines() if (argv := shlex.split(line, comments=True))]
 
 
-def _params(info: str, heavy) -> list[object]:
+def _params(info: str, heavy: Callable[[Block], bool], but: Block | None = None) -> list[object]:
     out: list[object] = []
     for block in BLOCKS:
-        if block.info != info or block.not_run:
+        if block.info != info or block.not_run or block == but:
             continue
         marks = [pytest.mark.slow] if heavy(block) else []
         if info == "sh":
@@ -175,6 +176,8 @@ def _run_block(block: Block, folder: Path) -> list[tuple[list[str], str]]:
         assert result.returncode == 0, (
             f"README.md:{block.line}: {shlex.join(argv)} exited {result.returncode}:\n"
             f"{result.stdout}{result.stderr}")
+        if argv[1] == "search":  # a search shown in the README finds something
+            assert _hit_headers(result.stdout), f"README.md:{block.line}: {shlex.join(argv)}"
         outputs.append((argv, result.stdout))
     return outputs
 
@@ -213,8 +216,7 @@ def test_first_screen_runs_and_its_sample_output_is_real(reader: Reader) -> None
     assert any(argv[1:3] == ["index", "./my-docs"] for argv, _ in reader.outputs)
 
 
-@pytest.mark.parametrize("block", [p for p in _params("sh", _shell_is_heavy)
-                                   if p.values[0] != FIRST_SCREEN])  # type: ignore[attr-defined]
+@pytest.mark.parametrize("block", _params("sh", _shell_is_heavy, but=FIRST_SCREEN))
 def test_shell_block_runs(block: Block, request: pytest.FixtureRequest) -> None:
     folder = request.getfixturevalue("reader").folder if _shell_is_heavy(block) else None
     if folder is None:
