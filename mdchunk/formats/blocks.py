@@ -151,10 +151,12 @@ class Document:
     def hidden(self, comments: bool) -> tuple[Rewrite, ...]:
         """What ``embed_text`` shows differently, in order, none overlapping another: the
         front matter (which only a hierarchy's first level tiles: no chunk embeds raw YAML),
-        heading id markup and, when ``comments``, the HTML comments left out; generator
-        markup rewritten."""
+        link reference definitions (the page's metadata), heading id markup and, when
+        ``comments``, the HTML comments left out; generator markup rewritten."""
         front = self.front_matter_block
         spans = sorted((*(((front.start, front.end, ""),) if front is not None else ()),
+                        *((b.start, b.end, "") for b in self.blocks
+                          if b.kind == "link_definitions"),
                         *((a, b, "") for a, b in self.id_markup),
                         *((a, b, "") for a, b in (self.comments if comments else ())),
                         *self.rewrites), key=lambda r: (r[0], -r[1]))

@@ -31,7 +31,7 @@ from mdit_py_plugins.myst_role.index import myst_role
 from .blocks import Rewrite
 
 __all__ = ["CALLOUTS", "MarkupEnv", "admonition_label", "escaped_shortcodes", "inline_rewrites",
-           "markup_trigger", "shortcode_text"]
+           "markup_trigger", "rendered_shortcodes", "shortcode_text"]
 
 #: What one document's inline parses share: ``rewrites`` found, ``shortcodes_in_code`` (the
 #: site renders shortcodes before Markdown, so code spans hold them too: Hugo), ``mdx`` (JSX
@@ -163,15 +163,27 @@ def _code_span(state: StateInline, silent: bool) -> bool:
     start = state.pos
     if not backtick(state, silent):
         return False
-    if not silent and "{{" in state.src[start:state.pos]:
-        escaped = escaped_shortcodes(state.src, start, state.pos)
-        state.env["rewrites"].extend((state.src, *r) for r in escaped)
-        for match in _SHORTCODE.finditer(state.src, start, state.pos):
-            if (match[1] == "<") == (match[5] == ">") and not any(
-                    a <= match.start() < b for a, b, _ in escaped):
-                state.env["rewrites"].append((state.src, match.start(), match.end(), shortcode_text(
-                    match[3], match[4], closing=bool(match[2]))))
+    if not silent:
+        state.env["rewrites"].extend(
+            (state.src, *r) for r in rendered_shortcodes(state.src, start, state.pos))
     return True
+
+
+def rendered_shortcodes(source: str, start: int, end: int) -> list[Rewrite]:
+    """The shortcodes of ``source[start:end]`` as a site that renders them before Markdown
+    shows them in any text, a code span's or a code block's too (Hugo: ``v{{< skew
+    currentVersion >}}`` in a YAML comment is rendered there): escaped ones as the tag
+    itself, the others as in prose (:func:`shortcode_text`)."""
+    if source.find("{{", start, end) < 0:
+        return []
+    escaped = escaped_shortcodes(source, start, end)
+    found = list(escaped)
+    for match in _SHORTCODE.finditer(source, start, end):
+        if (match[1] == "<") == (match[5] == ">") and not any(
+                a <= match.start() < b for a, b, _ in escaped):
+            found.append((match.start(), match.end(),
+                          shortcode_text(match[3], match[4], closing=bool(match[2]))))
+    return sorted(found)
 
 
 # -- MDX: comments, expressions, JSX tags ----------------------------------------------------

@@ -36,9 +36,9 @@ from .content_tabs import CONTENT_TAB_LINE
 from .site_inline import (
     MarkupEnv,
     admonition_label,
-    escaped_shortcodes,
     inline_rewrites,
     markup_trigger,
+    rendered_shortcodes,
 )
 from .sites.generators import read_as
 from .tabs import group_tabs
@@ -237,7 +237,7 @@ class _Marker:
         if match is None or match["name"] not in _MYST_ADMONITIONS:
             self.snippets(block.start, block.end)
             if self.env.get("shortcodes_in_code"):  # rendered in code blocks too
-                self.found.extend(escaped_shortcodes(self.source, block.start, block.end))
+                self.found.extend(rendered_shortcodes(self.source, block.start, block.end))
             return block
         name = match["name"] if match["name"] != "admonition" else ""
         self.found.append((start, end, admonition_label(name or "Note", match["title"])
