@@ -267,11 +267,10 @@ def _comment_over_blank(text: str) -> bool:
     pos = text.find("<!--")
     while pos >= 0:
         close = text.find("-->", pos + 4)
-        stop = close if close >= 0 else len(text)
-        if pos and text[pos - 1] in " \t>" and _BLANK_THEN_TEXT.search(text, pos, stop):
-            return True
-        if close < 0:
+        if close < 0:  # never closed: both rules end it where markdown-it does
             return False
+        if pos and text[pos - 1] in " \t>" and _BLANK_THEN_TEXT.search(text, pos, close):
+            return True
         pos = text.find("<!--", close + 3)
     return False
 
