@@ -269,13 +269,17 @@ def _comment_over_blank(text: str) -> bool:
         close = text.find("-->", pos + 4)
         if close < 0:  # never closed: both rules end it where markdown-it does
             return False
-        if pos and text[pos - 1] in " \t>" and _BLANK_THEN_TEXT.search(text, pos, close):
+        lead = text[text.rfind("\n", 0, pos) + 1:pos]
+        if lead and _CONTAINER_LEAD.fullmatch(lead) and _BLANK_THEN_TEXT.search(text, pos, close):
             return True
         pos = text.find("<!--", close + 3)
     return False
 
 
 _BLANK_THEN_TEXT = re.compile(r"\n[ \t>]*\n[ \t>]*[^\s>]")
+#: What stands before a comment that opens an HTML block inside a container: indentation,
+#: quote markers, a list marker.
+_CONTAINER_LEAD = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?[ \t]*")
 
 
 def parse_fast(source: str, site: str = "plain") -> Document | None:
