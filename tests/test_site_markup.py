@@ -269,3 +269,36 @@ def test_a_leaf_the_walk_skips_holds_no_inline_markup(mdx: bool, text: str) -> N
     trigger = inline_trigger(rules)
     if trigger is None or not trigger.search(text):
         assert inline_markup(text, 0, len(text), env, rules) == []
+
+
+# -- a generator's new tag is one row of the table (issue 44) ----------------------------------
+
+def test_a_new_tag_is_one_row_of_the_table() -> None:
+    """Jekyll's Liquid tags, added as one :class:`MarkupRule` (marks, a reader, its sites):
+    every pre-filter, the walk, the inline parse and ``embed_text`` follow from the row, on
+    the sites it names only; a Liquid tag in a code span stays code."""
+    import re
+    from unittest import mock
+
+    import mdchunk
+    from mdchunk.formats import markup_rules
+    from mdchunk.formats.blocks import Markup
+    from mdchunk.formats.markup_rules import MarkupRule
+
+    liquid = re.compile(r"\{%-?\s*(\w+)[^%]*?-?%\}|\{\{-?\s*[\w.]+\s*-?\}\}")
+
+    def read_liquid(src: str, pos: int, limit: int, env: MarkupEnv) -> Markup | None:
+        match = liquid.match(src, pos, limit)
+        return Markup(pos, match.end(), "") if match else None
+
+    row = MarkupRule("Liquid tag", ("{%", "{{"), read_liquid, "{", sites=frozenset({"plain"}))
+    source = ("# Posts\n\nThe site {% if site.show %}lists{% endif %} every post by "
+              "{{ site.author }}; write `{% raw %}` to keep a tag as it is.\n")
+    with mock.patch.object(markup_rules, "MARKUP_RULES", (*markup_rules.MARKUP_RULES, row)):
+        [plain] = mdchunk.chunk_markdown(source, site="plain")
+        [hugo] = mdchunk.chunk_markdown(source, site="hugo")
+    assert plain.embed_text == ("# Posts\n\nThe site lists every post by ; write "
+                                "`{% raw %}` to keep a tag as it is.")
+    assert "{% if site.show %}" in hugo.embed_text  # a site the row does not name
+    [before] = mdchunk.chunk_markdown(source, site="plain")
+    assert "{% if site.show %}" in before.embed_text  # the table as it ships
