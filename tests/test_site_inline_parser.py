@@ -73,6 +73,7 @@ def reference_markup(source: str, start: int, end: int, env: MarkupEnv,
     text = source[start:end]
     text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
     env["markup"], env["rules"], env["code_rules"] = [], rules, code_rules
+    env["starts"] = "".join({char for rule in rules for char in rule.starts})
     reference_parser().parseInline(text, env)
     found = [m._replace(start=start + m.start, end=start + m.end)
              for src, m in env.pop("markup") if src == text]

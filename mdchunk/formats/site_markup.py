@@ -188,9 +188,10 @@ def inline_markup(source: str, start: int, end: int, env: MarkupEnv,
     text = source[start:end]
     # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
     text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
-    env["markup"], env["rules"], env["code_rules"] = [], rules, code_rules
+    starts = "".join(sorted({char for rule in rules for char in rule.starts}))
+    env["markup"], env["rules"], env["code_rules"], env["starts"] = [], rules, code_rules, starts
     # the inline rules alone: markdown-it's core and post-processing rules change tokens only
-    md = _parser("".join(sorted({char for rule in rules for char in rule.starts})))
+    md = _parser(starts)
     md.inline.tokenize(StateInline(text, md, env, []))
     found = [m._replace(start=start + m.start, end=start + m.end)
              for src, m in env.pop("markup") if src == text]
@@ -234,6 +235,8 @@ def _site_markup(state: StateInline, silent: bool) -> bool:
     """The inline rules of the page (``env["rules"]``), in order, where one may start."""
     src, pos = state.src, state.pos
     char = src[pos]
+    if char not in state.env["starts"]:  # most characters the text rule stops at
+        return False
     for rule in state.env["rules"]:
         if char in rule.starts:
             found = rule.inline(src, pos, state.posMax, state.env)
