@@ -15,11 +15,11 @@ after it are indented into it: goldmark (Hugo), commonmark.js and GitHub read th
        中文。
 
 as one HTML block, which the page does not show. markdown-it's ``html_block`` rule stops at
-the blank line instead (an empty line is less indented than the item), so the rest of the
-comment became a paragraph of the page, text that ``embed_text`` showed (the zh-cn pages of a
-Hugo site keep each English original that way). :func:`html_block` is markdown-it's rule
-with that case read as CommonMark reads it: a comment whose block ended at a blank line, the
-container still going on after it, runs on to its ``-->``.
+the blank line instead (an empty line is less indented than the item), which would make the
+rest of the comment a paragraph of the page, text in ``embed_text`` (the zh-cn pages of a Hugo
+site keep each English original that way). :func:`html_block` is markdown-it's rule with that
+case read as CommonMark reads it: a comment whose block ended at a blank line, the container
+still going on after it, runs on to its ``-->``.
 """
 
 from __future__ import annotations
