@@ -156,3 +156,12 @@ def test_the_rocketmq_load_balancing_page_keeps_its_images_whole(counter) -> Non
     assert_markdown_guarantees(source, chunks, counter, 128, 16)
     assert not any(c.text.rstrip().endswith("![Image text") or c.text.startswith("](")
                    for c in chunks)
+
+
+def test_a_footnote_nothing_references_is_shown_by_no_page() -> None:
+    """markdown-it drops a footnote definition no reference uses, as goldmark and GitHub do:
+    it is a gap of the page like a link's definition, and a referenced one stays a footnote."""
+    [dropped] = mdchunk.chunk_markdown("Text.\n\n[^1]: A note.\n")
+    assert dropped.embed_text == "Text." and dropped.text.endswith("[^1]: A note.")
+    [kept] = mdchunk.chunk_markdown("Text[^1].\n\n[^1]: A note.\n")
+    assert kept.embed_text.endswith("[^1]: A note.") and "footnote" in kept.kinds
