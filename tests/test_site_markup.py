@@ -220,7 +220,7 @@ def test_the_markup_triggers_skip_only_text_without_markup(source: str, site: st
 
     doc = parse_markdown(source)
     found = site_markup.render_markup(doc, site)
-    with mock.patch.object(site_markup, "_on_page", lambda source, rules: rules), \
+    with mock.patch.object(site_markup, "on_page", lambda source, rules: rules), \
             mock.patch.object(site_markup._Walk, "holds", lambda self, rule, block: True), \
             mock.patch.object(site_markup, "inline_trigger", lambda rules: re.compile("")):
         assert site_markup.render_markup(doc, site) == found

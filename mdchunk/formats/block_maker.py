@@ -252,10 +252,11 @@ def link_definitions(source: str, blocks: Sequence[Block], start: int) -> list[B
     markdown-it keeps a definition (``[label]: /url "title"``) in its env and emits no token
     for it, so the text lies between two blocks: the one gap at the top level that holds
     anything but blanks, and it starts with the label's ``[`` (so does a footnote definition
-    nothing references, which markdown-it drops and no page shows either). It is the page's metadata, not
-    its text: a block of its own (a kind no page shows, :data:`~.kinds.UNSEEN_KINDS`) keeps it
-    out of ``embed_text`` and out of the block before it, which :func:`~.blocks.tile` would
-    otherwise stretch over it (a code block that fits, and then no longer did)."""
+    nothing references, which markdown-it drops and no page shows either). It is the page's
+    metadata, not its text: a block of its own (a kind no page shows,
+    :data:`~.kinds.UNSEEN_KINDS`) keeps it out of ``embed_text`` and out of the block before
+    it, which :func:`~.blocks.tile` would otherwise stretch over it (a code block that fits
+    would then no longer fit)."""
     out: list[Block] = []
     pos = start
     for block in [*blocks, None]:

@@ -5,7 +5,7 @@ is one :class:`MarkupRule` of :data:`MARKUP_RULES`: the literal text every match
 ``marks``), the reader that gives the markup's span, the text the page shows in its place and
 what it is (:class:`~.blocks.Markup`), and the pages it is read on. The marks are the one
 pre-filter, derived here for every rule alike: a page that holds none of its rules' marks is
-not read for markup (:func:`may_hold_markup`), a prose block none of the inline rules' marks
+not read for markup by them (:func:`on_page`), a prose block none of the inline rules' marks
 is not parsed (:func:`inline_trigger`), and a block reader is asked only of a block that
 holds one of its marks. A rule cannot be left out of a filter by mistake: there is no other.
 
@@ -54,7 +54,7 @@ from .site_lines import (
 )
 
 __all__ = ["MARKUP_RULES", "BlockReader", "InlineReader", "MarkupRule", "inline_trigger",
-           "may_hold_markup", "rules_for"]
+           "on_page", "rules_for"]
 
 #: Reads the markup that starts at ``src[pos]`` (before ``limit``), if any.
 InlineReader = Callable[[str, int, int, MarkupEnv], "Markup | None"]
@@ -126,10 +126,11 @@ def rules_for(site: str, mdx: bool, table: tuple[MarkupRule, ...] = MARKUP_RULES
                  if (mdx or not rule.mdx) and (rule.sites is None or site in rule.sites))
 
 
-def may_hold_markup(source: str, rules: tuple[MarkupRule, ...]) -> bool:
-    """Whether ``source`` holds a mark of one of ``rules``: each looked for by ``in``, many
-    times faster than one search for an alternation of them (20 ms on a 0.7 MB page)."""
-    return any(mark in source for mark in _marks(rules))
+def on_page(source: str, rules: tuple[MarkupRule, ...]) -> tuple[MarkupRule, ...]:
+    """The ``rules`` one of whose marks ``source`` holds (the others read nothing there): each
+    mark looked for by ``in``, many times faster than one search for an alternation of them
+    (20 ms on a 0.7 MB page)."""
+    return tuple(rule for rule in rules if any(mark in source for mark in rule.marks))
 
 
 @functools.lru_cache(maxsize=64)

@@ -29,7 +29,7 @@ from . import markup_rules
 from .block_maker import plain_text
 from .blocks import Block, Document, Markup, rewrite_spans
 from .callouts import group_callouts
-from .markup_rules import MarkupRule, inline_trigger, rules_for
+from .markup_rules import MarkupRule, inline_trigger, on_page, rules_for
 from .site_inline import MarkupEnv
 from .site_lines import last_line
 from .sites.generators import read_as
@@ -48,25 +48,20 @@ def render_markup(doc: Document, site: str = "plain") -> Document:
     source = doc.source
     record = read_as(site)
     table = markup_rules.MARKUP_RULES
-    rules = _on_page(source, rules_for(site, record.mdx, table))
+    rules = on_page(source, rules_for(site, record.mdx, table))
     if not rules:
         return doc
     env: MarkupEnv = {"mdx": record.mdx, "components": set(), "tab_labels": {}}
     walk = _Walk(source, env, rules, record.shortcodes_in_code)
     blocks = walk.top(doc.blocks)
     if env["mdx"] and not record.mdx:  # MDX imports: the document's own rules are MDX's
-        walk.use(_on_page(source, rules_for(site, True, table)))
+        walk.use(on_page(source, rules_for(site, True, table)))
     blocks = tuple([walk.done.get(block.start) or walk.block(block) for block in blocks])
     if not walk.found:
         return doc
     markup = tuple(sorted(walk.found))
     blocks = group_callouts(source, blocks, markup)
     return replace(doc, blocks=group_tabs(source, blocks, markup), markup=markup)
-
-
-def _on_page(source: str, rules: tuple[MarkupRule, ...]) -> tuple[MarkupRule, ...]:
-    """The rules one of whose marks ``source`` holds: the others read nothing there."""
-    return tuple(rule for rule in rules if any(mark in source for mark in rule.marks))
 
 
 class _Walk:
