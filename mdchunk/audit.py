@@ -376,24 +376,17 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
     return out
 
 
-def _construct_follows(source: str, blocks: Sequence[Block], spans: Sequence[Span],
-                       index: int, token_counts: Sequence[int], counter: TokenCounter,
-                       max_tokens: int) -> bool:
-    """Does the chunk after the headings-only chunk ``index`` open with an inline construct
-    (a link, an image …) that fits a chunk of its own but not beside those headings? Then the
-    headings stand alone rather than the construct being cut for them (guarantee 5's
-    constructs before 3)."""
-    if index + 1 >= len(spans):
-        return False
-    start = spans[index + 1][0]
+def _construct_follows(source: str, blocks: Sequence[Block], spans: Sequence[Span], index: int,
+                       tokens: int, counter: TokenCounter, max_tokens: int) -> bool:
+    """Does the chunk after the headings-only chunk ``index`` (``tokens`` long) open with an
+    inline construct too big to sit beside it? Then it stands alone rather than that be cut."""
+    start = spans[index + 1][0] if index + 1 < len(spans) else len(source)
     leaf = next((b for b, _ in _prose_leaves(blocks) if b.end > start), None)
-    if leaf is None:
+    found = inline_spans(source, max(start, leaf.start), leaf.end) if leaf else []
+    if not found or source[start:found[0][0]].strip(" \t\r\n>-*+0123456789.)"):
         return False
-    constructs = inline_spans(source, max(start, leaf.start), leaf.end)
-    if not constructs or source[start:constructs[0][0]].strip(" \t\r\n>-*+0123456789.)"):
-        return False
-    need = counter.count(source[constructs[0][0]:constructs[0][1]])
-    return token_counts[index] + need >= max_tokens - max_tokens // CRUMB_SHARE - 2
+    need = counter.count(source[found[0][0]:found[0][1]])
+    return tokens + need >= max_tokens - max_tokens // CRUMB_SHARE - 2
 
 
 def embed_text_problems(source: str, chunks: Sequence[tuple[int, int, str]],
@@ -449,8 +442,8 @@ def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[in
         cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens, tiled),
         headings_only=[i for i in headings_only(doc.blocks, spans)
                        if not any(a <= spans[i][0] and spans[i][1] <= b for a, b in big)
-                       and not _construct_follows(source, doc.blocks, spans, i, token_counts,
-                                                  counter, max_tokens)],
+                       and not _construct_follows(source, doc.blocks, spans, i,
+                                                  token_counts[i], counter, max_tokens)],
         shared_top=shared_top_sections(doc.blocks, spans),
         uncovered=uncovered(source, spans, body_start),
         tiny=[i for i, n in enumerate(token_counts) if n < tiny_tokens],
