@@ -23,6 +23,7 @@ from mdchunk.formats.markdown import parse_markdown_it
 from mdchunk.formats.markdown_rs import (
     _LINE_BREAK,
     _body_refusals,
+    _comment_over_blank,
     _front_matter,
     _rust_parser,
     _source_lines,
@@ -1028,8 +1029,13 @@ def test_both_readers_agree_on_html_comments(parts: list[str], joins: list[str])
                                          and "]:" not in p), min_size=1, max_size=6),
        join=st.sampled_from(["\n\n", "\r\n\r\n", "\n\n\n"]))
 def test_html_comments_are_read_fast(parts: list[str], join: str) -> None:
-    """Quotes and, beside link references, comments in paragraphs go to the reference."""
+    """Quotes and, beside link references, comments in paragraphs go to the reference; so
+    does a comment in a list item that runs over a blank line to its ``-->`` (mdchunk's own
+    HTML block rule reads it whole, markdown-it-pyrs as markdown-it does)."""
     source = join.join(parts) + join
+    if _comment_over_blank(source.replace("\r\n", "\n")):
+        assert parse_fast(source) is None
+        return
     assert assert_same_reading(source) or not tables_agree(source.replace("\r\n", "\n"))
 
 

@@ -8,9 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.formats import site_markup
+from mdchunk.formats import site_lines, site_markup
 from mdchunk.formats.blocks import Block
-from mdchunk.formats.site_inline import MarkupEnv, inline_rewrites, markup_trigger
+from mdchunk.formats.markup_rules import inline_trigger, rules_for
+from mdchunk.formats.site_inline import MarkupEnv
+from mdchunk.formats.site_markup import inline_markup
 from mdchunk.text import document_text
 from mdchunk.tokens import get_counter
 
@@ -209,18 +211,18 @@ def _near_markup_documents(draw: st.DrawFn) -> str:
 @given(source=_near_markup_documents(),
        site=st.sampled_from(["plain", "docusaurus", "hugo", "mkdocs"]))
 def test_the_markup_triggers_skip_only_text_without_markup(source: str, site: str) -> None:
-    """The cheap tests that skip a document, or a block's inline parse, never skip markup: the
-    rewrites are those found when every document and block is parsed."""
+    """The marks of the table's rules, the one pre-filter (a page, a block, a prose block),
+    never skip markup: the markup is what is found when every rule reads everything."""
     import re
     from unittest import mock
 
-    from mdchunk.formats import parse_markdown, site_inline, site_markup
+    from mdchunk.formats import parse_markdown
 
     doc = parse_markdown(source)
     found = site_markup.render_markup(doc, site)
-    with mock.patch.object(site_markup, "_may_hold_markup", lambda source: True), \
-            mock.patch.object(site_inline, "_MAY_HOLD", re.compile("")), \
-            mock.patch.object(site_inline, "_MAY_HOLD_MDX", re.compile("")):
+    with mock.patch.object(site_markup, "on_page", lambda source, rules: rules), \
+            mock.patch.object(site_markup._Walk, "holds", lambda self, rule, block: True), \
+            mock.patch.object(site_markup, "inline_trigger", lambda rules: re.compile("")):
         assert site_markup.render_markup(doc, site) == found
 
 
@@ -230,27 +232,28 @@ _WORDS = st.sampled_from(["import", "export", "const", "from", "{", "}", " ", "\
                           '"', ";", "x", "(", ")=", "a.b", "=", "default", "Tabs"])
 
 
-@given(st.one_of(st.from_regex(site_markup._ESM, fullmatch=True),
+@given(st.one_of(st.from_regex(site_lines.ESM, fullmatch=True),
                  st.lists(_WORDS, max_size=12).map("".join)))
 def test_the_esm_check_asks_the_regex_of_every_paragraph_it_could_match(text: str) -> None:
     """The cheap test (its start) never refuses a paragraph the regex reads as ESM, also
     with text around it."""
     padded = f"x\n\n{text}\n\ny"
     block = Block("paragraph", 3, 3 + len(text))
-    expected = site_markup._ESM.fullmatch(padded, block.start, block.end) is not None
-    assert site_markup._is_esm(padded, block) is expected
+    expected = site_lines.ESM.fullmatch(padded, block.start, block.end) is not None
+    env: MarkupEnv = {"mdx": False, "components": set(), "tab_labels": {}}
+    assert (site_lines.read_esm(padded, block, env) is not None) is expected
     if expected:
-        assert text.startswith(site_markup._ESM_STARTS)
+        assert text.startswith(site_lines.ESM_STARTS)
 
 
-@given(st.one_of(st.from_regex(site_markup._TARGET, fullmatch=True),
+@given(st.one_of(st.from_regex(site_lines.TARGET, fullmatch=True),
                  st.lists(_WORDS, max_size=8).map("".join)))
 def test_the_target_check_asks_the_regex_of_every_paragraph_it_could_match(text: str) -> None:
-    """A MyST target's paragraph starts with what :data:`_TARGET_STARTS` names: the walk,
+    """A MyST target's paragraph starts with what :data:`TARGET_STARTS` names: the reader,
     which asks the regex only of those, finds every one."""
-    if site_markup._TARGET.fullmatch(text):
-        assert text.startswith(site_markup._TARGET_STARTS)
-        assert site_markup._is_target(text, Block("paragraph", 0, len(text)))
+    if site_lines.TARGET.fullmatch(text):
+        assert text.startswith(site_lines.TARGET_STARTS)
+        assert site_lines.read_target(text, Block("paragraph", 0, len(text)), {}) is not None
 
 
 @pytest.mark.parametrize("mdx", [False, True])
@@ -258,9 +261,43 @@ def test_the_target_check_asks_the_regex_of_every_paragraph_it_could_match(text:
                                       "a", " ", "\n", ">}}", "*/}", "`"]), max_size=10
                      ).map("".join))
 def test_a_leaf_the_walk_skips_holds_no_inline_markup(mdx: bool, text: str) -> None:
-    """The walk asks :func:`markup_trigger` before calling :func:`inline_rewrites`: where the
-    trigger finds nothing, there is no rewrite to miss."""
-    env: MarkupEnv = {"mdx": mdx, "shortcodes_in_code": False, "components": set(),
-                      "tab_labels": {}}
-    if not markup_trigger(env).search(text):
-        assert inline_rewrites(text, 0, len(text), env) == []
+    """The walk asks :func:`inline_trigger` (the inline rules' marks) before the inline parse:
+    where it finds nothing, there is no markup to miss."""
+    env: MarkupEnv = {"mdx": mdx, "components": set(), "tab_labels": {}}
+    rules = tuple(rule for rule in rules_for("hugo", mdx) if rule.inline is not None)
+    trigger = inline_trigger(rules)
+    if trigger is None or not trigger.search(text):
+        assert inline_markup(text, 0, len(text), env, rules) == []
+
+
+# -- a generator's new tag is one row of the table (issue 44) ----------------------------------
+
+def test_a_new_tag_is_one_row_of_the_table() -> None:
+    """Jekyll's Liquid tags, added as one :class:`MarkupRule` (marks, a reader, its sites):
+    every pre-filter, the walk, the inline parse and ``embed_text`` follow from the row, on
+    the sites it names only; a Liquid tag in a code span stays code."""
+    import re
+    from unittest import mock
+
+    import mdchunk
+    from mdchunk.formats import markup_rules
+    from mdchunk.formats.blocks import Markup
+    from mdchunk.formats.markup_rules import MarkupRule
+
+    liquid = re.compile(r"\{%-?\s*(\w+)[^%]*?-?%\}|\{\{-?\s*[\w.]+\s*-?\}\}")
+
+    def read_liquid(src: str, pos: int, limit: int, env: MarkupEnv) -> Markup | None:
+        match = liquid.match(src, pos, limit)
+        return Markup(pos, match.end(), "") if match else None
+
+    row = MarkupRule("Liquid tag", ("{%", "{{"), read_liquid, "{", sites=frozenset({"plain"}))
+    source = ("# Posts\n\nThe site {% if site.show %}lists{% endif %} every post by "
+              "{{ site.author }}; write `{% raw %}` to keep a tag as it is.\n")
+    with mock.patch.object(markup_rules, "MARKUP_RULES", (*markup_rules.MARKUP_RULES, row)):
+        [plain] = mdchunk.chunk_markdown(source, site="plain")
+        [hugo] = mdchunk.chunk_markdown(source, site="hugo")
+    assert plain.embed_text == ("# Posts\n\nThe site lists every post by ; write "
+                                "`{% raw %}` to keep a tag as it is.")
+    assert "{% if site.show %}" in hugo.embed_text  # a site the row does not name
+    [before] = mdchunk.chunk_markdown(source, site="plain")
+    assert "{% if site.show %}" in before.embed_text  # the table as it ships

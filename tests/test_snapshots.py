@@ -80,6 +80,7 @@ GENERATOR_CASES = [
     ("github-alerts-readme.md", "plain"),
     ("mkdocs-content-tabs.md", "mkdocs"),
     ("hugo-callouts-drain.md", "hugo"),
+    ("hugo-zh-kubelet-upgrade.md", "hugo"),
 ]
 
 

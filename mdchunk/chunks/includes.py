@@ -27,7 +27,7 @@ from typing import Any
 from ..config import ChunkerConfig
 from ..errors import InputError
 from ..formats import Document
-from ..formats.blocks import Rewrite
+from ..formats.blocks import Markup
 from ..formats.includes import Include, find_includes, referenced_paths, splice_includes
 from ..text import clean_text, decode_document
 from .reading import Reading, markdown_reading
@@ -134,7 +134,7 @@ def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
         return reading
     found, extra = find_includes(doc)
     if not found:
-        return _with_rewrites(reading, doc, extra)
+        return _with_markup(reading, doc, extra)
     texts: dict[int, str] = {}
     for include in found:
         if not include.standalone:  # inside a line of text: it stays its visible line
@@ -147,11 +147,11 @@ def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
             texts[include.start] = text
     expanded = splice_includes(doc.source, found, texts)
     if expanded is None:
-        return _with_rewrites(reading, doc, extra)
+        return _with_markup(reading, doc, extra)
     source, expansion = expanded
     again = markdown_reading(source, doc_id, metadata, config)
     _, left = find_includes(again.doc)
-    again = _with_rewrites(again, again.doc, left)
+    again = _with_markup(again, again.doc, left)
     return replace(again, origin=reading.origin, expansion=expansion, page_source=doc.source,
                    page_lines=doc.lines, metadata=reading.metadata)
 
@@ -160,8 +160,7 @@ def _may_include(source: str) -> bool:
     return "8<" in source or "{{" in source or "raw-loader" in source
 
 
-def _with_rewrites(reading: Reading, doc: Document, extra: list[Rewrite]) -> Reading:
+def _with_markup(reading: Reading, doc: Document, extra: list[Markup]) -> Reading:
     if not extra:
         return reading
-    rewrites = tuple(sorted((*doc.rewrites, *extra)))
-    return replace(reading, doc=replace(doc, rewrites=rewrites))
+    return replace(reading, doc=replace(doc, markup=tuple(sorted((*doc.markup, *extra)))))

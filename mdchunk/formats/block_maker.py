@@ -21,7 +21,7 @@ from mdit_py_plugins.attrs.parse import parse as parse_attrs
 from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
 from .markdown_it_parser import full_parser
 
-__all__ = ["BlockMaker", "plain_text", "split_heading_id"]
+__all__ = ["BlockMaker", "link_definitions", "plain_text", "split_heading_id"]
 
 
 class BlockMaker:
@@ -127,7 +127,9 @@ class BlockMaker:
         """The document of ``body`` (top-level blocks after the front matter, in order) and
         the ``front`` matter token, if any: the blocks tile what follows the front matter."""
         block = self.front_matter(front) if front is not None else None
-        blocks = tile(self.source, list(body), block.end if block else 0, len(self.source))
+        start = block.end if block else 0
+        blocks = tile(self.source, link_definitions(self.source, body, start), start,
+                      len(self.source))
         return Document(self.source, tuple(blocks), front.content if front is not None else None,
                         self.lines, block, tuple(self.comments), tuple(self.id_markup))
 
@@ -241,6 +243,32 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
     parts = [child.content for child in children or ()
              if child.type in ("text", "code_inline", "text_special")]
     return " ".join("".join(parts).split())
+
+
+def link_definitions(source: str, blocks: Sequence[Block], start: int) -> list[Block]:
+    """``blocks`` (the top level, in order, from ``start`` on) with a ``link_definitions`` block
+    over each run of link reference definitions between them.
+
+    markdown-it keeps a definition (``[label]: /url "title"``) in its env and emits no token
+    for it, so the text lies between two blocks: the one gap at the top level that holds
+    anything but blanks, and it starts with the label's ``[`` (so does a footnote definition
+    nothing references, which markdown-it drops and no page shows either). It is the page's
+    metadata, not its text: a block of its own (a kind no page shows,
+    :data:`~.kinds.UNSEEN_KINDS`) keeps it out of ``embed_text`` and out of the block before
+    it, which :func:`~.blocks.tile` would otherwise stretch over it (a code block that fits
+    would then no longer fit)."""
+    out: list[Block] = []
+    pos = start
+    for block in [*blocks, None]:
+        gap_end = block.start if block is not None else len(source)
+        if gap_end > pos and not source[pos:gap_end].isspace():
+            first = gap_end - len(source[pos:gap_end].lstrip())
+            if source.startswith("[", first):
+                out.append(Block("link_definitions", first, rstrip_end(source, first, gap_end)))
+        if block is not None:
+            out.append(block)
+            pos = block.end
+    return out
 
 
 def _behind_markers(comment: str) -> re.Pattern[str]:

@@ -11,6 +11,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, fields, replace
 from itertools import accumulate
+from typing import Literal, NamedTuple
 
 from .kinds import ATOMIC_KINDS, kind
 
@@ -20,7 +21,9 @@ __all__ = [
     "Document",
     "Line",
     "LineIndex",
+    "Markup",
     "Rewrite",
+    "Role",
     "clip",
     "kinds_of",
     "line_start",
@@ -52,6 +55,26 @@ def line_start(source: str, at: int) -> int:
 #: shows (a comment, ``{#id}``, ``{{< /note >}}``), the visible text for markup a page renders
 #: as other text (``{{< glossary_tooltip text="node" >}}`` → ``node``).
 Rewrite = tuple[int, int, str]
+
+#: What a span of generator markup is, beyond the text it shows: ``text`` (only that), the
+#: opening and closing tags of a callout (``{{< note >}}``), of a tab group and of a tab (the
+#: passes of :mod:`.callouts` and :mod:`.tabs` make blocks of them), and a reference to another
+#: file's text (``include``: a shortcode or a ``CodeBlock``; ``snippet``: an MkDocs snippet
+#: line), which :mod:`.includes` puts in.
+Role = Literal["text", "callout", "callout_end", "tabs", "tabs_end", "tab", "tab_end",
+               "include", "snippet"]
+
+
+class Markup(NamedTuple):
+    """A span of generator markup: what the page shows in its place, and what it is."""
+
+    start: int
+    end: int
+    #: The text the rendered page shows instead (``""``: nothing).
+    shown: str
+    role: Role = "text"
+    #: What the role needs besides: a callout's type (``note``), an include's path as written.
+    name: str = ""
 
 
 @dataclass(frozen=True, slots=True, init=False)
@@ -144,20 +167,23 @@ class Document:
     #: Spans of headings' attribute blocks (``{#id}``, ``{/* #id */}``): markup no site shows,
     #: always left out of ``embed_text``.
     id_markup: tuple[tuple[int, int], ...] = ()
-    #: Generator markup (shortcodes, JSX, MDX imports, roles, admonition markers) and the text
-    #: its page shows instead, in order (:mod:`mdchunk.formats.site_markup`).
-    rewrites: tuple[Rewrite, ...] = ()
+    #: Generator markup (shortcodes, JSX, MDX imports, roles, admonition markers), the text
+    #: its page shows instead and what each is, in order (:mod:`mdchunk.formats.site_markup`).
+    markup: tuple[Markup, ...] = ()
 
     def hidden(self, comments: bool) -> tuple[Rewrite, ...]:
         """What ``embed_text`` shows differently, in order, none overlapping another: the
         front matter (which only a hierarchy's first level tiles: no chunk embeds raw YAML),
-        heading id markup and, when ``comments``, the HTML comments left out; generator
-        markup rewritten."""
+        link reference definitions (the page's metadata), heading id markup and, when
+        ``comments``, the HTML comments left out; generator markup rewritten."""
         front = self.front_matter_block
         spans = sorted((*(((front.start, front.end, ""),) if front is not None else ()),
+                        *((b.start, b.end, "") for b in self.blocks
+                          if b.kind == "link_definitions"),
                         *((a, b, "") for a, b in self.id_markup),
                         *((a, b, "") for a, b in (self.comments if comments else ())),
-                        *self.rewrites), key=lambda r: (r[0], -r[1]))
+                        *((m.start, m.end, m.shown) for m in self.markup)),
+                       key=lambda r: (r[0], -r[1]))
         out: list[Rewrite] = []
         for span in spans:
             if out and span[0] < out[-1][1]:

@@ -9,8 +9,9 @@ Kubernetes and many Hugo themes write a note as a pair of shortcodes around Mark
     {{< /caution >}}
 
 markdown-it reads the tags as text: one paragraph when no blank line parts them, else a
-paragraph for each tag and the blocks between. :mod:`.site_inline` has already found every tag
-(its :data:`~.blocks.Rewrite`: ``Caution:`` for the opening one, nothing for the closing one);
+paragraph for each tag and the blocks between. :mod:`.site_markup` has already found every tag
+(its :class:`~.blocks.Markup`, of role ``callout`` and ``Caution:`` shown for the opening one,
+``callout_end`` and nothing for the closing one);
 this pass makes the blocks from an opening callout tag (``note``, ``caution``, ``warning`` …,
 ``{{< >}}`` or ``{{% %}}``) to its closing one a single ``admonition`` block, atomic like a
 blockquote: kept whole when it fits, cut between its blocks when it does not (a tag alone in
@@ -28,39 +29,33 @@ the structure: :mod:`.tabs`).
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from .blocks import Block, Rewrite
-from .site_inline import CALLOUTS
+from .blocks import Block, Markup
 
 __all__ = ["group_callouts"]
 
-_TAG = re.compile(r"\{\{([<%])\s*(/?)\s*([\w-]+)")
-_TAB_TAG = re.compile(r"\{\{[<%]\s*/?\s*tabs?\b|</?Tabs?\b|</?TabItem\b")
 #: Blocks whose children are blocks a callout may lie among.
 _HOLDERS = frozenset({"list", "item", "blockquote", "tabs", "tab", "container", "admonition"})
+#: The roles of a tab group's tags.
+_TAB_ROLES = frozenset({"tabs", "tabs_end", "tab", "tab_end"})
 
 
 class _Tags:
-    """The callout tags among a document's rewrites: where each starts (blanks it took along
+    """The callout tags among a document's markup: where each starts (blanks it took along
     left out) and ends, whether it closes, its name; and where tab group tags start."""
 
-    def __init__(self, source: str, rewrites: Sequence[Rewrite]) -> None:
+    def __init__(self, source: str, markup: Sequence[Markup]) -> None:
         self.found: list[tuple[int, int, bool, str]] = []
         self.shown: list[str] = []  # what the page shows for each
         self.tab_tags: list[int] = []
-        for start, end, text in rewrites:
-            a = start
-            while a < end and source[a] in " \t":
-                a += 1
-            match = _TAG.match(source, a, end)
-            if match is not None and match[3].lower() in CALLOUTS:
-                self.found.append((a, end, bool(match[2]), match[3].lower()))
-                self.shown.append(text)
-            elif _TAB_TAG.match(source, a, end):
-                self.tab_tags.append(a)
+        for m in markup:
+            if m.role in ("callout", "callout_end"):
+                self.found.append((_lead(source, m), m.end, m.role == "callout_end", m.name))
+                self.shown.append(m.shown)
+            elif m.role in _TAB_ROLES:
+                self.tab_tags.append(_lead(source, m))
         self.starts = [t[0] for t in self.found]
 
     def opening_at(self, pos: int) -> int | None:
@@ -89,11 +84,19 @@ class _Tags:
         return k < len(self.tab_tags) and self.tab_tags[k] < end
 
 
-def group_callouts(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
+def _lead(source: str, markup: Markup) -> int:
+    """Where the tag of ``markup`` starts: after the blanks it took along."""
+    start = markup.start
+    while start < markup.end and source[start] in " \t":
+        start += 1
+    return start
+
+
+def group_callouts(source: str, blocks: Sequence[Block], markup: Sequence[Markup]
                    ) -> tuple[Block, ...]:
     """``blocks`` with each whole callout pair, in any run of siblings, made one
     ``admonition`` block."""
-    tags = _Tags(source, rewrites)
+    tags = _Tags(source, markup)
     if not tags.found:
         return tuple(blocks)
     return _group(source, blocks, tags, set())

@@ -9,10 +9,11 @@ Doc sites keep examples in files of their own and pull them into pages:
 - MDX: ``import PodYaml from '!!raw-loader!./pod.yaml';`` and, where the text shows,
   ``<CodeBlock language="yaml">{PodYaml}</CodeBlock>``.
 
-The parser finds them: :mod:`.site_inline` records a shortcode as a rewrite with its exact span
-and a short visible line (``code sample: pods/pod.yaml``), :mod:`.site_markup` a snippet line;
-this module reads those rewrites, the block form's paragraph and the MDX ``CodeBlock`` element
-off the parsed :class:`~.blocks.Document` (:func:`find_includes`). Nothing here reads a file:
+The markup pass finds them (:mod:`.site_markup`): a shortcode is :class:`~.blocks.Markup` of
+role ``include``, a snippet line of role ``snippet``, each with its exact span, the path as
+written and a short visible line (``code sample: pods/pod.yaml``); this module reads those,
+the block form's paragraph and the MDX ``CodeBlock`` element off the parsed
+:class:`~.blocks.Document` (:func:`find_includes`). Nothing here reads a file:
 :func:`splice_includes` takes each reference's text (read by :mod:`mdchunk.chunks.includes`)
 and gives the page with every reference that has its lines to itself replaced by a fenced code
 block of the file's language (a snippet line inside a code block by the file's lines alone),
@@ -29,13 +30,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
-from .blocks import NEWLINE, Block, Document, Rewrite, line_start
+from .blocks import NEWLINE, Block, Document, Markup, line_start
 
 __all__ = ["Expansion", "Include", "find_includes", "language_of", "referenced_paths",
            "splice_includes"]
 
-#: The visible lines :mod:`.site_inline` and :mod:`.site_markup` give a reference.
-_SHOWN = re.compile(r"(?P<label>code sample|include|snippet): (?P<path>.+)")
 _LANGUAGE_PARAM = re.compile(r"\blang(?:uage)?\s*=\s*[\"'`]?([\w+#.-]+)")
 #: What may stand before a reference on its line: indentation, quote markers, a list marker.
 _LEAD = re.compile(r"[ \t]*(?:>[ \t]?[ \t]*)*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?")
@@ -83,8 +82,9 @@ class Include:
     start: int
     end: int
     path: str
-    #: ``code sample``, ``include`` or ``snippet``: the visible line's label.
-    label: str
+    #: The short visible line the page keeps when the file's text is not there
+    #: (``code sample: pods/pod.yaml``).
+    shown: str
     language: str
     #: A snippet's line range, 1-based and inclusive (``None``: from the start, to the end).
     first: int | None = None
@@ -103,46 +103,36 @@ class Include:
     #: not read, the line becomes its visible line there.
     block_form: bool = False
 
-    @property
-    def shown(self) -> str:
-        """The short visible line the page keeps when the file's text is not there."""
-        return f"{self.label}: {self.path}"
 
-
-def find_includes(doc: Document) -> tuple[list[Include], list[Rewrite]]:
+def find_includes(doc: Document) -> tuple[list[Include], list[Markup]]:
     """Every include reference of a parsed (and :func:`~.site_markup.render_markup` ed) page,
-    in order, and the rewrites the page needs whether or not a file is read: the block form's
+    in order, and the markup the page needs whether or not a file is read: the block form's
     ``--8<--`` lines show nothing, its file lines and an MDX ``CodeBlock`` their visible line."""
     source = doc.source
     found: list[Include] = []
-    extra: list[Rewrite] = []
+    extra: list[Markup] = []
     snippets = "8<" in source  # a snippet's marker: without it, no snippet to look for
     codes = _code_spans(doc.blocks) if snippets else []
-    for start, end, text in doc.rewrites:
-        shown = _SHOWN.fullmatch(text)
-        if shown is None:
-            continue
-        raw = source[start:end]
-        if raw.lstrip().startswith("{{"):
-            if "://" in shown["path"]:
+    for start, end, shown, role, path in doc.markup:
+        if role == "include":
+            if "://" in path:
                 continue  # remote-code-sample: a URL, never read
-            language = _LANGUAGE_PARAM.search(raw)
+            language = _LANGUAGE_PARAM.search(source, start, end)
             found.append(_placed(source, Include(
-                start, end, shown["path"], shown["label"],
-                language[1] if language else language_of(shown["path"]))))
-        elif "8<" in raw:
+                start, end, path, shown, language[1] if language else language_of(path))))
+        elif role == "snippet":
             i = bisect.bisect_right([a for a, _ in codes], start) - 1
             in_code = i >= 0 and codes[i][1] >= end
-            found.append(_snippet(source, start + len(raw) - len(raw.lstrip()), end,
-                                  shown["path"], in_code))
+            lead = len(source[start:end]) - len(source[start:end].lstrip())
+            found.append(_snippet(source, start + lead, end, path, in_code))
     for block in _prose_leaves(doc.blocks) if snippets else ():
         if source.find("8<", block.start, block.end) < 0:
             continue
         match = _SNIPPET_BLOCK.fullmatch(source, block.start, block.end)
         if match is not None:
             _block_form(source, match, found, extra)
-        extra.extend((m.start(), m.end(), "") for m in _MARKER.finditer(source, block.start,
-                                                                         block.end))
+        extra.extend(Markup(m.start(), m.end(), "") for m in _MARKER.finditer(
+            source, block.start, block.end))
     _raw_loader(doc, found, extra)
     found.sort(key=lambda inc: inc.start)
     return found, extra
@@ -171,12 +161,13 @@ def _snippet(source: str, start: int, end: int, written: str, in_code: bool,
         first = int(ranged["first"]) if ranged["first"] else None
         last = int(ranged["last"]) if ranged["last"] else None
         # ``file:5`` is line 5 to the end, ``file::5`` the start to line 5 (pymdownx)
-    return _placed(source, Include(start, end, path, "snippet", language_of(path), first=first,
-                                   last=last, in_code=in_code, block_form=block_form))
+    return _placed(source, Include(start, end, path, f"snippet: {path}", language_of(path),
+                                   first=first, last=last, in_code=in_code,
+                                   block_form=block_form))
 
 
 def _block_form(source: str, match: re.Match[str], found: list[Include],
-                extra: list[Rewrite]) -> None:
+                extra: list[Markup]) -> None:
     """``--8<--`` / file lines / ``--8<--``: each file line a reference, the markers nothing."""
     body_start = match.start(2)
     for line in re.finditer(r"[^\n]+", match[2]):
@@ -185,10 +176,10 @@ def _block_form(source: str, match: re.Match[str], found: list[Include],
         b = a + len(written)
         include = _snippet(source, a, b, written, in_code=False, block_form=True)
         found.append(include)
-        extra.append((a, b, include.shown))
+        extra.append(Markup(a, b, include.shown))
 
 
-def _raw_loader(doc: Document, found: list[Include], extra: list[Rewrite]) -> None:
+def _raw_loader(doc: Document, found: list[Include], extra: list[Markup]) -> None:
     """``<CodeBlock …>{Name}</CodeBlock>`` where ``Name`` is a raw-loader import."""
     source = doc.source
     if "raw-loader" not in source:
@@ -206,10 +197,11 @@ def _raw_loader(doc: Document, found: list[Include], extra: list[Rewrite]) -> No
             language = (attr["a"] if attr["a"] is not None else attr["b"]) if attr else ""
             site_path = path.removeprefix("@site/")
             include = _placed(source, Include(match.start(), match.end(), site_path,
-                                              "code sample", language or language_of(site_path),
+                                              f"code sample: {site_path}",
+                                              language or language_of(site_path),
                                               relative=path.startswith(".")))
             found.append(include)
-            extra.append((match.start(), match.end(), include.shown))
+            extra.append(Markup(match.start(), match.end(), include.shown))
 
 
 def _code_spans(blocks: Sequence[Block]) -> list[tuple[int, int]]:

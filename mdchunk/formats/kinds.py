@@ -66,6 +66,8 @@ KINDS: dict[str, Kind] = {k.name: k for k in (
     Kind("comment", atomic=True, seam="lines", unseen=True),  # an HTML block of comments only
     Kind("esm", atomic=True, seam="lines", unseen=True),  # MDX import/export statements
     Kind("target", atomic=True, seam="lines", unseen=True),  # a MyST target, ``(label)=``
+    # link reference definitions (``[label]: /url``): the page's metadata, never its text
+    Kind("link_definitions", atomic=True, seam="lines", unseen=True),
     Kind("math", atomic=True, seam="lines"),
     Kind("hr"),
     Kind("deflist", atomic=True),

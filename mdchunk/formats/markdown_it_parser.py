@@ -25,6 +25,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .content_tabs import content_tabs_plugin
+from .html_comments import comment_blocks_plugin
 from .sites.generators import read_as, site_rules
 
 __all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "inline_pass",
@@ -34,7 +35,7 @@ __all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "inline
 def configured() -> MarkdownIt:
     md = MarkdownIt("commonmark").enable(["table", "strikethrough"])
     for plugin in (front_matter_plugin, footnote_plugin, deflist_plugin, dollarmath_plugin,
-                   tasklists_plugin, admon_plugin, content_tabs_plugin):
+                   tasklists_plugin, admon_plugin, content_tabs_plugin, comment_blocks_plugin):
         md.use(plugin)
     # One rule for every ``::: name`` container (one rule per name cost ~5% of parse time).
     md.use(container_plugin, name="container", validate=valid_container_name)

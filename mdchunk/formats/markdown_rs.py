@@ -245,6 +245,8 @@ class _Body:
         if quoted and _QUOTED_PIPE.search(lines, quote_at):
             yield "a quote's line with a pipe"  # a table in a quote: tables_agree reads none
         yield from deflist_refusals(text)
+        if "<!--" in source and _comment_over_blank(text):
+            yield "a comment left open in a container"  # html_comments.py reads it
         if "]:" in source and _LABEL_OVER_EMPTY_ITEM.search(text):
             yield "a link reference's label over an empty list item"
         acting = read_as(site).rules_that_may_act(source)  # it has none of the site rules
@@ -256,6 +258,28 @@ class _Body:
                 yield "a ::: container it cannot place"
         yield from (rule for rule, may_use in RULE_TRIGGERS.items()
                     if rule not in _READ_HERE and may_use(source))
+
+
+def _comment_over_blank(text: str) -> bool:
+    """Whether an indented or quoted comment runs over a blank line to more text before its
+    ``-->``: markdown-it-pyrs ends the HTML block at the blank line, as markdown-it does
+    (mdchunk's :mod:`.html_comments` rule reads on to the ``-->``)."""
+    pos = text.find("<!--")
+    while pos >= 0:
+        close = text.find("-->", pos + 4)
+        if close < 0:  # never closed: both rules end it where markdown-it does
+            return False
+        lead = text[text.rfind("\n", 0, pos) + 1:pos]
+        if lead and _CONTAINER_LEAD.fullmatch(lead) and _BLANK_THEN_TEXT.search(text, pos, close):
+            return True
+        pos = text.find("<!--", close + 3)
+    return False
+
+
+_BLANK_THEN_TEXT = re.compile(r"\n[ \t>]*\n[ \t>]*[^\s>]")
+#: What stands before a comment that opens an HTML block inside a container: indentation,
+#: quote markers, a list marker.
+_CONTAINER_LEAD = re.compile(r"[ \t>]*(?:(?:[-*+]|\d{1,9}[.)])[ \t]+)?[ \t]*")
 
 
 def parse_fast(source: str, site: str = "plain") -> Document | None:

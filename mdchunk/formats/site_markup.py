@@ -1,259 +1,147 @@
 """What a documentation site's page shows where its source has generator markup.
 
 A reader's :class:`~.blocks.Document` keeps every block's span of the source; this pass adds
-:attr:`~.blocks.Document.rewrites`, spans of markup with the text the page shows in their place,
-which the drafter applies to ``embed_text`` (``text`` stays the verbatim slice):
-
-- line markers of blocks the parser already made: an admonition's ``!!! warning "Retention"``,
-  a container's ``::: tip Title`` and closing ``:::`` (VitePress, Docusaurus, MyST colon
-  fences ``:::{note}``), a GitHub alert's ``[!NOTE]`` → ``Warning: Retention``, ``Tip: Title``,
-  ``Note:``; a MyST directive fence ```` ```{note} ```` becomes an admonition the same way;
-- MDX ``import`` / ``export`` paragraphs at the top level, which no page shows;
-- MkDocs snippets (``--8<-- "file"``) as a short visible line;
-- Hugo callout pairs (``{{< note >}}`` … ``{{< /note >}}``) made one ``admonition`` block
-  (:mod:`.callouts`);
-- tab groups (Docusaurus ``<Tabs>``, Hugo ``{{< tabs >}}``) made ``tabs`` blocks of ``tab`` s
-  (:mod:`.tabs`); an MkDocs content tab's marker ``=== "Label"`` (the parser made its block,
-  :mod:`.content_tabs`) → ``Label``;
-- inline markup in the text of every prose block (:mod:`.site_inline`): shortcodes, JSX, MDX
-  comments and expressions, MyST roles.
-
-Markup that means nothing else in Markdown is read whatever ``site`` says; what could be plain
-text elsewhere (a ``{…}`` expression, a capitalised tag not imported) only on the page of a site
-whose record says its pages are MDX (Docusaurus) or a document with MDX imports.
+:attr:`~.blocks.Document.markup`, spans of markup with the text the page shows in their place
+and what each is, which the drafter applies to ``embed_text`` (``text`` stays the verbatim
+slice). It runs the rules of the one table, :data:`~.markup_rules.MARKUP_RULES` (what each
+kind of markup is and where it is read): the block readers over the blocks the parser made,
+the inline readers over the text of every prose block, inside markdown-it's inline parse (a
+code span is the backtick rule's, never markup's, but on a site that renders markup before
+Markdown). Then Hugo callout pairs (``{{< note >}}`` … ``{{< /note >}}``) become one
+``admonition`` block (:mod:`.callouts`) and tab groups (Docusaurus ``<Tabs>``, Hugo
+``{{< tabs >}}``) ``tabs`` blocks of ``tab`` s (:mod:`.tabs`), from the markup's roles.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.rules_inline.backticks import backtick
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
+
+from . import markup_rules
 from .block_maker import plain_text
-from .blocks import NEWLINE, Block, Document, Rewrite, rewrite_spans
+from .blocks import Block, Document, Markup, rewrite_spans
 from .callouts import group_callouts
-from .content_tabs import CONTENT_TAB_LINE
-from .site_inline import (
-    MarkupEnv,
-    admonition_label,
-    escaped_shortcodes,
-    inline_rewrites,
-    markup_trigger,
-)
+from .markup_rules import MarkupRule, inline_trigger, on_page, rules_for
+from .site_inline import MarkupEnv
+from .site_lines import last_line
 from .sites.generators import read_as
 from .tabs import group_tabs
 
-__all__ = ["render_markup"]
+__all__ = ["code_markup", "inline_markup", "render_markup"]
 
-#: Blocks whose text is not prose: never read for markup.
-_NOT_PROSE = frozenset({"code", "math", "front_matter", "comment", "title", "hr", "esm", "target"})
-
-#: A paragraph of MDX ESM: import and export statements only.
-_ESM = re.compile(r"(?:import\s[^\n]*?(?:\sfrom\s*)?(['\"])[^'\"\n]+\1;?[ \t]*(?:\n|$)"
-                  r"|import\s*\{[^}]*\}\s*from\s*(['\"])[^'\"\n]+\2;?[ \t]*(?:\n|$)"
-                  r"|export\s+(?:const|let|var|function|default|class|async)\s[\s\S]*)+")
-#: A MyST target: ``(label)=`` alone in its paragraph.
-_TARGET = re.compile(r"[ \t]*\([\w.:/-]+\)=[ \t]*")
-_IMPORTED = re.compile(r"import\s+(?:(\w+)|\{([^}]*)\})")
-
-#: ``!!! type "title"``, ``??? type``, ``???+ type inline end "title"``.
-_ADMONITION = re.compile(r"[ \t]*(?:!!!|\?\?\?\+?)[ \t]+(?P<kind>[\w-]+)(?P<mods>[^\"\n]*)"
-                         r"(?:\"(?P<title>[^\n]*)\")?[ \t]*$")
-#: ``::: tip Title``, ``:::tip[Title]``, ``:::{note} Title``.
-_CONTAINER = re.compile(r"[ \t]*(?P<fence>:{3,})[ \t]*(?:\{(?P<directive>[\w-]+)\}|"
-                        r"(?P<kind>[\w-]+))(?:\[(?P<bracket>[^\]\n]*)\])?[ \t]*(?P<title>[^\n]*)$")
-_CLOSING = re.compile(r"[ \t]*:{3,}[ \t]*$")
-#: A GitHub alert's marker, the first line of its quote.
-_ALERT = re.compile(r"[ \t]*>[ \t]*(?P<marker>\[!(?P<kind>NOTE|TIP|IMPORTANT|WARNING|CAUTION)\])"
-                    r"[ \t]*$", re.IGNORECASE)
-#: A MyST directive fence: ```` ```{note} Title ````.
-_DIRECTIVE_FENCE = re.compile(r"[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*\{(?P<name>[\w-]+)\}"
-                              r"[ \t]*(?P<title>[^\n]*)$")
-#: MyST directives that are admonitions (the rest, ``{code-block}``, ``{toctree}`` …, stay).
-_MYST_ADMONITIONS = frozenset({"note", "warning", "tip", "important", "caution", "danger",
-                               "attention", "hint", "error", "seealso", "admonition",
-                               "versionadded", "versionchanged", "deprecated", "todo"})
-#: A MkDocs (pymdownx) snippet line.
-_SNIPPET = re.compile(r"[ \t]*-{1,}8<-{1,}[ \t]+(['\"])(?P<file>[^'\"\n]+)\1[ \t]*$",
-                      re.MULTILINE)
-#: What every snippet line holds: a block without it is not scanned (``UTF-8</td>`` holds
-#: ``8<``, and scanning a 60,000-character HTML table for snippets took a millisecond).
-_SNIPPET_MARK = "-8<-"
+#: Blocks whose text is not prose: never read for markup (code is read by its own rules).
+_NOT_PROSE = frozenset({"math", "front_matter", "comment", "title", "hr", "esm", "target",
+                        "link_definitions"})
 
 
 def render_markup(doc: Document, site: str = "plain") -> Document:
-    """``doc`` with its generator markup's :attr:`~.blocks.Document.rewrites` (and a MyST
-    directive fence read as an admonition)."""
+    """``doc`` with its generator markup (:attr:`~.blocks.Document.markup`), read by the rules
+    of :data:`~.markup_rules.MARKUP_RULES` that read a page of ``site``."""
     source = doc.source
-    if not _may_hold_markup(source):
-        return doc
     record = read_as(site)
-    env: MarkupEnv = {"mdx": record.mdx, "shortcodes_in_code": record.shortcodes_in_code,
-                      "components": set(), "tab_labels": {}}
-    found: list[Rewrite] = []
-    esm = [block for block in doc.blocks
-           if block.kind == "paragraph" and _is_esm(source, block)]
-    for block in esm:
-        env["mdx"] = True
-        for default, named in _IMPORTED.findall(source[block.start:block.end]):
-            env["components"].update(filter(None, [default, *re.split(r"[\s,]+", named)]))
-    marker = _Marker(source, env, found, {block.start for block in esm})
-    blocks = tuple([marker.block(block, top=True) for block in doc.blocks])
-    if not found:
+    table = markup_rules.MARKUP_RULES
+    rules = on_page(source, rules_for(site, record.mdx, table))
+    if not rules:
         return doc
-    rewrites = tuple(sorted(found))
-    blocks = group_callouts(source, blocks, rewrites)
-    return replace(doc, blocks=group_tabs(source, blocks, rewrites), rewrites=rewrites)
+    env: MarkupEnv = {"mdx": record.mdx, "components": set(), "tab_labels": {}}
+    walk = _Walk(source, env, rules, record.shortcodes_in_code)
+    blocks = walk.top(doc.blocks)
+    if env["mdx"] and not record.mdx:  # MDX imports: the document's own rules are MDX's
+        walk.use(on_page(source, rules_for(site, True, table)))
+    blocks = tuple([walk.done.get(block.start) or walk.block(block) for block in blocks])
+    if not walk.found:
+        return doc
+    markup = tuple(sorted(walk.found))
+    blocks = group_callouts(source, blocks, markup)
+    return replace(doc, blocks=group_tabs(source, blocks, markup), markup=markup)
 
 
-#: Text without any of these holds no markup this module reads (an MDX statement starts a
-#: line; a content tab's marker is ``===`` with a flag or a space before its label, which a
-#: setext underline has not).
-_TRIGGERS = ("{", "<", ":::", "!!!", "???", "[!", "\nimport", "\nexport", "8<", ")=",
-             "=== ", "===!", "===+")
+class _Walk:
+    """Walks the block tree, recording markup."""
 
-
-def _is_esm(source: str, block: Block) -> bool:
-    """Whether the paragraph ``block`` is MDX ESM; the regex is asked only of a paragraph that
-    starts with ``import`` or ``export``, as every match does."""
-    return (source.startswith(_ESM_STARTS, block.start)
-            and _ESM.fullmatch(source, block.start, block.end) is not None)
-
-
-#: How every match of :data:`_ESM` starts.
-_ESM_STARTS = ("import", "export")
-#: What a match of :data:`_TARGET` starts with: the walk asks the regex of no other paragraph.
-_TARGET_STARTS = ("(", " ", "\t")
-
-
-def _is_target(source: str, block: Block) -> bool:
-    """Whether the paragraph ``block`` is a MyST target; the regex is asked only of a
-    paragraph that starts as every match does."""
-    return (source.startswith(_TARGET_STARTS, block.start)
-            and _TARGET.fullmatch(source, block.start, block.end) is not None)
-
-
-def _may_hold_markup(source: str) -> bool:
-    """Whether ``source`` may hold markup: each trigger looked for by ``in``, which is many
-    times faster than one search for an alternation of them (20 ms on a 0.7 MB page)."""
-    return source.startswith(("import", "export")) or any(t in source for t in _TRIGGERS)
-
-
-class _Marker:
-    """Walks the block tree, recording rewrites."""
-
-    def __init__(self, source: str, env: MarkupEnv, found: list[Rewrite],
-                 esm: set[int]) -> None:
+    def __init__(self, source: str, env: MarkupEnv, rules: tuple[MarkupRule, ...],
+                 in_code: bool) -> None:
         self.source = source
         self.env = env
-        self.found = found
-        #: The starts of the top-level ESM paragraphs (:func:`render_markup` found them).
-        self.esm = esm
-        #: Whether a span may hold inline markup: asked before a call to inline_rewrites.
-        self.may_hold = markup_trigger(env).search
-        #: Whether the page holds a snippet's ``8<`` at all: most have none.
-        self.has_snippets = _SNIPPET_MARK in source
+        self.found: list[Markup] = []
+        #: Top-level blocks the top-level rules made another kind, by their start.
+        self.done: dict[int, Block] = {}
+        self.in_code = in_code
+        self.use(rules)
 
-    def first_line(self, block: Block) -> tuple[int, int]:
-        line_end = NEWLINE.search(self.source, block.start, block.end)
-        return block.start, line_end.start() if line_end else block.end
+    def use(self, rules: tuple[MarkupRule, ...]) -> None:
+        self.rules = rules
+        self.block_rules = [r for r in rules if r.block is not None and r.kinds is not None
+                            and not r.top_level]
+        self.leaf_rules = [r for r in rules if r.block is not None and r.kinds is None]
+        self.inline_rules = tuple(r for r in rules if r.inline is not None)
+        self.code_rules = tuple(r for r in self.inline_rules if r.in_code) if self.in_code \
+            else ()
+        self.trigger = inline_trigger(self.inline_rules)
 
-    def last_line(self, block: Block) -> tuple[int, int]:
-        brk = max(self.source.rfind("\n", block.start, block.end),
-                  self.source.rfind("\r", block.start, block.end))
-        return (brk + 1 if brk >= 0 else block.start), block.end
+    def holds(self, rule: MarkupRule, block: Block) -> bool:
+        return any(self.source.find(mark, block.start, block.end) >= 0 for mark in rule.marks)
 
-    def block(self, block: Block, top: bool = False) -> Block:
-        source, kind = self.source, block.kind
-        if kind == "paragraph":
-            if top and block.start in self.esm:
-                self.found.append((block.start, block.end, ""))
-                return replace(block, kind="esm")
-            if _is_target(source, block):
-                self.found.append((block.start, block.end, ""))
-                return replace(block, kind="target")
-        elif kind == "code":
-            return self.code(block)
-        elif kind in _NOT_PROSE:
+    def top(self, blocks: Sequence[Block]) -> Sequence[Block]:
+        """Read the top-level rules (MDX ESM, which makes the document MDX) before the rest."""
+        for rule in self.rules:
+            if rule.top_level and rule.block is not None and rule.kinds is not None:
+                for block in blocks:
+                    if block.kind in rule.kinds and self.holds(rule, block):
+                        self.apply(rule, block, top=True)
+        return blocks
+
+    def apply(self, rule: MarkupRule, block: Block, top: bool = False) -> Block | None:
+        """``rule`` read on ``block``: the block as the page shows it when it is another kind."""
+        assert rule.block is not None
+        found = rule.block(self.source, block, self.env)
+        if found is None:
+            return None
+        self.found.extend(found.markup)
+        if not found.kind:
+            return None
+        if found.body is not None:
+            self.inline(*found.body)
+        shown = replace(block, kind=found.kind, prefix="")
+        if top:
+            self.done[block.start] = shown
+        return shown
+
+    def block(self, block: Block) -> Block:
+        kind = block.kind
+        if kind in _NOT_PROSE:
             return block
-        elif kind == "admonition":
-            self.admonition(block)
-        elif kind == "container":
-            self.container(block)
-        elif kind == "blockquote":
-            self.alert(block)
-        elif kind == "tab":
-            self.content_tab(block)
+        for rule in self.block_rules:
+            if kind in rule.kinds and self.holds(rule, block):  # type: ignore[operator]
+                shown = self.apply(rule, block)
+                if shown is not None:
+                    return shown
         if block.children:
             children = tuple([self.block(child) for child in block.children])
             return replace(block, children=children) if children != block.children else block
-        self.snippets(block.start, block.end)
-        if self.may_hold(source, block.start, block.end):
-            self.found.extend(inline_rewrites(source, block.start, block.end, self.env))
-        if kind == "heading":
-            return self.heading(block)
-        return block
-
-    def admonition(self, block: Block) -> None:
-        start, end = self.first_line(block)
-        match = _ADMONITION.fullmatch(self.source, start, end)
-        if match is not None:
-            self.found.append((start, end, admonition_label(match["kind"], match["title"] or "")))
-
-    def container(self, block: Block) -> None:
-        start, end = self.first_line(block)
-        match = _CONTAINER.fullmatch(self.source, start, end)
-        if match is None:
-            return
-        name = match["directive"] or match["kind"]
-        title = match["bracket"] or match["title"]
-        label = (" ".join(title.split()) or "Details") if name == "details" else \
-            admonition_label(name, title)
-        self.found.append((start, end, label))
-        close_start, close_end = self.last_line(block)
-        if close_start > end and _CLOSING.fullmatch(self.source, close_start, close_end):
-            self.found.append((close_start, close_end, ""))
-
-    def content_tab(self, block: Block) -> None:
-        """An MkDocs content tab's marker line shows its label."""
-        start, end = self.first_line(block)
-        while start < end and self.source[start] in " \t>":  # a tab in a quote: after its >
-            start += 1
-        if CONTENT_TAB_LINE.fullmatch(self.source, start, end):
-            self.found.append((start, end, block.title))
-
-    def alert(self, block: Block) -> None:
-        start, end = self.first_line(block)
-        match = _ALERT.fullmatch(self.source, start, end)
-        if match is not None:
-            self.found.append((match.start("marker"), match.end("marker"),
-                               admonition_label(match["kind"])))
-
-    def code(self, block: Block) -> Block:
-        """A MyST admonition directive's fence becomes an admonition (its fences its label and
-        nothing); a snippet line in a code block shows as a short line."""
-        start, end = self.first_line(block)
-        match = _DIRECTIVE_FENCE.fullmatch(self.source, start, end)
-        if match is None or match["name"] not in _MYST_ADMONITIONS:
-            self.snippets(block.start, block.end)
-            if self.env.get("shortcodes_in_code"):  # rendered in code blocks too
-                self.found.extend(escaped_shortcodes(self.source, block.start, block.end))
+        for rule in self.leaf_rules:
+            if self.holds(rule, block):
+                self.apply(rule, block)
+        if kind == "code":
+            if self.code_rules:  # the site renders its markup in code blocks too
+                self.found.extend(code_markup(self.source, block.start, block.end, self.env,
+                                              self.code_rules))
             return block
-        name = match["name"] if match["name"] != "admonition" else ""
-        self.found.append((start, end, admonition_label(name or "Note", match["title"])
-                           if name or not match["title"] else " ".join(match["title"].split())))
-        close_start, close_end = self.last_line(block)
-        fence = match["fence"]
-        if close_start > end and self.source[close_start:close_end].strip().startswith(fence):
-            self.found.append((close_start, close_end, ""))
-        self.found.extend(inline_rewrites(self.source, end, close_start, self.env))
-        return replace(block, kind="admonition", prefix="")
+        self.inline(block.start, block.end)
+        return self.heading(block) if kind == "heading" else block
 
-    def snippets(self, start: int, end: int) -> None:
-        if not self.has_snippets or self.source.find(_SNIPPET_MARK, start, end) < 0:
-            return
-        for match in _SNIPPET.finditer(self.source, start, end):
-            self.found.append((match.start(), match.end(), f"snippet: {match['file']}"))
+    def inline(self, start: int, end: int) -> None:
+        if self.trigger is not None and self.trigger.search(self.source, start, end):
+            self.found.extend(inline_markup(self.source, start, end, self.env,
+                                            self.inline_rules, self.code_rules))
 
     def heading(self, block: Block) -> Block:
         """A heading whose title held markup: its title as the page shows it. The heading is
@@ -261,14 +149,15 @@ class _Marker:
         start earlier, over a container's marker (:func:`~.blocks.tile`)."""
         if not block.title or not self.found:
             return block
-        start, end = self.last_line(block)
+        start, end = last_line(self.source, block.start, block.end)
         if _SETEXT_UNDERLINE.fullmatch(self.source, start, end) and start > block.start:
-            start, end = self.last_line(replace(block, end=start - 1))
+            start, end = last_line(self.source, block.start, start - 1)
             start = max(start, block.start)
-        inside = [r for r in self.found if start <= r[0] and r[1] <= end]
+        inside = [(m.start, m.end, m.shown) for m in _ordered(
+            [m for m in self.found if start <= m.start and m.end <= end])]
         if not inside:
             return block
-        text = rewrite_spans(self.source, start, end, _ordered(inside))
+        text = rewrite_spans(self.source, start, end, inside)
         text = re.sub(r"^[ \t]*#{1,6}(?:[ \t]+|$)|[ \t]+#+[ \t]*$", "", text)
         return replace(block, title=plain_text(text))
 
@@ -276,9 +165,115 @@ class _Marker:
 _SETEXT_UNDERLINE = re.compile(r"[ \t]*(?:=+|-+)[ \t]*")
 
 
-def _ordered(rewrites: Sequence[Rewrite]) -> list[Rewrite]:
-    out: list[Rewrite] = []
-    for r in sorted(rewrites):
-        if not out or r[0] >= out[-1][1]:
-            out.append(r)
+def _ordered(found: Sequence[Markup]) -> list[Markup]:
+    out: list[Markup] = []
+    for m in sorted(found):
+        if not out or m.start >= out[-1].end:
+            out.append(m)
     return out
+
+
+# -- the inline parse ----------------------------------------------------------------------------
+
+def inline_markup(source: str, start: int, end: int, env: MarkupEnv,
+                  rules: tuple[MarkupRule, ...], code_rules: tuple[MarkupRule, ...] = ()
+                  ) -> list[Markup]:
+    """The markup of the prose block ``source[start:end]`` that the inline ``rules`` read
+    (``code_rules`` inside its code spans too), in source offsets."""
+    text = source[start:end]
+    # markdown-it turns CRLF and CR into LF and NUL into U+FFFD: do it keeping every offset
+    text = text.replace("\r\n", " \n").replace("\r", "\n").replace("\x00", "\ufffd")
+    starts = "".join(sorted({char for rule in rules for char in rule.starts}))
+    env["markup"], env["rules"], env["code_rules"], env["starts"] = [], rules, code_rules, starts
+    # the inline rules alone: markdown-it's core and post-processing rules change tokens only
+    md = _parser(starts)
+    md.inline.tokenize(StateInline(text, md, env, []))
+    found = [m._replace(start=start + m.start, end=start + m.end)
+             for src, m in env.pop("markup") if src == text]
+    return sorted(found)
+
+
+def code_markup(source: str, start: int, end: int, env: MarkupEnv,
+                rules: tuple[MarkupRule, ...]) -> list[Markup]:
+    """The markup ``rules`` read in code (a code block, a code span), left to right."""
+    if not any(source.find(mark, start, end) >= 0 for rule in rules for mark in rule.marks):
+        return []
+    starts = _starts_pattern("".join(sorted({c for rule in rules for c in rule.starts})))
+    found: list[Markup] = []
+    at = starts.search(source, start, end)
+    while at is not None:
+        pos = at.start()
+        read = next((m for rule in rules if source[pos] in rule.starts
+                     and (m := rule.inline(source, pos, end, env)) is not None), None)  # type: ignore[misc]
+        if read is not None:
+            found.append(read)
+        at = starts.search(source, read.end if read is not None else pos + 1, end)
+    return found
+
+
+@functools.lru_cache(maxsize=16)
+def _starts_pattern(chars: str) -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(chars)}]")
+
+
+def _record(state: StateInline, found: Markup) -> None:
+    """Note markup; markup that shows nothing between two blanks takes the one before it
+    along, so that no double blank is left (``service {/* x */} and`` → ``service and``)."""
+    src, start, end = state.src, found.start, found.end
+    if not found.shown and start > 0 and src[start - 1] in " \t" and (
+            end == len(src) or src[end] in " \t\n"):
+        found = found._replace(start=start - 1)
+    state.env["markup"].append((src, found))
+
+
+def _site_markup(state: StateInline, silent: bool) -> bool:
+    """The inline rules of the page (``env["rules"]``), in order, where one may start."""
+    src, pos = state.src, state.pos
+    char = src[pos]
+    if char not in state.env["starts"]:  # most characters the text rule stops at
+        return False
+    for rule in state.env["rules"]:
+        if char in rule.starts:
+            found = rule.inline(src, pos, state.posMax, state.env)
+            if found is not None:
+                if not silent:
+                    _record(state, found)
+                state.pos = found.end
+                return True
+    return False
+
+
+def _code_span(state: StateInline, silent: bool) -> bool:
+    """On a site that renders its markup before Markdown (Hugo), a code span as markdown-it
+    reads it, its markup as the page shows it."""
+    if state.src[state.pos] != "`" or not state.env["code_rules"]:
+        return False
+    start = state.pos
+    if not backtick(state, silent):
+        return False
+    if not silent:
+        state.env["markup"].extend((state.src, m) for m in code_markup(
+            state.src, start, state.pos, state.env, state.env["code_rules"]))
+    return True
+
+
+#: The characters markdown-it's own rules of :func:`_parser` start at (newline, math, escape,
+#: code span, strikethrough, emphasis, link and footnote reference, image, inline footnote,
+#: autolink and HTML, entity), and ``]``, where a link's label ends. markdown-it's text rule
+#: stops at more (``-``, ``:``, ``=``, ``#`` …), where every rule is tried for nothing.
+_OWN_STARTS = "\n$\\`~*_[]!^<&"
+
+
+@functools.lru_cache(maxsize=16)
+def _parser(starts: str) -> MarkdownIt:
+    """markdown-it's inline rules as mdchunk's parser has them, the site rules first where
+    they start (after the text rule, which stops at the characters they start at,
+    ``starts``), and its text rule stopping only where a rule may start: the same markup
+    found at the same places (``tests/test_site_inline_parser.py`` compares it with the
+    site rules before markdown-it's own, the text rule as markdown-it has it)."""
+    md = MarkdownIt("commonmark").enable(["strikethrough"])
+    md.use(dollarmath_plugin).use(footnote_plugin)
+    md.inline.ruler.after("text", "site_markup", _site_markup)
+    md.inline.ruler.before("backticks", "site_code_span", _code_span)
+    md.inline.terminator_re = _starts_pattern(_OWN_STARTS + starts)  # markdown-it-py 4.2's
+    return md

@@ -4,7 +4,8 @@ Docusaurus writes a tab group as ``<Tabs>`` … ``</Tabs>`` with ``<TabItem …>
 as ``{{< tabs >}}`` … ``{{< /tabs >}}`` with ``{{% tab name="…" %}}`` … ``{{% /tab %}}``.
 markdown-it reads neither: the tags are HTML blocks or lines of paragraphs, and the tabs' text
 blocks of the page between them. :mod:`.site_markup` has already found every tag (its
-:data:`~.blocks.Rewrite`, whose text is what the page shows: a tab's label); this pass turns
+:class:`~.blocks.Markup`, whose role says which tag it is and whose text is what the page
+shows: a tab's label); this pass turns
 the top-level blocks from an opening group tag to its closing one into one ``tabs`` block
 (atomic: kept whole when it fits), cut only between its tabs (each atomic too, so a tab that
 fits is never cut), each tab's blocks its children. A tab's label is its ``title`` and its
@@ -21,36 +22,31 @@ which a block cannot hold), or when it is nested in another group.
 from __future__ import annotations
 
 import bisect
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
-from .blocks import Block, Rewrite, clip, rstrip_end
+from .blocks import Block, Markup, clip, rstrip_end
 
 __all__ = ["group_tabs", "tab_spans", "tabs_in"]
 
 _Tag = Literal["open", "close", "tab"]
 
-_OPEN = re.compile(r"<Tabs\b|\{\{<\s*tabs\b")
-_CLOSE = re.compile(r"</Tabs\s*>|\{\{<\s*/tabs\s*>\}\}")
-_TAB = re.compile(r"<TabItem\b|\{\{[<%]\s*tab\b")
-_PATTERNS: tuple[tuple[re.Pattern[str], _Tag], ...] = (
-    (_OPEN, "open"), (_CLOSE, "close"), (_TAB, "tab"))
+#: The tab group tags by their markup's role (a tab's closing tag marks nothing).
+_TAGS: dict[str, _Tag] = {"tabs": "open", "tabs_end": "close", "tab": "tab"}
 
 
-def _tags(source: str, rewrites: Sequence[Rewrite]) -> list[tuple[int, int, _Tag, str]]:
-    """The tab group tags among ``rewrites``: where each starts (blanks it took along left
+def _tags(source: str, markup: Sequence[Markup]) -> list[tuple[int, int, _Tag, str]]:
+    """The tab group tags among ``markup``: where each starts (blanks it took along left
     out) and ends, what it is, and the label a tab shows."""
     out: list[tuple[int, int, _Tag, str]] = []
-    for start, b, text in rewrites:
-        a = start
-        while a < b and source[a] in " \t":
-            a += 1
-        for pattern, tag in _PATTERNS:
-            if pattern.match(source, a, b):
-                out.append((a, b, tag, " ".join(text.split())))
-                break
+    for m in markup:
+        tag = _TAGS.get(m.role)
+        if tag is not None:
+            a = m.start
+            while a < m.end and source[a] in " \t":
+                a += 1
+            out.append((a, m.end, tag, " ".join(m.shown.split())))
     return out
 
 
@@ -58,11 +54,11 @@ def _tags(source: str, rewrites: Sequence[Rewrite]) -> list[tuple[int, int, _Tag
 _HOLDERS = frozenset({"list", "item", "blockquote", "container", "admonition"})
 
 
-def group_tabs(source: str, blocks: Sequence[Block], rewrites: Sequence[Rewrite]
+def group_tabs(source: str, blocks: Sequence[Block], markup: Sequence[Markup]
                ) -> tuple[Block, ...]:
     """``blocks`` (a document's top level) with each whole tab group, in any run of sibling
     blocks (the top level, a list item's, a quote's), made one ``tabs`` block."""
-    tags = _tags(source, rewrites)
+    tags = _tags(source, markup)
     if not tags:
         return tuple(blocks)
     return _grouped(source, blocks, tags)

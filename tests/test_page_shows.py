@@ -1,0 +1,167 @@
+"""What the page shows, to the last case (issue 44): markup a generator renders inside code, a
+translation's English original kept in a comment inside a list item, and link reference
+definitions, which are the page's metadata and never its text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import mdchunk
+from mdchunk.formats import parse_markdown
+from mdchunk.formats.site_markup import render_markup
+
+from .conftest import CORPORA
+from .test_guarantees import assert_markdown_guarantees
+
+FIXTURE = Path(__file__).parent.parent / "fixtures" / "hugo-zh-kubelet-upgrade.md"
+HUGO_DOCS = CORPORA / "hugo-docs" / "content" / "en"
+
+
+def test_a_shortcode_in_a_fenced_code_block_shows_as_hugo_renders_it() -> None:
+    """Hugo renders shortcodes before Markdown, code blocks included: the YAML comment shows
+    the shortcode's visible text (nothing, for one mdchunk cannot evaluate), never ``{{<``."""
+    source = ("# Upgrade\n\n```yaml\n# the kubelet v{{< skew currentVersion >}} config\n"
+              "note: {{</* tab name=\"x\" */>}}\n```\n")
+    [chunk] = mdchunk.chunk_markdown(source, site="hugo")
+    assert "# the kubelet v config\n" in chunk.embed_text
+    assert 'note: {{< tab name="x" >}}' in chunk.embed_text  # an escaped one: the tag itself
+    assert chunk.text == source.rstrip("\n")
+    [plain] = mdchunk.chunk_markdown(source, site="plain")  # a page of another site: code
+    assert "v{{< skew currentVersion >}}" in plain.embed_text
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("lead,marker", [("   ", "1. "), ("  ", "- "), ("   > ", "> 1. ")])
+def test_a_comment_over_a_blank_line_in_a_list_item_is_dropped(lead: str, marker: str,
+                                                                newline: str) -> None:
+    """CommonMark (goldmark, GitHub) reads the comment to its ``-->`` through the blank line
+    inside the item, as it does at the top level: none of the English original is shown."""
+    quote = "> " if marker.startswith(">") else ""
+    lines = [f"{marker}第一步", f"{lead}<!--", f"{lead}English paragraph one.", quote.rstrip(),
+             f"{lead}English paragraph two.", f"{lead}-->", f"{lead}中文说明。"]
+    source = "# 标题\n\n" + "\n".join(lines) + "\n"
+    source = source.replace("\n", newline)
+    [chunk] = mdchunk.chunk_markdown(source)
+    assert "English" not in chunk.embed_text and "-->" not in chunk.embed_text
+    assert "中文说明。" in chunk.embed_text and "第一步" in chunk.embed_text
+    doc = parse_markdown(source)
+    assert [source[a:b].count("English") for a, b in doc.comments] == [2]
+
+
+def test_a_comment_the_item_ends_before_it_closes_stays_markdown_its() -> None:
+    """A comment whose item ends (a line less indented) before any ``-->`` is not read on
+    past it: the item's HTML block ends there, as CommonMark's does."""
+    source = "- item\n  <!--\n  open\n\nOutside the list.\n-->\n"
+    doc = parse_markdown(source)
+    assert [b.kind for b in doc.blocks][:2] == ["list", "paragraph"]
+    assert source[doc.blocks[1].start:doc.blocks[1].end] == "Outside the list.\n-->"
+
+
+def test_link_reference_definitions_are_a_block_no_page_shows() -> None:
+    source = ("# Page\n\nSee [with][] and [the docs].\n\n```go\n{{ with . }}{{ end }}\n```\n\n"
+              "[with]: /functions/go-template/with/\n[the docs]: https://gohugo.io/ \"Hugo\"\n")
+    doc = parse_markdown(source)
+    assert [b.kind for b in doc.blocks] == ["heading", "paragraph", "code", "link_definitions"]
+    code, definitions = doc.blocks[2], doc.blocks[3]
+    assert source[code.start:code.end].endswith("```")
+    assert source[definitions.start:definitions.end].startswith("[with]:")
+    for chunk in mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=0):
+        assert "/functions/go-template/with/" not in chunk.embed_text
+        assert chunk.text == source[chunk.start:chunk.end]
+    chunks = mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=0)
+    assert chunks[-1].end == len(source.rstrip("\n"))  # covered: the last chunk holds them
+    assert chunks[-1].embed_text.endswith("```")  # and shows the code block before them
+
+
+def test_a_section_of_definitions_alone_is_no_chunk_of_headings_alone() -> None:
+    """Under a heading, definitions are no content: the heading joins the text before it as
+    an empty section's does (guarantee 3), and the definitions are covered (guarantee 4)."""
+    source = "# Page\n\nSome text here.\n\n## Links\n\n[a]: /a\n[b]: /b\n"
+    chunks = mdchunk.chunk_markdown(source, max_tokens=64, overlap_tokens=0)
+    assert len(chunks) == 1 and chunks[0].end == len(source.rstrip("\n"))
+    assert "/a" not in chunks[0].embed_text
+
+
+def test_the_fixture_shows_what_its_page_shows(counter) -> None:
+    source = FIXTURE.read_text(encoding="utf-8")
+    for max_tokens, overlap in [(128, 16), (64, 8), (48, 8)]:
+        chunks = mdchunk.chunk_file(FIXTURE, max_tokens=max_tokens, overlap_tokens=overlap,
+                                    site="hugo")
+        assert_markdown_guarantees(source, chunks, counter, max_tokens, overlap,
+                                   headings=max_tokens >= 48, site="hugo")
+        embedded = "\n".join(c.embed_text for c in chunks)
+        for hidden in ("{{<", "English", "Drain the node", "-->", "]: /", "]: https"):
+            assert hidden not in embedded, (max_tokens, hidden)
+        for shown in ("# kubelet v 的配置", "阅读[版本偏差策略][skew]", "![kubelet 升级流程]"):
+            assert shown in embedded, (max_tokens, shown)
+
+
+@pytest.mark.corpus
+@pytest.mark.parametrize("page,kind", [("functions/js/Batch.md", "code"),
+                                       ("templates/shortcode.md", "code"),
+                                       ("configuration/http-cache.md", "list")])
+def test_a_block_before_a_pages_definitions_is_whole_at_128_tokens(page: str, kind: str) -> None:
+    """On the Hugo docs, the definitions at a page's end were read as part of the block before
+    them, which then no longer fitted and was cut at 128 tokens."""
+    path = HUGO_DOCS / page
+    if not path.is_file():
+        pytest.skip("the hugo-docs corpus is absent")
+    source = path.read_text(encoding="utf-8")
+    doc = render_markup(parse_markdown(source, "hugo"), "hugo")
+    assert doc.blocks[-1].kind == "link_definitions"
+    before = doc.blocks[-2]
+    assert before.kind == kind
+    chunks = mdchunk.chunk_file(path, max_tokens=128, overlap_tokens=16, site="hugo")
+    assert any(c.start <= before.start and before.end <= c.end for c in chunks)
+    assert chunks[-1].end >= doc.blocks[-1].end
+    assert not any("]: /" in c.embed_text for c in chunks)
+
+
+_LONG_HEADING = ("##### 3) First, the message consumption queue and the consumer Id under Topic "
+                 "are sorted, then the message queue to be pulled is calculated by using the "
+                 "message queue allocation strategy algorithm (default: the average allocation "
+                 "algorithm of the message queue). It ranks all MessageQueues like records and "
+                 "all consumers like pages. It calculates the average size of each page and the "
+                 "range of each page record, then traverses the whole range.")
+_IMAGE = ("![Image text](https://github.com/apache/rocketmq/raw/develop/docs/cn/image/"
+          "rocketmq_design_8.png)")
+
+
+@pytest.mark.parametrize("after", [_IMAGE, f"[the design]({_IMAGE[14:-1]}) and text after it.",
+                                   f"- {_IMAGE}"])
+def test_a_link_or_image_that_fits_is_never_cut_to_keep_a_heading_company(after: str,
+                                                                           counter) -> None:
+    """After a long heading, a paragraph that opens with a link or image too big to sit beside
+    it: the heading's chunk closes rather than the construct being cut in two (``![Image
+    text`` | ``](…png)``); every guarantee holds, the audit's included."""
+    source = f"# Design\n\n{_LONG_HEADING}\n{after}\n\n## Next\n\nMore text.\n"
+    chunks = mdchunk.chunk_markdown(source, max_tokens=100, overlap_tokens=8)
+    assert_markdown_guarantees(source, chunks, counter, 100, 8)
+    assert len(chunks) >= 2
+    link = source.index("](")
+    assert not any(c.start < link < c.end and not c.start <= source.rindex("[", 0, link)
+                   for c in chunks)
+    assert any(c.text.lstrip("- ").startswith(after.lstrip("- ")[:14]) for c in chunks)
+
+
+@pytest.mark.corpus
+def test_the_rocketmq_load_balancing_page_keeps_its_images_whole(counter) -> None:
+    path = CORPORA / "rocketmq-docs" / "docs" / "en" / "Design_LoadBlancing.md"
+    if not path.is_file():
+        pytest.skip("the rocketmq-docs corpus is absent")
+    source = path.read_text(encoding="utf-8")
+    chunks = mdchunk.chunk_file(path, max_tokens=128, overlap_tokens=16)
+    assert_markdown_guarantees(source, chunks, counter, 128, 16)
+    assert not any(c.text.rstrip().endswith("![Image text") or c.text.startswith("](")
+                   for c in chunks)
+
+
+def test_a_footnote_nothing_references_is_shown_by_no_page() -> None:
+    """markdown-it drops a footnote definition no reference uses, as goldmark and GitHub do:
+    it is a gap of the page like a link's definition, and a referenced one stays a footnote."""
+    [dropped] = mdchunk.chunk_markdown("Text.\n\n[^1]: A note.\n")
+    assert dropped.embed_text == "Text." and dropped.text.endswith("[^1]: A note.")
+    [kept] = mdchunk.chunk_markdown("Text[^1].\n\n[^1]: A note.\n")
+    assert kept.embed_text.endswith("[^1]: A note.") and "footnote" in kept.kinds
