@@ -111,7 +111,7 @@ def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: boo
     is a quarter of its budget.
     """
     tokenizer = None if model_tokens else chunker.tokenizer
-    overlap = chunker.overlap_tokens
+    overlap = chunker.overlap_tokens or 0  # resolved when the config was made
     if chunker.levels is None:
         leaf = chunker_config(embedder, max_tokens=chunker.max_tokens, overlap_tokens=overlap,
                               tokenizer=tokenizer).max_tokens

@@ -56,7 +56,7 @@ class MdchunkTextSplitter(TextSplitter):
     arguments.
     """
 
-    def __init__(self, *, max_tokens: int = 512, overlap_tokens: int = 64,
+    def __init__(self, *, max_tokens: int = 512, overlap_tokens: int | None = None,
                  tokenizer: TokenizerSpec = "cl100k_base", reader: ReaderChoice = "auto",
                  levels: Sequence[int] | None = None, include_parents: bool = False,
                  base_url: str | None = None, site: Site = "plain",
@@ -68,7 +68,7 @@ class MdchunkTextSplitter(TextSplitter):
         self.config = config or ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens,
                                               tokenizer=tokenizer, base_url=base_url, site=site)
         super().__init__(chunk_size=self.config.max_tokens,
-                         chunk_overlap=self.config.overlap_tokens, add_start_index=True,
+                         chunk_overlap=self.config.overlap_tokens or 0, add_start_index=True,
                          strip_whitespace=False)
         self.chunker = Chunker(self.config)
         self.reader: ReaderChoice = reader_keyword(reader, format, "MdchunkTextSplitter")
