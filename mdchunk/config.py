@@ -50,8 +50,9 @@ class ChunkerConfig:
     """
 
     max_tokens: int = 512
-    #: Tokens of whole sentences a chunk repeats from the one before; ``None`` means the leaf
-    #: budget // :data:`OVERLAP_SHARE` (64 at 512), so that any budget has an overlap that fits.
+    #: Tokens of whole sentences a chunk repeats from the one before; ``None`` means
+    #: ``max_tokens`` // :data:`OVERLAP_SHARE` (64 at 512), at most half the leaves' budget
+    #: with ``levels`` (:func:`default_overlap`), so that any budget has an overlap that fits.
     overlap_tokens: int | None = None
     #: Sections smaller than this share a chunk with their siblings; ``None`` means max_tokens // 4.
     min_tokens: int | None = None
@@ -264,17 +265,18 @@ def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> 
 
 
 def default_overlap(max_tokens: int, levels: object = None) -> int:
-    """The overlap of a config that was given none: the leaf budget (the last of ``levels``,
-    else ``max_tokens``) // :data:`OVERLAP_SHARE`, so a smaller budget never refuses an
-    overlap its caller did not ask for.
+    """The overlap of a config that was given none: ``max_tokens`` // :data:`OVERLAP_SHARE`,
+    and with ``levels`` at most half the leaves' budget (as an index caps any overlap sized
+    in the model's tokens), so no budget refuses an overlap its caller did not ask for. The
+    default hierarchy's leaves (128) get the flat default's 64, given or implied.
 
-    >>> default_overlap(512), default_overlap(64), default_overlap(512, (1024, 128))
+    >>> default_overlap(512), default_overlap(64), default_overlap(512, (256, 32))
     (64, 8, 16)
     """
-    leaf = max_tokens
+    overlap = max(max_tokens, 0) // OVERLAP_SHARE
     if isinstance(levels, Sequence) and levels and isinstance(levels[-1], int):
-        leaf = levels[-1]  # malformed levels are refused by checked_levels, not here
-    return max(leaf, 0) // OVERLAP_SHARE
+        overlap = min(overlap, max(levels[-1], 0) // 2)  # malformed levels: checked_levels
+    return overlap
 
 
 def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:

@@ -103,14 +103,18 @@ def test_keywords_override_the_config_fields() -> None:
 
 def test_an_overlap_nobody_gave_scales_with_the_budget() -> None:
     """``max_tokens=64`` alone used to be refused for the default overlap of 64 (issue 44):
-    the default is the leaf budget // 8, 64 at the default 512, so default chunks stay put."""
+    the default is max_tokens // 8, 64 at the default 512, so default chunks stay put; with
+    levels, at most half the leaves' budget (the default hierarchy's 128 keep 64)."""
     assert mdchunk.ChunkerConfig().overlap_tokens == 64
     assert mdchunk.ChunkerConfig(max_tokens=64).overlap_tokens == 8
-    assert mdchunk.ChunkerConfig(levels=(256, 32)).overlap_tokens == 4
+    assert mdchunk.ChunkerConfig(levels=(256, 32)).overlap_tokens == 16
+    assert mdchunk.ChunkerConfig(levels=mdchunk.DEFAULT_LEVELS).overlap_tokens == 64
+    assert mdchunk.chunk_hierarchy(SOURCE, levels=mdchunk.DEFAULT_LEVELS) == \
+        mdchunk.chunk_hierarchy(SOURCE)
     chunks = mdchunk.chunk_markdown(SOURCE, max_tokens=64)
     assert chunks == mdchunk.chunk_markdown(SOURCE, max_tokens=64, overlap_tokens=8)
     assert len(chunks) > 1 and max(c.token_count for c in chunks) <= 64
-    assert mdchunk.chunk_hierarchy(SOURCE, levels=(64, 32))  # overlap 4 fits the leaves
+    assert mdchunk.chunk_hierarchy(SOURCE, levels=(64, 32))  # overlap 16 fits the leaves
     with pytest.raises(mdchunk.ConfigError, match="overlap_tokens=64 must be smaller than "
                                                   "max_tokens=64"):
         mdchunk.chunk_markdown(SOURCE, max_tokens=64, overlap_tokens=64)

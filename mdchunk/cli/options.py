@@ -53,7 +53,7 @@ MaxTokens = _option(int, "--max-tokens",
                     help="Token budget of a chunk's embed_text." + _default("max_tokens"))
 Overlap = _option(int, "--overlap",
                   help="Overlap between neighbours, in tokens "
-                  "[default: max-tokens / 8, the leaf level's with --levels].")
+                  "[default: max-tokens / 8, at most half the last of --levels].")
 MinTokens = _option(int, "--min-tokens", help="Sections smaller than this share a chunk with "
                     "their siblings [default: max-tokens / 4].")
 Tokenizer = _option(str, "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path."
