@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import mdchunk  # noqa: E402
-from mdchunk.audit import uncovered  # noqa: E402
+from tests.audit import uncovered  # noqa: E402
 from tests.pathological import KINDS, NEWLINES, document  # noqa: E402
 
 MAX_TOKENS, OVERLAP = 256, 32

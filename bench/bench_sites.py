@@ -23,6 +23,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the guarantee checks are tests/audit.py
 
 #: Generator markup that must never reach ``embed_text`` (the fixtures' code holds none).
 MARKUP = re.compile(
@@ -60,12 +61,12 @@ def leaks() -> dict[str, list[int]]:
 
 def markup_tokens() -> dict[str, list[int]]:
     """``fixture@budget`` → [tokens embedded now, tokens the same spans embedded before]."""
-    from mdchunk.audit import as_read
     from mdchunk.formats import parse_markdown
     from mdchunk.formats.site_markup import render_markup
     from mdchunk.plan.visible import clipped, visible_text
     from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
+    from tests.audit import as_read
 
     count = get_counter("cl100k_base").count
     out = {}

@@ -9,7 +9,7 @@ What it measures (see BENCHMARKS.md for the method and the last results):
    ``--extra-corpus``), every chunker and the *floor* (markdown-it-py parse + one tiktoken
    pass) run A/B interleaved in one process: each repetition runs every chunker once over the
    whole corpus, in a rotated order, after an untimed warm-up; we report medians and ratios.
-2. Structure quality from the warm-up outputs, judged by :mod:`mdchunk.audit` (the same code
+2. Structure quality from the warm-up outputs, judged by ``tests/audit.py`` (the same code
    for every chunker): atomic blocks that fit yet were cut, heading-only chunks, chunks over
    budget, tiny chunks, uncovered text.
 3. A synthetic large corpus: the real corpora copied as *files* into a temporary folder until
@@ -232,8 +232,8 @@ def time_corpus(run, texts: list[str]) -> float:
 
 def fit_denominators(texts: list[str], counter) -> list[tuple]:
     """Per document: parsed blocks and how many atomic blocks of each kind fit the budget."""
-    from mdchunk.audit import _atomic_blocks, cut_blocks
     from mdchunk.formats import parse_markdown
+    from tests.audit import _atomic_blocks, cut_blocks
 
     out = []
     for text in texts:
@@ -250,7 +250,7 @@ def audit_outputs(name: str, adapter, texts: list[str], outputs: list, docs: lis
                   counter) -> dict:
     from peers import locate
 
-    from mdchunk.audit import cut_blocks, headings_only, uncovered
+    from tests.audit import cut_blocks, headings_only, uncovered
 
     agg: dict = defaultdict(int)
     cut: Counter = Counter()

@@ -27,6 +27,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests/audit.py's checks
+
 ENTRY_POINTS = ("markdown", "markdown", "text", "file.md", "file.txt")
 #: Below this budget a heading and its breadcrumb may fill a chunk: the budget wins (the tests
 #: skip the headings-only check there too).
@@ -46,10 +48,10 @@ def decode_header(data: bytes) -> tuple[str, int, int, bytes]:
 def check(data: bytes) -> None:
     """Chunk one fuzz input and assert every guarantee; documented refusals pass."""
     import mdchunk
-    from mdchunk.audit import as_read, audit_markdown, overlap_problems, uncovered
     from mdchunk.formats import parse_markdown
     from mdchunk.text import document_text
     from mdchunk.tokens import get_counter
+    from tests.audit import as_read, audit_markdown, overlap_problems, uncovered
 
     entry, max_tokens, overlap, body = decode_header(data)
     kwargs = {"max_tokens": max_tokens, "overlap_tokens": overlap}
@@ -139,8 +141,7 @@ def main() -> None:
     import atheris
 
     with atheris.instrument_imports(include=["mdchunk", "markdown_it", "mdit_py_plugins"]):
-        import mdchunk
-        import mdchunk.audit  # noqa: F401
+        import tests.audit  # noqa: F401
     from mdchunk.tokens import get_counter
 
     get_counter("cl100k_base").count("warm up")

@@ -15,12 +15,14 @@ from .formats.sites import SITES, Site
 from .tokens import TokenizerSpec, tokenizer_identity
 
 __all__ = ["DEFAULT_LEVELS", "DEFAULT_SEMANTIC_THRESHOLD", "DEFAULT_TITLE_KEYS", "MAX_LEVELS",
-           "MIN_MAX_TOKENS", "OVERSIZED", "SEMANTIC_SCORERS", "ChunkerConfig", "ChunkerOptions",
-           "HtmlComments", "Oversized", "Semantic", "Site", "TokenizerSpec", "checked_levels",
-           "config_with"]
+           "MIN_MAX_TOKENS", "OVERLAP_SHARE", "OVERSIZED", "SEMANTIC_SCORERS", "ChunkerConfig",
+           "ChunkerOptions", "HtmlComments", "Oversized", "Semantic", "Site", "TokenizerSpec",
+           "checked_levels", "config_with", "default_overlap"]
 
 #: Below this budget a breadcrumb plus one word no longer fits; smaller values are refused.
 MIN_MAX_TOKENS = 16
+#: An overlap nobody gave is the leaf budget divided by this: 64 tokens at the default 512.
+OVERLAP_SHARE = 8
 #: A hierarchy's budgets, coarsest first, when none are given.
 DEFAULT_LEVELS = (2048, 512, 128)
 #: More levels than this add parents nobody reads.
@@ -48,7 +50,10 @@ class ChunkerConfig:
     """
 
     max_tokens: int = 512
-    overlap_tokens: int = 64
+    #: Tokens of whole sentences a chunk repeats from the one before; ``None`` means
+    #: ``max_tokens`` // :data:`OVERLAP_SHARE` (64 at 512), at most half the leaves' budget
+    #: with ``levels`` (:func:`default_overlap`), so that any budget has an overlap that fits.
+    overlap_tokens: int | None = None
     #: Sections smaller than this share a chunk with their siblings; ``None`` means max_tokens // 4.
     min_tokens: int | None = None
     tokenizer: TokenizerSpec = "cl100k_base"
@@ -94,12 +99,16 @@ class ChunkerConfig:
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
-        _check_int("overlap_tokens", self.overlap_tokens)
         if self.max_tokens < MIN_MAX_TOKENS:
             raise ConfigError(
                 f"max_tokens={self.max_tokens} is too small: it must be at least {MIN_MAX_TOKENS} "
                 "so that a breadcrumb and some text fit"
             )
+        if self.overlap_tokens is None:
+            object.__setattr__(self, "overlap_tokens", default_overlap(self.max_tokens,
+                                                                       self.levels))
+        _check_int("overlap_tokens", self.overlap_tokens)
+        assert self.overlap_tokens is not None  # set just above
         if self.overlap_tokens < 0:
             raise ConfigError(f"overlap_tokens={self.overlap_tokens} must not be negative")
         if self.overlap_tokens >= self.max_tokens:
@@ -208,7 +217,7 @@ class ChunkerOptions(TypedDict, total=False):
     accepted where the config keeps tuples and strings."""
 
     max_tokens: int
-    overlap_tokens: int
+    overlap_tokens: int | None
     min_tokens: int | None
     tokenizer: TokenizerSpec
     oversized: Oversized
@@ -229,11 +238,14 @@ def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> 
     """``config`` (default: :class:`ChunkerConfig`'s defaults) with ``options`` set on it, the
     options winning; an option that is no field is a :class:`ConfigError` naming it.
 
-    A ``min_tokens`` that was the default quarter of ``max_tokens`` follows a new
-    ``max_tokens``, as it would in a config built with it.
+    A ``min_tokens`` that was the default quarter of ``max_tokens``, and an overlap that was
+    the default share of the leaf budget (:func:`default_overlap`), follow a new budget, as
+    they would in a config built with it.
 
     >>> config_with(ChunkerConfig(overlap_tokens=0), {"max_tokens": 64}).min_tokens
     16
+    >>> config_with(None, {"max_tokens": 64}).overlap_tokens
+    8
     """
     unknown = sorted(set(options) - _FIELDS)
     if unknown:
@@ -246,7 +258,25 @@ def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> 
     if "max_tokens" in options and "min_tokens" not in options \
             and config.min_tokens == config.max_tokens // 4:
         options = {**options, "min_tokens": None}
+    if ("max_tokens" in options or "levels" in options) and "overlap_tokens" not in options \
+            and config.overlap_tokens == default_overlap(config.max_tokens, config.levels):
+        options = {**options, "overlap_tokens": None}
     return replace(config, **options)  # type: ignore[arg-type]  # checked in __post_init__
+
+
+def default_overlap(max_tokens: int, levels: object = None) -> int:
+    """The overlap of a config that was given none: ``max_tokens`` // :data:`OVERLAP_SHARE`,
+    and with ``levels`` at most half the leaves' budget (as an index caps any overlap sized
+    in the model's tokens), so no budget refuses an overlap its caller did not ask for. The
+    default hierarchy's leaves (128) get the flat default's 64, given or implied.
+
+    >>> default_overlap(512), default_overlap(64), default_overlap(512, (256, 32))
+    (64, 8, 16)
+    """
+    overlap = max(max_tokens, 0) // OVERLAP_SHARE
+    if isinstance(levels, Sequence) and levels and isinstance(levels[-1], int):
+        overlap = min(overlap, max(levels[-1], 0) // 2)  # malformed levels: checked_levels
+    return overlap
 
 
 def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:

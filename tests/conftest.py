@@ -130,11 +130,11 @@ from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,
 
 def embedded_text(source: str, chunk, site: str = "plain") -> str:
     """What ``chunk.embed_text`` must end with: its text after hygiene (the span of the text the
-    chunker read, ``mdchunk.audit.as_read``), heading id markup and HTML comments left out (the
+    chunker read, ``tests/audit.py`` ``as_read``), heading id markup and HTML comments left out (the
     default ``html_comments="drop"``), generator markup as its page shows it (``site``), blank
     lines they leave collapsed."""
-    from mdchunk.audit import as_read
     from mdchunk.plan.visible import clipped, visible_text
+    from tests.audit import as_read
 
     source, [(start, end)] = as_read(source, [(chunk.start, chunk.end)])
     rewrites = clipped(_rewrites(source, site), start, end)

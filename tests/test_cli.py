@@ -29,6 +29,21 @@ def test_chunk_writes_json_lines_with_every_field(tmp_path: Path) -> None:
     assert rows[0]["doc_id"] == "long-code.md" and rows[0]["level"] == 3
 
 
+def test_a_small_budget_needs_no_overlap_and_a_too_large_one_is_a_usage_error() -> None:
+    """``--max-tokens 64`` alone chunks (the overlap nobody gave is 64 // 8, issue 44); an
+    ``--overlap`` as large as the budget is refused naming the flag, exit status 2."""
+    fixture = str(FIXTURES / "long-code.md")
+    small = runner.invoke(app, ["chunk", fixture, "--max-tokens", "64"])
+    assert small.exit_code == 0, small.output
+    rows = [json.loads(line) for line in small.stdout.splitlines()]
+    assert [r["id"] for r in rows] == [c.id for c in mdchunk.chunk_file(
+        FIXTURES / "long-code.md", doc_id="long-code.md", max_tokens=64, overlap_tokens=8)]
+    bad = runner.invoke(app, ["chunk", fixture, "--max-tokens", "64", "--overlap", "64"])
+    assert bad.exit_code == 2
+    assert "Invalid value for --overlap" in bad.stderr
+    assert "overlap_tokens=64 must be smaller than max_tokens=64" in _error_text(bad.stderr)
+
+
 def test_chunk_a_folder_gives_relative_doc_ids() -> None:
     result = runner.invoke(app, ["chunk", str(FIXTURES)])
     assert result.exit_code == 0
@@ -40,8 +55,14 @@ def test_bad_input_is_one_line_and_exit_1(tmp_path: Path) -> None:
     missing = runner.invoke(app, ["chunk", str(tmp_path / "nope.md")])
     assert missing.exit_code == 1
     assert missing.stderr.strip().splitlines() == [f"mdchunk: error: {tmp_path / 'nope.md'}: no such file or directory"]
+    assert "Traceback" not in missing.output
+
+
+def test_a_flag_value_the_config_refuses_is_a_usage_error() -> None:
+    """As ``--levels 256,8`` always was: exit status 2, naming the flag (issue 44)."""
     bad = runner.invoke(app, ["chunk", str(FIXTURES), "--max-tokens", "8"])
-    assert bad.exit_code == 1 and "max_tokens=8 is too small" in bad.stderr
+    assert bad.exit_code == 2 and "Invalid value for --max-tokens" in bad.stderr
+    assert "max_tokens=8 is too small" in _error_text(bad.stderr)
     assert "Traceback" not in bad.output
 
 

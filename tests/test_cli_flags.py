@@ -146,13 +146,13 @@ def test_milvus_token_and_its_old_name(command: str, monkeypatch) -> None:
     calls = _captured(monkeypatch, name)
     new = runner.invoke(app, [command, *ARGUMENTS[command], "--milvus-token", "root:a"])
     assert new.exit_code == 0, new.output
-    assert calls[-1].store.milvus_token == "root:a" and "deprecated" not in new.stderr
+    assert calls[-1].store.credential == "root:a" and "deprecated" not in new.stderr
     old = runner.invoke(app, [command, *ARGUMENTS[command], "--token", "root:b"])
     assert old.exit_code == 0, old.output
-    assert calls[-1].store.milvus_token == "root:b"
+    assert calls[-1].store.credential == "root:b"
     assert "--token is deprecated: use --milvus-token" in old.stderr
     from_env = runner.invoke(app, [command, *ARGUMENTS[command]], env={"MILVUS_TOKEN": "root:c"})
-    assert from_env.exit_code == 0 and calls[-1].store.milvus_token == "root:c"
+    assert from_env.exit_code == 0 and calls[-1].store.credential == "root:c"
     assert not re.search(r"--token\b", _help(command)) and "--milvus-token" in _help(command)
 
 

@@ -41,9 +41,10 @@ def test_options_list_every_config_field_with_its_type() -> None:
     fields = {f.name: f.type for f in dataclasses.fields(mdchunk.ChunkerConfig)}
     assert set(ChunkerOptions.__annotations__) == set(fields)
     assert set(_options(EVERY_FIELD)) == set(fields)
+    derived = {"min_tokens": mdchunk.ChunkerConfig().max_tokens // 4,  # the budget's shares
+               "overlap_tokens": mdchunk.ChunkerConfig().max_tokens // 8}
     for name, default in ((f.name, f.default) for f in dataclasses.fields(mdchunk.ChunkerConfig)):
-        assert getattr(mdchunk.ChunkerConfig(), name) == (mdchunk.ChunkerConfig().max_tokens // 4
-                                                          if name == "min_tokens" else default)
+        assert getattr(mdchunk.ChunkerConfig(), name) == derived.get(name, default)
     assert all(getattr(EVERY_FIELD, name) != getattr(mdchunk.ChunkerConfig(), name)
                for name in fields)
 
@@ -93,8 +94,30 @@ def test_keywords_override_the_config_fields() -> None:
     explicit = mdchunk.ChunkerConfig(max_tokens=512, overlap_tokens=0, min_tokens=10)
     assert config_with(explicit, {"max_tokens": 64}).min_tokens == 10
     assert config_with(None, {}) == mdchunk.ChunkerConfig()
-    with pytest.raises(mdchunk.ConfigError, match="overlap_tokens=64 must be smaller"):
-        config_with(mdchunk.ChunkerConfig(max_tokens=512), {"max_tokens": 64})
+    # so does an overlap nobody chose (issue 44); one set apart from the default share stays
+    assert config_with(mdchunk.ChunkerConfig(max_tokens=512), {"max_tokens": 64}
+                       ).overlap_tokens == 8
+    with pytest.raises(mdchunk.ConfigError, match="overlap_tokens=100 must be smaller"):
+        config_with(mdchunk.ChunkerConfig(max_tokens=512, overlap_tokens=100), {"max_tokens": 64})
+
+
+def test_an_overlap_nobody_gave_scales_with_the_budget() -> None:
+    """``max_tokens=64`` alone used to be refused for the default overlap of 64 (issue 44):
+    the default is max_tokens // 8, 64 at the default 512, so default chunks stay put; with
+    levels, at most half the leaves' budget (the default hierarchy's 128 keep 64)."""
+    assert mdchunk.ChunkerConfig().overlap_tokens == 64
+    assert mdchunk.ChunkerConfig(max_tokens=64).overlap_tokens == 8
+    assert mdchunk.ChunkerConfig(levels=(256, 32)).overlap_tokens == 16
+    assert mdchunk.ChunkerConfig(levels=mdchunk.DEFAULT_LEVELS).overlap_tokens == 64
+    assert mdchunk.chunk_hierarchy(SOURCE, levels=mdchunk.DEFAULT_LEVELS) == \
+        mdchunk.chunk_hierarchy(SOURCE)
+    chunks = mdchunk.chunk_markdown(SOURCE, max_tokens=64)
+    assert chunks == mdchunk.chunk_markdown(SOURCE, max_tokens=64, overlap_tokens=8)
+    assert len(chunks) > 1 and max(c.token_count for c in chunks) <= 64
+    assert mdchunk.chunk_hierarchy(SOURCE, levels=(64, 32))  # overlap 16 fits the leaves
+    with pytest.raises(mdchunk.ConfigError, match="overlap_tokens=64 must be smaller than "
+                                                  "max_tokens=64"):
+        mdchunk.chunk_markdown(SOURCE, max_tokens=64, overlap_tokens=64)
 
 
 @pytest.mark.parametrize("path", fixture_files(".md"), ids=lambda p: p.name)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 import mdchunk
-from mdchunk.audit import audit_markdown
+from tests.audit import audit_markdown
 
 HTML = "<table><tr><td>cell</td></tr></table>"
 

@@ -15,8 +15,8 @@ from hypothesis import given, note
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import audit_markdown, embed_text_problems, inline_cuts
 from mdchunk.formats import parse_markdown
+from tests.audit import audit_markdown, embed_text_problems, inline_cuts
 
 from .test_grammar import profile
 from .test_guarantees import assert_markdown_guarantees

@@ -23,8 +23,8 @@ from hypothesis import HealthCheck, example, given, note, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import as_read, audit_markdown, cut_blocks, uncovered
 from mdchunk.formats import parse_markdown
+from tests.audit import as_read, audit_markdown, cut_blocks, uncovered
 
 from .test_guarantees import assert_markdown_guarantees
 from .test_hierarchy import assert_hierarchy

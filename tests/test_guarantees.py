@@ -1,6 +1,6 @@
 """The contract's guarantees as properties over every fixture and every real runbook.
 
-Each check comes from :mod:`mdchunk.audit`, which re-derives structure from the source and
+Each check comes from ``tests/audit.py``, which re-derives structure from the source and
 never looks at how the chunker decided; the same checks judge peers in ``bench/``.
 """
 
@@ -14,7 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import (
+from mdchunk.formats import parse_markdown, parse_plain_text
+from mdchunk.text import document_text
+from tests.audit import (
     as_read,
     audit_markdown,
     embed_text_problems,
@@ -23,8 +25,6 @@ from mdchunk.audit import (
     shared_top_sections,
     uncovered,
 )
-from mdchunk.formats import parse_markdown, parse_plain_text
-from mdchunk.text import document_text
 
 from .conftest import (
     CHROMA,

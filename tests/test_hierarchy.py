@@ -17,10 +17,10 @@ from hypothesis import strategies as st
 from syrupy.extensions.json import JSONSnapshotExtension
 
 import mdchunk
-from mdchunk.audit import as_read, audit_markdown
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.registry import format_for
 from mdchunk.text import document_text
+from tests.audit import as_read, audit_markdown
 
 from .conftest import CORPORA, corpus_files, embedded_text, fixture_files, with_corpus
 from .test_guarantees import _document

@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.audit import as_read, uncovered
 from mdchunk.text import clean_text
+from tests.audit import as_read, uncovered
 
 from .conftest import embedded_text
 

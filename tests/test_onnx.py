@@ -366,11 +366,13 @@ def test_int8_quantizes_the_matrix_products_and_keeps_the_word_embeddings(cache:
 
 
 def test_a_collection_that_records_no_backend_was_built_with_torch() -> None:
-    meta = IndexMeta("m", 8, "cfg", "standard")
+    from mdchunk.index.milvus.collections import defined  # metas as Milvus records them
+
+    meta = defined(IndexMeta("m", 8, "cfg", "standard"))
     props = {k: v for k, v in meta.properties().items() if not k.endswith(".backend")}
     old = IndexMeta.from_properties(props)
     assert old is not None and old.backend == "torch"
-    new = IndexMeta("m", 8, "cfg", "standard", backend="onnx-int8")
+    new = defined(IndexMeta("m", 8, "cfg", "standard", backend="onnx-int8"))
     assert old.differences(new) == ["backend: torch -> onnx-int8"]
     assert IndexMeta.from_properties(new.properties()) == new
 

@@ -63,8 +63,8 @@ CODE_SPAN_PROSE = {
 
 @pytest.mark.parametrize("name", sorted(CODE_SPAN_PROSE))
 def test_overlap_and_cuts_never_fall_inside_inline_code(name: str) -> None:
-    from mdchunk.audit import inline_code, overlap_problems
     from mdchunk.formats import parse_markdown
+    from tests.audit import inline_code, overlap_problems
 
     source = f"# Code\n\n{CODE_SPAN_PROSE[name]}\n"
     counter = get_counter("cl100k_base")
@@ -82,8 +82,8 @@ def test_overlap_and_cuts_never_fall_inside_inline_code(name: str) -> None:
 
 
 def test_the_audit_sees_an_overlap_that_starts_or_ends_inside_inline_code(counter) -> None:
-    from mdchunk.audit import overlap_problems
     from mdchunk.formats import parse_markdown
+    from tests.audit import overlap_problems
 
     source = "先修改配置。`ratio` 参数决定打分。它的值用 `a。b` 分隔。\n"
     blocks = parse_markdown(source).blocks

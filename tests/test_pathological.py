@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 import mdchunk
-from mdchunk.audit import audit_markdown
+from tests.audit import audit_markdown
 
 from .pathological import KINDS, NEWLINES, document
 

@@ -48,9 +48,18 @@ def test_a_bad_metadata_is_refused_naming_it(metadata: Any, said: str) -> None:
         IndexConfig(metadata=metadata)
 
 
-def test_the_keyword_and_the_config_are_one_or_the_other(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="given: metadata"):
-        mdchunk.index.index_paths([tmp_path], config=IndexConfig(), metadata={"team": "db"})
+def test_the_keyword_overrides_the_configs_metadata(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    """As every keyword beside ``config=`` does (issue 44; they were refused together)."""
+    from mdchunk.index import indexer
+
+    calls: list[IndexConfig] = []
+    monkeypatch.setattr(indexer, "run_index", lambda paths, config, *_: calls.append(config))
+    base = IndexConfig(metadata={"team": "web"}, units=True)
+    mdchunk.index.index_paths([tmp_path], config=base, metadata={"team": "db"})
+    assert dict(calls[-1].metadata) == {"team": "db"} and calls[-1].units
+    with pytest.raises(ConfigError, match="metadata key"):
+        mdchunk.index.index_paths([tmp_path], config=base, metadata={"": 1})
 
 
 def test_the_fingerprint_changes_with_the_metadata_only() -> None:

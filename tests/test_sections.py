@@ -55,7 +55,7 @@ def test_headings_leading_empty_sections_stand_alone_rather_than_cut_what_follow
         "# alpha\n\n## alpha\n\n## alpha\n\n## alpha alpha alpha alpha",
         "## alpha alpha 重启 重启\n\n| a | b |\n|---|---|\n| alpha | alpha |",
     ]
-    from mdchunk.audit import headings_only
     from mdchunk.formats import parse_markdown
+    from tests.audit import headings_only
 
     assert headings_only(parse_markdown(source).blocks, [(c.start, c.end) for c in chunks]) == []

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 import mdchunk
-from mdchunk.audit import headings_only
 from mdchunk.chunks.chunk import ChunkList
 from mdchunk.cli.app import app
 from mdchunk.formats import parse_markdown
@@ -39,6 +38,7 @@ from mdchunk.plan.strategies.optimal import (
 from mdchunk.plan.strategies.scorers import EmbeddingScorer, LexicalScorer, word_set
 from mdchunk.plan.strategies.semantic import MAX_REACH, MIN_UNIT_TOKENS, SemanticStrategy
 from mdchunk.text import document_text
+from tests.audit import headings_only
 
 from .conftest import FIXTURES, fixture_files
 from .test_grammar import budgets, markdown_documents

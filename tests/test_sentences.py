@@ -119,8 +119,8 @@ def test_sentence_scanner_agrees_with_the_plain_rules(text: str) -> None:
 def test_code_spans_are_those_markdown_it_reads(text: str) -> None:
     """The sentence scanner's code spans are CommonMark's: markdown-it (the audit's reading)
     finds the same ones in any paragraph of backticks, backslashes, emphasis marks and text."""
-    from mdchunk.audit import inline_code
     from mdchunk.text.sentences import code_spans
+    from tests.audit import inline_code
 
     assert code_spans(text) == inline_code(text, 0, len(text)) == _reference_code_spans(text)
 

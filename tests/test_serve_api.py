@@ -43,6 +43,17 @@ def test_chunk_gives_the_library_chunks_exactly(client: TestClient) -> None:
     assert answer.json()["chunks"] == [c.to_dict() for c in expected]
 
 
+def test_chunk_at_a_small_budget_needs_no_overlap_given(client: TestClient) -> None:
+    """An overlap the request did not give fits its budget (issue 44); one that does not is
+    a 400 naming it."""
+    answer = client.post("/v1/chunk", json={"text": TEXT, "name": "g.md", "max_tokens": 64})
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["chunks"] == [c.to_dict() for c in chunk_markdown(
+        TEXT, doc_id="g.md", config=ChunkerConfig(max_tokens=64, overlap_tokens=8))]
+    bad = client.post("/v1/chunk", json={"text": TEXT, "max_tokens": 64, "overlap_tokens": 64})
+    assert bad.status_code == 400 and "overlap_tokens=64" in bad.json()["error"]["message"]
+
+
 def test_chunk_with_levels_gives_the_hierarchy(client: TestClient) -> None:
     answer = client.post("/v1/chunk", json={"text": TEXT, "levels": [128, 16],
                                             "overlap_tokens": 0})

@@ -16,7 +16,6 @@ from hypothesis import strategies as st
 
 import mdchunk
 from mdchunk import ChunkerConfig, ConfigError
-from mdchunk.audit import audit_markdown, headings_only, overlap_problems
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.block_maker import split_heading_id
 from mdchunk.formats.sites import (
@@ -30,6 +29,7 @@ from mdchunk.formats.sites import (
     slugger,
     slugs,
 )
+from tests.audit import audit_markdown, headings_only, overlap_problems
 
 from .test_guarantees import _document
 

@@ -15,12 +15,13 @@ import pytest
 
 from mdchunk import Chunk
 from mdchunk.errors import DependencyError, StoreError
-from mdchunk.index.milvus import MilvusStore
+from mdchunk.index.milvus import ANALYZERS, MilvusStore
+from mdchunk.index.milvus.collections import defined
 from mdchunk.index.milvus.filters import expression, path_prefix
 from mdchunk.index.rows import PARENT_FIELDS, chunk_row, embed_hash, parent_row
 from mdchunk.index.search import leaf_hits
 from mdchunk.index.store import (
-    ANALYZERS,
+    ANALYZER_NAMES,
     SCHEMA_VERSION,
     IndexMeta,
     ManifestEntry,
@@ -51,7 +52,8 @@ def rows_for(chunks: list[Chunk], path: str | None = None) -> list[dict]:
 
 
 def meta(analyzer: str = "standard", dim: int = 8, model: str = EMB.name) -> IndexMeta:
-    return IndexMeta(model=model, dim=dim, config="cfg1", analyzer=analyzer)
+    """A meta as Milvus records it (its analyzer's params filled in)."""
+    return defined(IndexMeta(model=model, dim=dim, config="cfg1", analyzer=analyzer))
 
 
 @pytest.fixture()
@@ -155,7 +157,8 @@ def test_a_leaf_without_parent_is_stored_with_an_empty_one(store: MilvusStore) -
 
 def test_older_schema_is_rebuilt_and_refused_by_search(store: MilvusStore,
                                                        caplog: pytest.LogCaptureFixture) -> None:
-    old = IndexMeta(model=EMB.name, dim=8, config="cfg1", analyzer="standard", schema="1")
+    old = defined(IndexMeta(model=EMB.name, dim=8, config="cfg1", analyzer="standard",
+                            schema="1"))
     store.open(old)
     store.upsert_chunks(rows_for(DOCS))
     store.manifest.put([ManifestEntry("docs/pg.md", "h", "cfg1", 2, "docs/pg.md")])
@@ -290,8 +293,10 @@ def test_missing_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch
 
 def test_the_analyzer_is_recorded_by_its_params() -> None:
     """A collection records its analyzer's definition, not only its name: one built under
-    another definition (or before it was recorded) differs, so the next run rebuilds it."""
-    now = IndexMeta(model="m", dim=8, config="c", analyzer="jieba")
+    another definition (or before it was recorded) differs, so the next run rebuilds it.
+    Milvus defines every analyzer a store must offer (issue 44: the params are Milvus's)."""
+    assert tuple(ANALYZERS) == ANALYZER_NAMES
+    now = defined(IndexMeta(model="m", dim=8, config="c", analyzer="jieba"))
     assert json.loads(now.analysis) == ANALYZERS["jieba"]
     assert IndexMeta.from_properties(now.properties()) == now
     older = {k: v for k, v in now.properties().items() if k != "mdchunk.analysis"}

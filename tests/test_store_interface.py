@@ -1,172 +1,47 @@
-"""Search is written against :class:`~mdchunk.index.store.ChunkStore`, not against Milvus: a tiny
-in-memory store answers one side at a time, and :mod:`mdchunk.index.search` fuses, filters,
-collapses and widens its hits exactly as it does Milvus's (no model, no Milvus here)."""
+"""Search is written against :class:`~mdchunk.index.store.ChunkStore`, not against Milvus: the
+in-memory store (:mod:`mdchunk.index.memory`) answers one side at a time, and
+:mod:`mdchunk.index.search` fuses, filters, collapses and widens its hits exactly as it does
+Milvus's (no model, no Milvus here)."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import pytest
 
+from mdchunk.index import memory as store_module
 from mdchunk.index.config import SearchConfig
 from mdchunk.index.fusion import FUSION_DEPTH, RRF_K, Fusion
-from mdchunk.index.rows import leaf_hit
 from mdchunk.index.search import UNIT_DEPTH, leaf_hits, search_store
 from mdchunk.index.store import (
     ChunkStore,
     DenseQuery,
     Filter,
     IndexMeta,
-    ManifestEntry,
     PathPrefix,
     SearchHit,
     SideQuery,
     TextQuery,
 )
-from mdchunk.index.where import matches
 
 
-class MemoryManifest:
-    def __init__(self) -> None:
-        self.rows: dict[str, ManifestEntry] = {}
+class MemoryStore(store_module.MemoryStore):
+    """The in-memory store of :mod:`mdchunk.index.memory`, recording every search it is asked,
+    to show what search.py asks of a store."""
 
-    def entries(self) -> dict[str, ManifestEntry]:
-        return dict(self.rows)
-
-    def put(self, entries: Iterable[ManifestEntry]) -> None:
-        self.rows.update((e.doc_id, e) for e in entries)
-
-    def delete(self, doc_ids: Sequence[str]) -> None:
-        for doc_id in doc_ids:
-            self.rows.pop(doc_id, None)
-
-
-class MemoryStore:
-    """A whole :class:`ChunkStore` in dicts: cosine for the dense side, and for the text side the
-    number of the query's words in a leaf's ``search_text`` (a stand-in for BM25). It records
-    every search it is asked, to show what search.py asks of a store."""
-
-    def __init__(self) -> None:
-        self.manifest = MemoryManifest()
-        self.recorded: IndexMeta | None = None
-        self.leaves: dict[str, dict[str, Any]] = {}
-        self.parent_rows: dict[str, dict[str, Any]] = {}
-        self.units: dict[str, dict[str, Any]] = {}
-        self.keys: set[str] = set()
+    def __init__(self, collection: str = "mdchunk") -> None:
+        super().__init__(collection)
         self.asked: list[tuple[str, int, Filter | None]] = []
-
-    def meta(self) -> IndexMeta | None:
-        return self.recorded
-
-    def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
-        created = self.recorded != meta
-        if created:  # a store built otherwise is rebuilt empty
-            self.leaves.clear()
-            self.parent_rows.clear()
-            self.manifest.rows.clear()
-            self.recorded = meta
-        return created
-
-    def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
-        assert self.recorded is not None
-        return self.recorded
-
-    def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
-        return [r for r in self.leaves.values() if r["doc_id"] == doc_id]
-
-    def vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
-        return {r["content_hash"]: r["dense"] for r in self.leaves.values()
-                if r["content_hash"] in hashes}
-
-    def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.leaves.update((r["id"], dict(r)) for r in rows)
-
-    def delete_chunks(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.leaves.pop(i, None)
-
-    def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
-        return [r for r in self.units.values() if r["doc_id"] == doc_id]
-
-    def upsert_units(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.units.update((r["id"], dict(r)) for r in rows)
-
-    def delete_units(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.units.pop(i, None)
 
     def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
                      ) -> list[str]:
-        """Unfiltered, as a store whose unit rows lack what a filter reads: :meth:`leaf_rows`
-        filters the leaves found."""
         self.asked.append(("units", limit, where))
-        scored = sorted(((_cosine(query.vector, r["dense"]), r["leaf_id"])
-                         for r in self.units.values()), key=lambda pair: -pair[0])
-        return list(dict.fromkeys(leaf_id for _, leaf_id in scored[:limit]))
-
-    def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        found: dict[str, dict[str, Any]] = {}
-        for row in self.units.values():
-            if row["leaf_id"] in leaf_ids:
-                found.setdefault(row["leaf_id"], {})[row["id"]] = row["dense"]
-        return found
-
-    def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
-                  ) -> list[dict[str, Any]]:
-        return [self.leaves[i] for i in dict.fromkeys(ids)
-                if i in self.leaves and matches(where, self.leaves[i])]
-
-    def metadata_keys(self) -> frozenset[str]:
-        return frozenset(self.keys)
-
-    def add_metadata_keys(self, keys: Iterable[str]) -> None:
-        self.keys.update(keys)
-
-    def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
-        return [r for r in self.parent_rows.values() if r["doc_id"] == doc_id]
-
-    def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.parent_rows.update((r["id"], dict(r)) for r in rows)
-
-    def delete_parents(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.parent_rows.pop(i, None)
-
-    def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        return [self.parent_rows[i] for i in dict.fromkeys(ids) if i in self.parent_rows]
-
-    def delete_doc(self, doc_id: str) -> None:
-        self.delete_units([r["id"] for r in self.doc_units(doc_id)])
-        self.delete_chunks([r["id"] for r in self.doc_chunks(doc_id)])
-        self.delete_parents([r["id"] for r in self.doc_parents(doc_id)])
-
-    def flush(self) -> None:
-        pass
+        return super().search_units(query, limit=limit, where=where)
 
     def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
                ) -> list[SearchHit]:
-        side = "dense" if isinstance(query, DenseQuery) else "bm25"
-        self.asked.append((side, limit, where))
-        scored = []
-        for row in self.leaves.values():
-            if not matches(where, row):  # what every store's filter means
-                continue
-            if isinstance(query, DenseQuery):
-                scored.append((_cosine(query.vector, row["dense"]), row))
-            elif words := sum(row["search_text"].lower().split().count(w)
-                              for w in query.text.lower().split()):
-                scored.append((float(words), row))  # a text side finds only what matches
-        scored.sort(key=lambda pair: -pair[0])  # stable: ties keep the order rows were written
-        return [leaf_hit(score, row) for score, row in scored[:limit]]
-
-    def close(self) -> None:
-        pass
-
-
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b, strict=True)) / (math.hypot(*a) * math.hypot(*b))
+        self.asked.append(("dense" if isinstance(query, DenseQuery) else "bm25", limit, where))
+        return super().search(query, limit=limit, where=where)
 
 
 def leaf(id: str, text: str, dense: tuple[float, float], *, doc_id: str = "docs/a.md",

@@ -21,6 +21,7 @@ from .options import (
     SEARCH_FIELDS,
     SELECTION,
     STORE,
+    chunker_of,
     milvus_token,
     selection_of,
     settings_of,
@@ -155,7 +156,7 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
 
         run_engine = RayEngine(address)
     return IndexConfig(
-        settings.chunker(), model_tokens=settings.origin("tokenizer") == DEFAULT,
+        chunker_of(settings), model_tokens=settings.origin("tokenizer") == DEFAULT,
         embedder=EmbedderConfig(settings.value("model"), settings.value("backend")),
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),

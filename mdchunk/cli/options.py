@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..config import Oversized, Semantic, Site, checked_levels
+from ..config import ChunkerConfig, Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
 from ..index.config import AnalyzerChoice, BackendChoice
@@ -27,13 +27,14 @@ from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
 from .output import err
-from .settings import KEYS, Settings, load_settings
+from .settings import FLAG, KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
     from ..sources import Selection
 
 __all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
-           "Flag", "choice", "milvus_token", "selection_of", "settings_of", "with_flags"]
+           "Flag", "choice", "chunker_of", "milvus_token", "selection_of", "settings_of",
+           "with_flags"]
 
 
 def _option(kind: Any, *names: str, **declared: Any) -> Any:
@@ -51,7 +52,8 @@ def _default(key: str) -> str:
 MaxTokens = _option(int, "--max-tokens",
                     help="Token budget of a chunk's embed_text." + _default("max_tokens"))
 Overlap = _option(int, "--overlap",
-                  help="Overlap between neighbours, in tokens." + _default("overlap_tokens"))
+                  help="Overlap between neighbours, in tokens "
+                  "[default: max-tokens / 8, at most half the last of --levels].")
 MinTokens = _option(int, "--min-tokens", help="Sections smaller than this share a chunk with "
                     "their siblings [default: max-tokens / 4].")
 Tokenizer = _option(str, "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path."
@@ -319,6 +321,20 @@ def settings_of(flags: Mapping[str, object]) -> Settings:
     that set settings keys)."""
     return load_settings().with_flags({key: value for key, value in flags.items()
                                        if key in KEYS})
+
+
+def chunker_of(settings: Settings) -> ChunkerConfig:
+    """The chunker's config of ``settings``; a value that a flag gave and the config refuses
+    (``--overlap 64`` with ``--max-tokens 64``) is a usage error naming the flag."""
+    try:
+        return settings.chunker()
+    except ConfigError as exc:
+        key = str(exc).split("=", 1)[0]
+        if key in KEYS and settings.origin(key) == FLAG:
+            flag = next(name for name, f in FLAGS.items() if f.key == key)
+            raise typer.BadParameter(str(exc), param_hint=f"--{flag.replace('_', '-')}"
+                                     ) from None
+        raise
 
 
 def selection_of(settings: Settings) -> Selection:

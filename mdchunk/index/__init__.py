@@ -1,13 +1,15 @@
 """Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
 
 The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here);
-``config`` (what a run and a search are configured with, each a frozen value checked once),
-``store`` (the storage protocols and the values that cross them; ``rows``, the layout of a
-stored chunk), ``milvus`` (their implementation, a package holding everything
-Milvus-specific), ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it
-crash-safely, under a ``lock``), ``search`` (a store's dense and BM25 sides, fused by
-``fusion``), and ``expand`` (widening leaf hits to their parents). Importing this package
-loads neither torch nor pymilvus: they load on first use.
+``config`` (what a run and a search are configured with, each a frozen value checked once;
+``options``, their fields as keywords), ``store`` (the storage protocols and the values that
+cross them; ``rows``, the layout of a stored chunk), ``stores`` (the registry that opens a
+store by its URI's scheme), ``milvus`` (Milvus's implementation, a package holding everything
+Milvus-specific) and ``memory`` (an in-memory one), ``indexer`` (``build_config``,
+``planning`` a run, then ``applying`` it crash-safely, under a ``lock``), ``search`` (a
+store's dense and BM25 sides, fused by ``fusion``), and ``expand`` (widening leaf hits to
+their parents). Importing this package loads neither torch nor pymilvus: they load on first
+use.
 """
 
 from ..embedding import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
@@ -23,11 +25,14 @@ from .indexer import (
     plan_index,
     run_index,
 )
+from .options import IndexOptions, SearchOptions
 from .search import search
 from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
+from .stores import open_store
 
 __all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "Expand", "IndexConfig",
-           "IndexMeta", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry", "SearchConfig",
-           "SearchHit", "SearchMode", "SentenceTransformerEmbedder", "StoreConfig",
-           "chunker_config", "config_fingerprint", "detect_analyzer", "index_config",
-           "index_paths", "plan_index", "run_index", "search"]
+           "IndexMeta", "IndexOptions", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry",
+           "SearchConfig", "SearchHit", "SearchMode", "SearchOptions",
+           "SentenceTransformerEmbedder", "StoreConfig", "chunker_config", "config_fingerprint",
+           "detect_analyzer", "index_config", "index_paths", "open_store", "plan_index",
+           "run_index", "search"]

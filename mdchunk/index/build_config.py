@@ -1,6 +1,6 @@
 """What an index is built with: the chunker config of its levels (grown from the leaf budget
-and capped at the model's window), the config's portable fingerprint, the chunker options an
-index takes as given, the BM25 analyzer a corpus needs and the model ``auto`` stands for.
+and capped at the model's window), the config's portable fingerprint, the BM25 analyzer a
+corpus needs and the model ``auto`` stands for.
 
 Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
 """
@@ -19,21 +19,17 @@ from ..embedding import Embedder
 from ..errors import ConfigError
 from ..sources import Source
 from .language import AUTO, Language, survey
+from .options import index_options
 from .store import IndexMeta
 
-__all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "chosen_model", "chunker_config",
-           "config_fingerprint", "detect_analyzer", "index_config", "keyword_chunker",
+__all__ = ["LEVEL_FACTOR", "chosen_model", "chunker_config",
+           "config_fingerprint", "detect_analyzer", "index_config",
            "leveled_config", "run_fingerprint"]
 
 log = logging.getLogger("mdchunk.index.indexer")  # the indexer's records, under its name
 
 #: Budget of each default level over the next finer one (see :func:`index_config`).
 LEVEL_FACTOR = 4
-
-#: Chunker options an index takes as given (``index_paths(shaping=...)``); the budgets come from
-#: :func:`index_config`, and each level's ``min_tokens`` from its budget.
-SHAPING_KEYS = frozenset({"oversized", "html_comments", "title_keys", "clean", "semantic_model",
-                          "semantic_threshold"})
 
 
 def detect_analyzer(sources: Sequence[Source]) -> str:
@@ -63,31 +59,12 @@ def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
 def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
                  tokenizer: TokenizerSpec | None, levels: Sequence[int] | None = None
                  ) -> ChunkerConfig:
-    """:func:`leveled_config` of a chunker config of these settings; ``tokenizer=None`` sizes
-    chunks in the model's own tokens."""
-    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels)
-    return leveled_config(embedder, chunker, model_tokens=tokenizer is None)
-
-
-def keyword_chunker(max_tokens: int, overlap_tokens: int, tokenizer: TokenizerSpec | None,
-                    levels: Sequence[int] | None, fields: Mapping[str, Any] | None = None
-                    ) -> ChunkerConfig:
-    """The chunker config the keyword forms (``index_paths(max_tokens=..., ...)``,
-    :func:`index_config`) describe, with ``fields`` set on it.
-
-    With ``levels``, the leaves' budget stands for ``max_tokens`` (which they replace), so
-    that the overlap is checked against it (the levels themselves are checked by the config).
-    Sized in the model's own tokens (``tokenizer=None``), the overlap is at most half the
-    budget, as :func:`chunker_config` makes it under the model's window anyway.
-    """
-    leaf = max_tokens
-    if isinstance(levels, Sequence) and levels and isinstance(levels[-1], int):
-        leaf = levels[-1]
-    if tokenizer is None and isinstance(overlap_tokens, int) and isinstance(leaf, int):
-        overlap_tokens = min(overlap_tokens, leaf // 2)
-    return ChunkerConfig(max_tokens=leaf, overlap_tokens=overlap_tokens,
-                         tokenizer=tokenizer or ChunkerConfig().tokenizer,
-                         levels=levels, **(fields or {}))  # type: ignore[arg-type]  # checked
+    """:func:`leveled_config` of a chunker config of these settings, as ``index_paths`` takes
+    them (:func:`~mdchunk.index.options.index_options`); ``tokenizer=None`` sizes chunks in the
+    model's own tokens."""
+    config = index_options(None, {"max_tokens": max_tokens, "overlap_tokens": overlap_tokens,
+                                  "tokenizer": tokenizer, "levels": levels})
+    return leveled_config(embedder, config.chunker, config.model_tokens)
 
 
 def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: bool = True
@@ -111,7 +88,7 @@ def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: boo
     is a quarter of its budget.
     """
     tokenizer = None if model_tokens else chunker.tokenizer
-    overlap = chunker.overlap_tokens
+    overlap = chunker.overlap_tokens or 0  # resolved when the config was made
     if chunker.levels is None:
         leaf = chunker_config(embedder, max_tokens=chunker.max_tokens, overlap_tokens=overlap,
                               tokenizer=tokenizer).max_tokens

@@ -4,17 +4,16 @@ indexing run's (:class:`IndexConfig`, which holds the chunker's
 :class:`~mdchunk.ChunkerConfig` whole) and a search's (:class:`SearchConfig`).
 
 :func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search` take them whole
-(``config=``); their keyword forms build them. The choice lists here are the ones the command
-line offers (:mod:`mdchunk.cli.options` reads them with :func:`typing.get_args`).
+(``config=``), a keyword setting any field (:mod:`mdchunk.index.options`). The choice lists
+here are the ones the command line offers (:mod:`mdchunk.cli.options` reads them with
+:func:`typing.get_args`).
 """
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
-import warnings
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, get_args
@@ -33,9 +32,7 @@ if TYPE_CHECKING:
     from .engine import Engine
 
 __all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "AnalyzerChoice", "BackendChoice",
-           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata",
-           "keyword_defaults",
-           "milvus_token_of", "refuse_both"]
+           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata"]
 
 #: How a model runs, or ``auto`` (int8 ONNX where onnxruntime is installed, torch on a GPU).
 BackendChoice = Literal["auto", Backend]
@@ -69,12 +66,14 @@ class EmbedderConfig:
 
 @dataclass(frozen=True, slots=True)
 class StoreConfig:
-    """Where the index is: ``db`` a Milvus Lite file or a server's URI, ``collection`` its
-    name, ``milvus_token`` the server's credential (never shown in a repr)."""
+    """Where the index is: ``db`` the store's URI, whose scheme picks the store
+    (:mod:`mdchunk.index.stores`: a path or a pymilvus URI is Milvus, Lite or a server),
+    ``collection`` the index's name in it, ``credential`` the server's credential (a Milvus
+    token; never shown in a repr)."""
 
     db: str = "./mdchunk.db"
     collection: str = "mdchunk"
-    milvus_token: str | None = field(default=None, repr=False)
+    credential: str | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if not isinstance(self.db, (str, os.PathLike)) or not str(self.db):
@@ -224,29 +223,3 @@ def checked_metadata(metadata: Mapping[str, Any] | None) -> dict[str, Any]:
             raise ConfigError(f"metadata[{key!r}] = {value!r} is not a JSON value ({exc})"
                               ) from None
     return checked
-
-
-def milvus_token_of(milvus_token: str | None, token: str | None) -> str | None:
-    """The Milvus credential: ``milvus_token``, or ``token`` (its deprecated name) when given."""
-    if token is None:
-        return milvus_token
-    warnings.warn("token= is deprecated: it is milvus_token= now (a Milvus credential, not a "
-                  "token count)", DeprecationWarning, stacklevel=3)
-    return milvus_token if milvus_token is not None else token
-
-
-def keyword_defaults(function: Callable[..., Any]) -> dict[str, object]:
-    """The defaults of ``function`` 's keyword-only parameters: what a keyword form's
-    arguments are when the caller gave none."""
-    return {name: param.default for name, param in inspect.signature(function).parameters.items()
-            if param.kind is inspect.Parameter.KEYWORD_ONLY}
-
-
-def refuse_both(keywords: Mapping[str, object], defaults: Mapping[str, object]) -> None:
-    """A :class:`ConfigError` when a keyword form was given ``config=`` and keywords too:
-    which should win is not obvious, so neither does."""
-    given = sorted(name for name, value in keywords.items()
-                   if value is not defaults[name] and value != defaults[name])
-    if given:
-        raise ConfigError(f"give config= or the keywords it replaces, not both "
-                          f"(given: {', '.join(given)})")

@@ -24,7 +24,6 @@ a chunker sized in the model's tokens names the tokenizer by its local path.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 import math
 import pickle
@@ -189,8 +188,4 @@ def index_paths_ray(paths: Iterable[str | Path], *, address: str | None = None,
     embedding actors (see :class:`RayEngine`); every other argument is index_paths' own."""
     from .indexer import index_paths
 
-    engine = RayEngine(address, workers=workers)
-    config = kwargs.pop("config", None)
-    if config is not None:
-        return index_paths(paths, config=dataclasses.replace(config, engine=engine), **kwargs)
-    return index_paths(paths, engine=engine, **kwargs)
+    return index_paths(paths, engine=RayEngine(address, workers=workers), **kwargs)

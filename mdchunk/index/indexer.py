@@ -44,90 +44,50 @@ with :mod:`.build_config`; this module runs them in order under the index's lock
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Unpack
 
 from ..chunks.includes import IncludeRoot
-from ..config import Semantic, Site, TokenizerSpec
-from ..embedding import Embedder, backend_of, export_of, load_embedder
-from ..errors import ConfigError
-from ..sources import Selection, discover
+from ..embedding import backend_of, export_of, load_embedder
+from ..sources import discover
 from .applying import ErrorCallback, IndexingRun, IndexReport, ProgressCallback, apply_plan
 from .build_config import (
     LEVEL_FACTOR,
-    SHAPING_KEYS,
     chosen_model,
     chunker_config,
     config_fingerprint,
     detect_analyzer,
     index_config,
-    keyword_chunker,
     leveled_config,
     run_fingerprint,
 )
-from .config import (
-    BackendChoice,
-    EmbedderConfig,
-    IndexConfig,
-    StoreConfig,
-    keyword_defaults,
-    milvus_token_of,
-    refuse_both,
-)
-from .engine import Engine, LocalEngine, Preparer, window_of
+from .config import IndexConfig
+from .engine import LocalEngine, Preparer, window_of
 from .language import AUTO, survey
-from .lock import index_lock, server_lock
-from .milvus import MilvusStore
+from .lock import writing_store
+from .options import IndexOptions, index_options
 from .planning import IndexPlan, plan_index
 from .store import IndexMeta
 
-__all__ = ["LEVEL_FACTOR", "SHAPING_KEYS", "ErrorCallback", "IndexPlan", "IndexReport",
+__all__ = ["LEVEL_FACTOR", "ErrorCallback", "IndexPlan", "IndexReport",
            "ProgressCallback", "chunker_config", "config_fingerprint", "detect_analyzer",
            "index_config", "index_paths", "leveled_config", "plan_index", "run_index"]
 
 log = logging.getLogger(__name__)
 
 
-def index_paths(
-    paths: Iterable[str | Path],
-    *,
-    config: IndexConfig | None = None,
-    db: str = "./mdchunk.db",
-    collection: str = "mdchunk",
-    model: str | Embedder | None = AUTO,
-    backend: BackendChoice | None = None,
-    max_tokens: int = 512,
-    overlap_tokens: int = 64,
-    tokenizer: TokenizerSpec | None = None,
-    analyzer: str = "auto",
-    token: str | None = None,
-    progress: ProgressCallback | None = None,
-    prune: bool = True,
-    rebuild: bool = True,
-    batch_chunks: int = 256,
-    levels: Sequence[int] | None = None,
-    base_url: str | None = None,
-    site: Site = "plain",
-    on_error: ErrorCallback | None = None,
-    wait: float = 0.0,
-    selection: Selection | None = None,
-    engine: Engine | None = None,
-    semantic: Semantic | None = None,
-    shaping: Mapping[str, Any] | None = None,
-    includes: str | os.PathLike[str] | None = None,
-    milvus_token: str | None = None,
-    units: bool = False,
-    bigrams: bool = True,
-    metadata: Mapping[str, Any] | None = None,
-) -> IndexReport:
-    """Bring collection ``collection`` at ``db`` in line with the files under ``paths``.
+def index_paths(paths: Iterable[str | Path], *, config: IndexConfig | None = None,
+                progress: ProgressCallback | None = None, on_error: ErrorCallback | None = None,
+                **options: Unpack[IndexOptions]) -> IndexReport:
+    """Bring the index (``db``, ``collection``) in line with the files under ``paths``.
 
-    ``config`` (an :class:`~mdchunk.index.config.IndexConfig`) says it all at once; the
-    keywords are its fields one by one, for the calls written before it (give one or the
-    other). ``progress`` and ``on_error`` are callbacks of this call either way.
+    ``config`` (an :class:`~mdchunk.index.config.IndexConfig`) says it all at once; a keyword
+    sets one field of it, or of the chunker, embedder or store config it holds, overriding the
+    config's (:class:`~mdchunk.index.options.IndexOptions`; a keyword that is no field is a
+    :class:`~mdchunk.ConfigError` naming it). ``progress`` and ``on_error`` are callbacks of
+    this call.
 
     ``model`` is ``"auto"`` (the default: the collection's own model, and for a new collection
     the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
@@ -139,38 +99,33 @@ def index_paths(
     :mod:`mdchunk.embedding`); the collection records it, so a collection built on another
     backend (one built before backends were recorded counts as torch) is rebuilt rather than
     holding vectors of two. USE and an :class:`~mdchunk.embedding.Embedder` passed in ignore
-    it. ``analyzer`` is
-    ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the corpus when the
-    collection is created, kept afterwards). With ``prune``,
-    documents no longer found are removed. A collection built with another model or chunker
-    config is rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks
-    are embedded per round; each round commits its documents. ``milvus_token`` is a Milvus
-    server's credential (``token``, its old name, is deprecated). With ``units``, each leaf's
-    units (sentences, list items, table rows, code lines) are embedded too, and a dense search
-    scores a leaf by its own vector and its best unit's (:mod:`mdchunk.index.units`). With
-    ``bigrams`` (the default), BM25 reads CJK character bigrams beside the words (leaves and
-    queries alike; nothing changes for text without Han characters). ``metadata`` is given to
-    every chunk of the run beside its page's front matter, which overrides a key of it; it is
-    stored for ``where=`` to filter by (:class:`~mdchunk.index.config.IndexConfig`).
+    it. ``analyzer`` is ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the
+    corpus when the collection is created, kept afterwards). With ``prune``, documents no
+    longer found are removed. A collection built with another model or chunker config is
+    rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks are
+    embedded per round; each round commits its documents. ``credential`` (``milvus_token`` on
+    Milvus; ``token``, its old name, is deprecated) is a server's credential. With ``units``,
+    each leaf's units (sentences, list items, table rows, code lines) are embedded too, and a
+    dense search scores a leaf by its own vector and its best unit's
+    (:mod:`mdchunk.index.units`). With ``bigrams`` (the default), BM25 reads CJK character
+    bigrams beside the words (leaves and queries alike; nothing changes for text without Han
+    characters). ``metadata`` is given to every chunk of the run beside its page's front
+    matter, which overrides a key of it; it is stored for ``where=`` to filter by.
 
-    The index is hierarchical: ``levels`` are the token budgets, coarsest first, the last one
-    the leaves' (embedded and searched; the others are stored as their parents, in
-    ``<collection>_parents``). Without ``levels``, three levels grow from the leaf budget that
-    ``max_tokens`` and the model's window give: see :func:`index_config`.
+    Every chunker setting (``max_tokens``, ``overlap_tokens``, ``levels``, ``min_tokens``,
+    ``doc_context``, ``oversized``, ``site``…) shapes every level. The index is hierarchical:
+    ``levels`` are the token budgets, coarsest first, the last one the leaves' (embedded and
+    searched; the others are stored as their parents, in ``<collection>_parents``). Without
+    ``levels``, three levels grow from the leaf budget that ``max_tokens`` and the model's
+    window give: see :func:`index_config`. Chunks are sized in the model's own tokens unless a
+    ``tokenizer`` is named (``model_tokens``).
 
     ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
-    and ``anchor``, stored with it and returned by search.
-
-    ``semantic`` (``"embedding"`` or ``"lexical"``) chooses every level's cut points by meaning
+    and ``anchor``, stored with it and returned by search. ``semantic`` (``"embedding"`` or
+    ``"lexical"``) chooses every level's cut points by meaning
     (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
-    own model.
-
-    ``includes`` is the include root (:mod:`mdchunk.formats.includes`): the files pages
-    include are read from it, and a page is re-embedded when a file it includes changes.
-
-    ``shaping`` sets other chunker options (:data:`SHAPING_KEYS`: ``oversized``,
-    ``html_comments``, ``title_keys``, ``clean``, the semantic model and threshold) on every
-    level.
+    own model. ``includes`` is the include root (:mod:`mdchunk.formats.includes`): the files
+    pages include are read from it, and a page is re-embedded when a file it includes changes.
 
     A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
     and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
@@ -188,24 +143,7 @@ def index_paths(
     (:class:`mdchunk.index.distributed.RayEngine`). Planning and every write stay here, so
     the manifest, incremental and crash-safe semantics are the same on either.
     """
-    keywords = {name: value for name, value in locals().items()
-                if name not in ("paths", "config", "progress", "on_error")}
-    if config is not None:
-        refuse_both(keywords, _INDEX_DEFAULTS)
-        return run_index(paths, config, progress, on_error)
-    if shaping and not set(shaping) <= SHAPING_KEYS:
-        raise ConfigError(f"shaping takes {', '.join(sorted(SHAPING_KEYS))}, not "
-                          f"{', '.join(sorted(set(shaping) - SHAPING_KEYS))}")
-    chunker = keyword_chunker(max_tokens, overlap_tokens, tokenizer, levels,
-                              {"base_url": base_url, "site": site, "semantic": semantic,
-                               "includes": includes, **(shaping or {})})
-    config = IndexConfig(
-        chunker, model_tokens=tokenizer is None, embedder=EmbedderConfig(model, backend),
-        store=StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
-        analyzer=analyzer, prune=prune, rebuild=rebuild,  # type: ignore[arg-type]  # checked
-        batch_chunks=batch_chunks, wait=wait, selection=selection, engine=engine, units=units,
-        bigrams=bigrams, metadata=metadata or {})
-    return run_index(paths, config, progress, on_error)
+    return run_index(paths, index_options(config, options), progress, on_error)
 
 
 def run_index(paths: Iterable[str | Path], config: IndexConfig,
@@ -218,9 +156,7 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
     includes = config.chunker.includes
     sources = discover(paths, config.selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with index_lock(where.db, where.collection, wait=wait), \
-            MilvusStore(where.db, where.collection, token=where.milvus_token) as store, \
-            server_lock(store, wait=wait) as lock:
+    with writing_store(where, wait=wait) as (store, lock):
         recorded = store.meta()
         model, analyzer = config.embedder.model, config.analyzer
         # One survey of the corpus serves both choices a new collection makes by its language.
@@ -268,6 +204,3 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
              report.embedded_chunks, report.reused_chunks, report.cached_chunks)
     return report
 
-
-#: The keyword form's defaults, to tell a keyword given beside ``config=``.
-_INDEX_DEFAULTS = keyword_defaults(index_paths)

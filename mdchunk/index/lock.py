@@ -31,15 +31,18 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
 from ..errors import LockedError, StoreError
-from .milvus import is_local
+from .config import StoreConfig
+from .store import ChunkStore, LockTable
+from .stores import open_store, store_package
 
-__all__ = ["LockTable", "LockingStore", "ServerLock", "index_lock", "lock_path", "server_lock"]
+__all__ = ["LockTable", "LockingStore", "ServerLock", "index_lock", "lock_path", "server_lock",
+           "writing_store"]
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +69,15 @@ def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]
     """Hold the index at ``db`` for one writing run; wait up to ``wait`` seconds for another
     run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it.
 
-    A server URI is not locked here (a server is shared by many machines).
+    Only a store's local file is locked here (:meth:`~mdchunk.index.stores.StorePackage.
+    local_file`); a server is shared by many machines and keeps its locks itself
+    (:func:`server_lock`).
     """
-    if not is_local(db):
+    local = store_package(db).local_file(db)
+    if local is None:
         yield
         return
-    path = lock_path(db)
+    path = lock_path(local)
     try:
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
@@ -136,26 +142,6 @@ def _read(fd: int) -> str:
     except OSError:
         return ""
     return text.splitlines()[0].strip() if text.strip() else ""
-
-
-class LockTable(Protocol):
-    """Where a server keeps its indexes' write locks: one row per collection name, with its
-    ``owner`` and ``heartbeat`` (ms). Storage only; :class:`ServerLock` is the protocol."""
-
-    #: Who the table belongs to, for messages (``Milvus at URI``).
-    where: str
-
-    def prepare(self) -> None:
-        """Make the table ready to use (creating it unless another run did)."""
-        ...
-
-    def read(self, name: str) -> dict[str, Any] | None:
-        """The row of ``name`` as the server has it now; ``None`` when it is not locked."""
-        ...
-
-    def write(self, name: str, owner: str, heartbeat: int) -> None: ...
-
-    def delete(self, name: str) -> None: ...
 
 
 class LockingStore(Protocol):
@@ -266,6 +252,18 @@ def server_lock(store: LockingStore, *, wait: float = 0.0, **timing: float
         yield lock
     finally:
         lock.release()
+
+
+@contextmanager
+def writing_store(config: StoreConfig, *, wait: float = 0.0
+                  ) -> Iterator[tuple[ChunkStore, ServerLock | _NoLock]]:
+    """The store of ``config`` (:func:`~mdchunk.index.stores.open_store`), opened and held for
+    one writing run: its local file locked before it is opened (:func:`index_lock`), its
+    server's lock taken after (:func:`server_lock`), each waiting up to ``wait`` seconds.
+    Yields the store and the server lock, whose ``check()`` says when it was lost."""
+    with index_lock(config.db, config.collection, wait=wait), \
+            closing(open_store(config)) as store, server_lock(store, wait=wait) as lock:
+        yield store, lock
 
 
 def _now_ms() -> int:

@@ -11,37 +11,22 @@ import dataclasses
 import functools
 import logging
 from collections.abc import Sequence
-from typing import Any
+from contextlib import closing
+from typing import Any, Unpack
 
-from ..embedding import Embedder, backend_of, export_of, load_embedder, recorded_backend
+from ..embedding import backend_of, export_of, load_embedder, recorded_backend
 from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
 from .collapse import carry_locations, collapse, collapse_identical, per_page, placed
-from .config import (
-    BackendChoice,
-    EmbedderConfig,
-    SearchConfig,
-    StoreConfig,
-    keyword_defaults,
-    milvus_token_of,
-    refuse_both,
-)
+from .config import SearchConfig
 from .expand import CANDIDATES_PER_HIT, expand_hits
-from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, FusionName, fuse
+from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse
 from .highlights import with_matches
 from .language import AUTO
-from .milvus import MilvusStore
+from .options import SearchOptions, search_options
 from .rows import leaf_hit, search_text
-from .store import (
-    ChunkStore,
-    DenseQuery,
-    Expand,
-    Filter,
-    IndexMeta,
-    SearchHit,
-    SearchMode,
-    TextQuery,
-)
+from .store import ChunkStore, DenseQuery, Filter, IndexMeta, SearchHit, SearchMode, TextQuery
+from .stores import open_store
 from .where import search_filter
 
 __all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "UNIT_WEIGHT", "collapse_identical", "leaf_hits",
@@ -57,31 +42,14 @@ UNIT_WEIGHT = 0.5
 MORE_CANDIDATES = 3
 
 
-def search(
-    query: str,
-    *,
-    config: SearchConfig | None = None,
-    db: str = "./mdchunk.db",
-    collection: str = "mdchunk",
-    k: int = 5,
-    mode: SearchMode = "hybrid",
-    path_prefix: str | None = None,
-    model: str | Embedder | None = None,
-    token: str | None = None,
-    weights: tuple[float, float] | None = None,
-    expand: Expand = "none",
-    fusion: FusionName | None = None,
-    backend: BackendChoice | None = None,
-    milvus_token: str | None = None,
-    rerank: str | Reranker | None = None,
-    collapse: bool = True,
-    per_page: int | None = None,
-    where: str | None = None,
-) -> list[SearchHit]:
+def search(query: str, *, config: SearchConfig | None = None,
+           **options: Unpack[SearchOptions]) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
-    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; the
-    keywords are its fields one by one (give one or the other).
+    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; a keyword
+    sets one field of it, or of the store or embedder config it holds, overriding the
+    config's (:class:`~mdchunk.index.options.SearchOptions`; a keyword that is no field is a
+    :class:`~mdchunk.ConfigError` naming it).
 
     ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`:
     ``peaked``, min-max scores with each list weighted by how far its first hits stand out,
@@ -94,8 +62,8 @@ def search(
     that path. ``where`` keeps the leaves a filter keeps (``'tags contains "db" and lang ==
     "zh"'``; the language: :mod:`mdchunk.index.where`): a malformed filter, or one naming a
     field neither stored nor a metadata key of the index, raises
-    :class:`~mdchunk.index.where.FilterError`. ``milvus_token`` is a Milvus server's
-    credential (``token``, its old name, is deprecated).
+    :class:`~mdchunk.index.where.FilterError`. ``credential`` (``milvus_token`` on Milvus;
+    ``token``, its old name, is deprecated) is a server's credential.
 
     ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
     scores``: :mod:`mdchunk.embedding.rerankers`) reorders the fused leaves before ``k`` are
@@ -114,22 +82,14 @@ def search(
     one document (``None``: any number), so that ``k`` different pages are shown when the index
     has them. Either way every hit lists its own location first.
     """
-    if config is None:
-        config = SearchConfig(StoreConfig(db, collection, milvus_token_of(milvus_token, token)),
-                              EmbedderConfig(model, backend), k=k, mode=mode,
-                              path_prefix=path_prefix, weights=weights, fusion=fusion,
-                              expand=expand, rerank=rerank, collapse=collapse,
-                              per_page=per_page, where=where)
-    else:
-        refuse_both({name: value for name, value in locals().items()
-                     if name not in ("query", "config")}, _SEARCH_DEFAULTS)
+    config = search_options(config, options)
     if not query.strip():
         raise ConfigError("the query is empty")
-    db, collection, token = config.store.db, config.store.collection, config.store.milvus_token
+    collection = config.store.collection
     model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
         config = dataclasses.replace(config, rerank=load_reranker(config.rerank))
-    with MilvusStore(db, collection, token=token) as store:
+    with closing(open_store(config.store)) as store:
         vector = None
         meta = store.check()
         if config.mode != "bm25":
@@ -286,6 +246,3 @@ def _say_old_export(collection: str, recorded: str, running: str) -> None:
         "export %s: results are close, not exact; run index once to rebuild it",
         collection, recorded, running)
 
-
-#: The keyword form's defaults, to tell a keyword given beside ``config=``.
-_SEARCH_DEFAULTS = keyword_defaults(search)

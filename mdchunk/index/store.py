@@ -8,13 +8,12 @@ widening hits happen above any store (:mod:`.search`). A store also keeps the pa
 hierarchical index (the coarser levels, text and provenance only: they are shown, never
 searched), so that a search can widen a hit to its context. :class:`Manifest` records, per
 document, the hash and config it was indexed with. The indexer and search are written against
-these protocols only; Milvus (Lite or a server, :mod:`mdchunk.index.milvus`) is the
-implementation.
+these protocols only; Milvus (Lite or a server, :mod:`mdchunk.index.milvus`) implements them,
+and so does an in-memory store (:mod:`mdchunk.index.memory`); :mod:`.stores` opens either.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias
@@ -22,7 +21,6 @@ from typing import Any, Literal, Protocol, TypeAlias
 from .hits import Location, Match, SearchHit
 
 __all__ = [
-    "ANALYZERS",
     "ANALYZER_NAMES",
     "EXPAND_NAMES",
     "SCHEMA_VERSION",
@@ -38,6 +36,7 @@ __all__ = [
     "Glob",
     "IndexMeta",
     "Location",
+    "LockTable",
     "Manifest",
     "ManifestEntry",
     "Match",
@@ -49,7 +48,6 @@ __all__ = [
     "SearchMode",
     "SideQuery",
     "TextQuery",
-    "analyzer_params_json",
 ]
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
@@ -59,19 +57,10 @@ SearchMode = Literal["hybrid", "dense", "bm25"]
 Expand = Literal["none", "parent", "auto"]
 EXPAND_NAMES: tuple[Expand, ...] = ("none", "parent", "auto")
 
-#: BM25 analyzers a store must offer, by name, each defined as a tokenizer and token filters (the
-#: form Milvus's analyzer params take: its schema passes them on as they are): ``standard``
-#: (words) and ``jieba`` (Chinese and words). ``lowercase`` is explicit because a Milvus
-#: server's ``standard`` tokenizer does not fold case (Milvus Lite's does). Milvus Lite applies
-#: its tokenizer only and ignores every filter, so the filters a server offers (stop words,
-#: stemming, punctuation) could not be measured here and none is added (BENCHMARKS.md,
-#: "BM25 analyzers"). What a collection was built with is recorded as these params
-#: (:attr:`IndexMeta.analysis`), so changing a definition here rebuilds it.
-ANALYZERS: dict[str, dict[str, Any]] = {
-    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
-    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
-}
-ANALYZER_NAMES = tuple(ANALYZERS)
+#: BM25 analyzers a store must offer, by name: ``standard`` (words) and ``jieba`` (Chinese and
+#: words). How a store defines each is its own (Milvus's: :data:`mdchunk.index.milvus.ANALYZERS`);
+#: it records its definition in :attr:`IndexMeta.analysis`, so that a changed one rebuilds.
+ANALYZER_NAMES = ("standard", "jieba")
 
 #: Version of the stored rows' layout (:mod:`.rows`), recorded with the index. Version 2 added
 #: ``parent_id`` to chunk rows and the parents collection, version 3 ``url`` and ``anchor``,
@@ -86,13 +75,6 @@ SCHEMA_VERSION = "7"
 _PROP = "mdchunk."
 
 
-def analyzer_params_json(name: str) -> str:
-    """The params of analyzer ``name`` as canonical JSON (``""`` for an unknown name, which
-    creating the collection refuses)."""
-    params = ANALYZERS.get(name)
-    return json.dumps(params, sort_keys=True, separators=(",", ":")) if params else ""
-
-
 @dataclass(frozen=True, slots=True)
 class IndexMeta:
     """What every vector and chunk in a collection was made with; a mismatch means rebuild."""
@@ -104,8 +86,9 @@ class IndexMeta:
     analyzer: str
     #: The layout the collections were created with (:data:`SCHEMA_VERSION` for new ones).
     schema: str = SCHEMA_VERSION
-    #: The analyzer's params as recorded (canonical JSON): by default those :data:`ANALYZERS`
-    #: gives ``analyzer`` now, so a collection built under another definition differs.
+    #: How the store defines ``analyzer`` (its params, canonical JSON), as recorded; ``""`` in
+    #: a meta about to be written, which the store fills in (:meth:`ChunkStore.open`), so a
+    #: collection built under another definition differs.
     analysis: str = ""
     #: How the vectors were computed (``torch``, ``onnx``, ``onnx-int8``, ``numpy`` for USE):
     #: vectors of two backends differ a little, so switching rebuilds rather than mixes them.
@@ -121,10 +104,6 @@ class IndexMeta:
     #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
     #: :func:`mdchunk.index.rows.search_text`).
     bigrams: bool = False
-
-    def __post_init__(self) -> None:
-        if not self.analysis:
-            object.__setattr__(self, "analysis", analyzer_params_json(self.analyzer))
 
     def properties(self) -> dict[str, str]:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
@@ -299,8 +278,32 @@ class Manifest(Protocol):
     def delete(self, doc_ids: Sequence[str]) -> None: ...
 
 
+class LockTable(Protocol):
+    """Where a server keeps its indexes' write locks: one row per collection name, with its
+    ``owner`` and ``heartbeat`` (ms). Storage only; :class:`mdchunk.index.lock.ServerLock` is
+    the protocol."""
+
+    #: Who the table belongs to, for messages (``Milvus at URI``).
+    where: str
+
+    def prepare(self) -> None:
+        """Make the table ready to use (creating it unless another run did)."""
+        ...
+
+    def read(self, name: str) -> dict[str, Any] | None:
+        """The row of ``name`` as the server has it now; ``None`` when it is not locked."""
+        ...
+
+    def write(self, name: str, owner: str, heartbeat: int) -> None: ...
+
+    def delete(self, name: str) -> None: ...
+
+
 class ChunkStore(Protocol):
     """Chunk rows of one index, with the manifest that says which documents they are of."""
+
+    #: The index's name in the store (what a write lock holds).
+    collection: str
 
     @property
     def manifest(self) -> Manifest:
@@ -396,6 +399,11 @@ class ChunkStore(Protocol):
         marking all of its own text (:func:`~mdchunk.index.rows.leaf_hit`). A dense query scores
         by cosine, a text query by BM25 over the leaves' ``search_text``; either way higher is
         better. Only leaves matching ``where`` are considered."""
+        ...
+
+    def lock_table(self) -> LockTable | None:
+        """Where the store's server keeps write locks (:class:`LockTable`); ``None`` when a
+        writing run needs none beyond the local file's (:mod:`mdchunk.index.lock`)."""
         ...
 
     def close(self) -> None: ...

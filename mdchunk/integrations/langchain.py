@@ -16,12 +16,12 @@ set, and exact: ``source[start_index:end_index] == page_content`` for verbatim c
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Unpack
 
 from ..chunks import Chunk, Chunker
-from ..config import ChunkerConfig, Site, TokenizerSpec
+from ..config import ChunkerConfig, ChunkerOptions, config_with
 from ..errors import ConfigError, DependencyError
 from ..formats.registry import ReaderChoice
 from ..sources import discover
@@ -45,34 +45,31 @@ METADATA_KEYS = ("start_index", "end_index", *CONTRACT_KEYS)
 class MdchunkTextSplitter(TextSplitter):
     """mdchunk's structure-aware chunking as a LangChain ``TextSplitter``.
 
+    It takes the chunker's settings as the ``chunk_*`` functions do: ``config`` (a
+    :class:`~mdchunk.ChunkerConfig`) whole, or any field of it as a keyword
+    (:class:`~mdchunk.config.ChunkerOptions`), a keyword overriding the config's.
     ``max_tokens`` and ``overlap_tokens`` are token budgets under ``tokenizer`` (LangChain's
     ``chunk_size``/``chunk_overlap`` report them). ``reader`` picks the reader (``auto``: from
     the document's ``source`` extension, Markdown without one; ``format``, its old name, is
     still taken, with a ``DeprecationWarning``). With ``levels`` (coarsest first)
     documents are chunked as a hierarchy: the leaves are returned, and with
     ``include_parents`` every level, coarsest first, linked by ``parent_id``. The document id
-    chunk ids are made from is the input metadata's ``source`` (or ``file_path``). A whole
-    ``config`` (:class:`~mdchunk.ChunkerConfig`) replaces the budget, tokenizer and site
-    arguments.
+    chunk ids are made from is the input metadata's ``source`` (or ``file_path``).
     """
 
-    def __init__(self, *, max_tokens: int = 512, overlap_tokens: int = 64,
-                 tokenizer: TokenizerSpec = "cl100k_base", reader: ReaderChoice = "auto",
-                 levels: Sequence[int] | None = None, include_parents: bool = False,
-                 base_url: str | None = None, site: Site = "plain",
+    def __init__(self, *, reader: ReaderChoice = "auto", include_parents: bool = False,
                  page_content: Literal["text", "embed_text"] = "text",
-                 config: ChunkerConfig | None = None, format: ReaderChoice | None = None
-                 ) -> None:
+                 config: ChunkerConfig | None = None, format: ReaderChoice | None = None,
+                 **options: Unpack[ChunkerOptions]) -> None:
         if page_content not in ("text", "embed_text"):
             raise ConfigError(f"page_content={page_content!r} must be 'text' or 'embed_text'")
-        self.config = config or ChunkerConfig(max_tokens=max_tokens, overlap_tokens=overlap_tokens,
-                                              tokenizer=tokenizer, base_url=base_url, site=site)
+        self.config = config_with(config, options)
         super().__init__(chunk_size=self.config.max_tokens,
-                         chunk_overlap=self.config.overlap_tokens, add_start_index=True,
+                         chunk_overlap=self.config.overlap_tokens or 0, add_start_index=True,
                          strip_whitespace=False)
         self.chunker = Chunker(self.config)
         self.reader: ReaderChoice = reader_keyword(reader, format, "MdchunkTextSplitter")
-        self.levels = tuple(levels) if levels is not None else None
+        self.levels = self.config.levels
         self.include_parents = include_parents
         self.page_content = page_content
 

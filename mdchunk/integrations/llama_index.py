@@ -61,7 +61,8 @@ class MdchunkNodeParser(NodeParser):
     """
 
     max_tokens: int = Field(default=512, description="Token budget of a flat chunk.")
-    overlap_tokens: int = Field(default=64, description="Tokens of sentence overlap.")
+    overlap_tokens: int | None = Field(
+        default=None, description="Tokens of sentence overlap; None: max_tokens // 8.")
     tokenizer: str = Field(default="cl100k_base", description="Tokenizer budgets count in.")
     reader: ReaderChoice = Field(default="auto", description="Reader: auto, markdown, text, qa.")
     levels: tuple[int, ...] | None = Field(

@@ -194,7 +194,7 @@ class PiecePacker:
         prev = self.last_closed
         if prev is None or not prev.pieces or prev.pieces[-1].paragraph is None:
             return
-        budget = min(self.kit.config.overlap_tokens,
+        budget = min(self.kit.config.overlap_tokens or 0,
                      self.group_limit() - group.tokens - group.prefix_tokens)
         if budget <= 0:
             return

@@ -23,10 +23,10 @@ from ..formats.registry import ReaderChoice
 from ..index.config import SearchConfig
 from ..index.expand import expand_hits
 from ..index.language import AUTO
-from ..index.milvus import MilvusStore
 from ..index.rows import leaf_hit
 from ..index.search import search_store
 from ..index.store import IndexMeta, SearchHit
+from ..index.stores import open_store
 from ..text import ENCODING_KEY
 from ..text.decode import decode_bytes
 from .config import ServeConfig
@@ -66,8 +66,8 @@ class Service:
     def __init__(self, config: ServeConfig, store: Any = None,
                  embedder: Embedder | None = None) -> None:
         self.config = config
-        self.store = store if store is not None else MilvusStore(
-            config.store.db, config.store.collection, token=config.store.milvus_token)
+        # a served store reads leaves by id and counts them too (chunks(), count())
+        self.store: Any = store if store is not None else open_store(config.store)
         self.meta: IndexMeta | None = self.store.meta()
         self.embedder = embedder if embedder is not None else self._load_embedder()
         self.ready = False

@@ -7,23 +7,66 @@ interrupted creation left one out, and the paged read every collection is querie
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import logging
 from typing import Any
 
 from ...errors import StoreError
 from ..rows import FIELD_BYTES
-from ..store import ANALYZERS, IndexMeta
+from ..store import IndexMeta
 
-__all__ = ["ANALYZERS", "DUMMY_VECTOR", "INT_FIELDS", "QUERY_WINDOW", "create_chunk_collection",
-           "create_dense_index", "create_manifest_collection", "create_parent_collection",
-           "create_unit_collection",
-           "ensure_indexes", "is_local", "select_rows"]
+__all__ = [
+    "ANALYZERS",
+    "DUMMY_VECTOR",
+    "INT_FIELDS",
+    "QUERY_WINDOW",
+    "analyzer_params_json",
+    "create_chunk_collection",
+    "create_dense_index",
+    "create_manifest_collection",
+    "create_parent_collection",
+    "create_unit_collection",
+    "defined",
+    "ensure_indexes",
+    "is_local",
+    "select_rows",
+]
 
 log = logging.getLogger("mdchunk.index.milvus")  # the store's records, under its name
 
 DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
 INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")
 QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
+
+
+#: Each of :data:`~mdchunk.index.store.ANALYZER_NAMES` (a test keeps them in step) as Milvus's
+#: analyzer params (a tokenizer and token filters, passed on to its schema as they are):
+#: ``standard`` (words) and ``jieba`` (Chinese and words). ``lowercase`` is explicit because a
+#: Milvus server's ``standard`` tokenizer does not fold case (Milvus Lite's does). Milvus Lite
+#: applies its tokenizer only and ignores every filter, so the filters a server offers (stop words,
+#: stemming, punctuation) could not be measured here and none is added (BENCHMARKS.md,
+#: "BM25 analyzers"). What a collection was built with is recorded as these params
+#: (:attr:`IndexMeta.analysis`), so changing a definition here rebuilds it.
+ANALYZERS: dict[str, dict[str, Any]] = {
+    "standard": {"tokenizer": "standard", "filter": ["lowercase"]},
+    "jieba": {"tokenizer": "jieba", "filter": ["lowercase"]},
+}
+
+
+def analyzer_params_json(name: str) -> str:
+    """The params of analyzer ``name`` as canonical JSON (``""`` for an unknown name, which
+    creating the collection refuses)."""
+    params = ANALYZERS.get(name)
+    return json.dumps(params, sort_keys=True, separators=(",", ":")) if params else ""
+
+
+def defined(meta: IndexMeta) -> IndexMeta:
+    """``meta`` with its analyzer's definition here (:data:`ANALYZERS`) when it has none yet,
+    as a new collection records it."""
+    if meta.analysis:
+        return meta
+    return dataclasses.replace(meta, analysis=analyzer_params_json(meta.analyzer))
 
 
 def is_local(uri: str) -> bool:

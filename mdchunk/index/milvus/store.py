@@ -36,6 +36,7 @@ from .collections import (
     create_chunk_collection,
     create_parent_collection,
     create_unit_collection,
+    defined,
     ensure_indexes,
     is_local,
     select_rows,
@@ -130,6 +131,7 @@ class MilvusStore:
         A collection built with anything else is dropped and rebuilt when ``rebuild`` is true;
         otherwise a :class:`StoreError` is raised and nothing is touched.
         """
+        meta = defined(meta)
         recorded = self.meta()
         created = False
         if recorded is not None and recorded != meta:

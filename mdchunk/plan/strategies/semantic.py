@@ -101,7 +101,7 @@ def lay_out(packer: PiecePacker, pieces: Sequence[Piece]) -> Layout:
     kit = packer.kit
     units = _units(packer, pieces)
     weights = [packer.tokens(u) for u in units]
-    overlap = kit.config.overlap_tokens
+    overlap = kit.config.overlap_tokens or 0
     rooms = []
     for k, unit in enumerate(units):
         prefix = packer.usable_prefix(unit)

@@ -1,5 +1,8 @@
 """Check chunks against the contract's guarantees, independently of how they were made.
 
+A test oracle, not a feature: no command offers it, so it lives with the tests (and the
+benchmarks import it from here to judge peer chunkers alike).
+
 The checks take only the source and chunk spans (plus token counts), so the same code judges
 mdchunk in the property tests and every peer chunker in the benchmarks. Structure is re-derived
 from markdown-it here, never taken from the chunker under test.
@@ -20,14 +23,14 @@ from markdown_it.rules_inline.backticks import backtick
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.footnote import footnote_plugin
 
-from .formats import Block, parse_markdown
-from .formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
-from .formats.site_markup import render_markup
-from .plan import Section, build_sections
-from .plan.breadcrumbs import CRUMB_SHARE
-from .text import clean_text, sentence_spans
-from .text.inline import inline_spans
-from .tokens import TokenCounter
+from mdchunk.formats import Block, parse_markdown
+from mdchunk.formats.kinds import ATOMIC_KINDS, UNSEEN_KINDS
+from mdchunk.formats.site_markup import render_markup
+from mdchunk.plan import Section, build_sections
+from mdchunk.plan.breadcrumbs import CRUMB_SHARE
+from mdchunk.text import clean_text, sentence_spans
+from mdchunk.text.inline import inline_spans
+from mdchunk.tokens import TokenCounter
 
 __all__ = ["Span", "StructureReport", "as_read", "audit_markdown", "cut_blocks",
            "embed_text_problems", "headings_only", "inline_code", "inline_cuts",
