@@ -363,8 +363,10 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
         header = counter.count(prefix + "\n") if prefix else 0
         rooms.append(room - header if 2 * header <= room else room)
     starts = [b.start for b in leaves]
+    headings = [(b.start, b.end) for b in blocks if b.kind == "heading"]
     found: dict[int, list[Span]] = {}
     out = []
+    excused: set[Span] = set()
     for index, span in enumerate(spans):
         for at in span:
             i = bisect.bisect_right(starts, at) - 1
@@ -373,23 +375,23 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
             if i not in found:
                 found[i] = inline_spans(source, leaves[i].start, leaves[i].end)
             for a, b in found[i]:
-                if not a < at < b or counter.count(source[a:b]) > rooms[i]:
+                if not a < at < b or counter.count(source[a:b]) > rooms[i] or (a, b) in excused:
+                    continue
+                if at == span[1] and _headings_alone(source, headings, span[0], a):
+                    excused.add((a, b))  # guarantee 3 first: cut so the headings have company
                     continue
                 out.append((index, (a, b)))
     return out
 
 
-def _construct_follows(source: str, blocks: Sequence[Block], spans: Sequence[Span], index: int,
-                       tokens: int, counter: TokenCounter, max_tokens: int) -> bool:
-    """Does the chunk after the headings-only chunk ``index`` (``tokens`` long) open with an
-    inline construct too big to sit beside it? Then it stands alone rather than that be cut."""
-    start = spans[index + 1][0] if index + 1 < len(spans) else len(source)
-    leaf = next((b for b, _ in _prose_leaves(blocks) if b.end > start), None)
-    found = inline_spans(source, max(start, leaf.start), leaf.end) if leaf else []
-    if not found or source[start:found[0][0]].strip(" \t\r\n>-*+0123456789.)"):
-        return False
-    need = counter.count(source[found[0][0]:found[0][1]])
-    return tokens + need >= max_tokens - max_tokens // CRUMB_SHARE - 2
+def _headings_alone(source: str, headings: Sequence[Span], start: int, end: int) -> bool:
+    """Does ``source[start:end]`` hold headings and nothing else a reader sees (blanks, list
+    and quote markers)?"""
+    text = source[start:end]
+    for a, b in headings:
+        if a < end and b > start:
+            text = text.replace(source[max(a, start):min(b, end)], " ", 1)
+    return bool(headings) and not text.strip(" \t\r\n>-*+0123456789.)")
 
 
 def embed_text_problems(source: str, chunks: Sequence[tuple[int, int, str]],
@@ -444,9 +446,7 @@ def audit_markdown(source: str, spans: Sequence[Span], token_counts: Sequence[in
         over_budget=[i for i, n in enumerate(token_counts) if n > max_tokens],
         cut=cut_blocks(source, doc.blocks, spans, counter, max_tokens, tiled),
         headings_only=[i for i in headings_only(doc.blocks, spans)
-                       if not any(a <= spans[i][0] and spans[i][1] <= b for a, b in big)
-                       and not _construct_follows(source, doc.blocks, spans, i,
-                                                  token_counts[i], counter, max_tokens)],
+                       if not any(a <= spans[i][0] and spans[i][1] <= b for a, b in big)],
         shared_top=shared_top_sections(doc.blocks, spans),
         uncovered=uncovered(source, spans, body_start),
         tiny=[i for i, n in enumerate(token_counts) if n < tiny_tokens],

@@ -119,44 +119,6 @@ def test_a_block_before_a_pages_definitions_is_whole_at_128_tokens(page: str, ki
     assert not any("]: /" in c.embed_text for c in chunks)
 
 
-_LONG_HEADING = ("##### 3) First, the message consumption queue and the consumer Id under Topic "
-                 "are sorted, then the message queue to be pulled is calculated by using the "
-                 "message queue allocation strategy algorithm (default: the average allocation "
-                 "algorithm of the message queue). It ranks all MessageQueues like records and "
-                 "all consumers like pages. It calculates the average size of each page and the "
-                 "range of each page record, then traverses the whole range.")
-_IMAGE = ("![Image text](https://github.com/apache/rocketmq/raw/develop/docs/cn/image/"
-          "rocketmq_design_8.png)")
-
-
-@pytest.mark.parametrize("after", [_IMAGE, f"[the design]({_IMAGE[14:-1]}) and text after it.",
-                                   f"- {_IMAGE}"])
-def test_a_link_or_image_that_fits_is_never_cut_to_keep_a_heading_company(after: str,
-                                                                           counter) -> None:
-    """After a long heading, a paragraph that opens with a link or image too big to sit beside
-    it: the heading's chunk closes rather than the construct being cut in two (``![Image
-    text`` | ``](…png)``); every guarantee holds, the audit's included."""
-    source = f"# Design\n\n{_LONG_HEADING}\n{after}\n\n## Next\n\nMore text.\n"
-    chunks = mdchunk.chunk_markdown(source, max_tokens=100, overlap_tokens=8)
-    assert_markdown_guarantees(source, chunks, counter, 100, 8)
-    assert len(chunks) >= 2
-    link = source.index("](")
-    assert not any(c.start < link < c.end and not c.start <= source.rindex("[", 0, link)
-                   for c in chunks)
-    assert any(c.text.lstrip("- ").startswith(after.lstrip("- ")[:14]) for c in chunks)
-
-
-@pytest.mark.corpus
-def test_the_rocketmq_load_balancing_page_keeps_its_images_whole(counter) -> None:
-    path = CORPORA / "rocketmq-docs" / "docs" / "en" / "Design_LoadBlancing.md"
-    if not path.is_file():
-        pytest.skip("the rocketmq-docs corpus is absent")
-    source = path.read_text(encoding="utf-8")
-    chunks = mdchunk.chunk_file(path, max_tokens=128, overlap_tokens=16)
-    assert_markdown_guarantees(source, chunks, counter, 128, 16)
-    assert not any(c.text.rstrip().endswith("![Image text") or c.text.startswith("](")
-                   for c in chunks)
-
 
 def test_a_footnote_nothing_references_is_shown_by_no_page() -> None:
     """markdown-it drops a footnote definition no reference uses, as goldmark and GitHub do:

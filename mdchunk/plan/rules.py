@@ -17,8 +17,6 @@ shed_spare_headings     1 before 3: empty sections' headings stand alone only wh
 close_heading_run       3: a heading is never cut to sit after headings without content
 nested_heading_yields   2 before 3 inside a container: a block that fits is not cut for a
                         heading nested in a quote or item before it
-construct_yields        5's constructs before 3: a link or image that fits is not cut for
-                        the headings before it
 cut_finer               2 and 1: only what does not fit is cut, one seam finer
 ======================  ======================================================================
 
@@ -226,35 +224,6 @@ def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
     return True
 
 
-def construct_yields(packer: Packer, piece: Piece) -> bool:
-    """Guarantee 5's constructs before 3: after headings alone, prose that opens with an inline
-    construct (a link, an image, a code span, emphasis, an HTML element) that fits a chunk of
-    its own but not beside them is not cut inside it to keep them company: the chunk of
-    headings closes and the prose starts the next (``![Image text`` | ``](…png)`` would be two
-    halves that no page shows)."""
-    group = packer.group
-    if (not group.pieces or group.has_content or piece.verbatim
-            or piece.kinds[:1] != ("paragraph",)):
-        return False
-    source = packer.cutter.source
-    constructs = packer.cutter.sentences.inline(piece.start, piece.end)
-    if not constructs:
-        return False
-    a, b = constructs[0]
-    if source[piece.start:a].strip(_MARKERS):
-        return False  # text before it: a cut there keeps the headings company
-    need = packer.counts.count_span(a, b)
-    if need <= packer.group_limit() - group.used or need > packer.limit(a):
-        return False
-    packer.requeue(piece)
-    packer.close()
-    return True
-
-
-#: What may stand before a paragraph's first construct: blanks, list and quote markers.
-_MARKERS = " \t\r\n>-*+0123456789.)"
-
-
 def cut_finer(packer: Packer, piece: Piece) -> bool:
     """Guarantees 2 and 1: what fits nowhere whole is cut one seam finer, its first part sized
     to the room left; a block kept whole (``oversized="keep"``), or one character over an
@@ -285,6 +254,5 @@ RULES: tuple[Rule, ...] = (
     shed_spare_headings,
     close_heading_run,
     nested_heading_yields,
-    construct_yields,
     cut_finer,
 )
