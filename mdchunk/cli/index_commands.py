@@ -52,8 +52,9 @@ def index(
                                                 help="Files or folders to index.")],
     flags: dict[str, object],
     wait: Annotated[float, typer.Option(
-        "--wait", help="Seconds to wait for another index run on the same index to finish "
-                       "(default: stop at once with a message).")] = 0.0,
+        "--wait", show_default=False, help="Seconds to wait for another index run on the same "
+                                           "index to finish [default: 0, stop at once with a "
+                                           "message].")] = 0.0,
     engine: Annotated[str, typer.Option(
         "--engine", help="local (this process) or ray (chunk and embed on a Ray cluster; "
                          "pip install 'mdchunk[ray]').")] = "local",
@@ -61,9 +62,11 @@ def index(
         "--address", help="The Ray cluster's address (ray://host:10001, auto); default: a new "
                           "local cluster. Only with --engine ray.")] = None,
     prune: Annotated[bool, typer.Option(
-        "--prune/--no-prune", help="Remove from the index the documents this run does not find "
-                                   "(--no-prune: keep them, e.g. another folder's, indexed "
-                                   "into the same collection with other --meta).")] = True,
+        "--prune/--no-prune", show_default=False, help="Remove from the index the documents this "
+                                                     "run does not find (--no-prune: keep them, "
+                                                     "e.g. another folder's, indexed into the "
+                                                     "same collection with other --meta) "
+                                                     "[default: on].")] = True,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 

@@ -26,7 +26,7 @@ from ..index.config import AnalyzerChoice, BackendChoice
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
-from .output import err
+from .output import err, running_command
 from .settings import KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -45,6 +45,8 @@ def _option(kind: Any, *names: str, **declared: Any) -> Any:
 def _default(key: str) -> str:
     """`` [default: …]`` from the settings' defaults (flags default to None: "not given")."""
     value = KEYS[key][1]
+    if isinstance(value, bool):  # a --x/--no-x switch is on or off
+        value = "on" if value else "off"
     return "" if value is None else f" [default: {value}]"
 
 
@@ -83,7 +85,7 @@ SemanticOption = _option(Semantic, "--semantic", help="Choose cut points by mean
                          "no model). Default: greedy.")
 Levels = _option(str, "--levels", help="A hierarchy's token budgets, coarsest first, e.g. "
                  "2048,512,128; the last is the leaves' budget and replaces --max-tokens.")
-Workers = _option(int, "--workers", help="Parallel processes." + _default("workers"))
+Workers = _option(int, "--workers", min=1, help="Parallel processes." + _default("workers"))
 Globs = _option(list[str], "--glob", help="Take the files of a folder that match this "
                 "gitignore-style pattern (repeatable; instead of the known extensions).")
 Excludes = _option(list[str], "--exclude", help="Leave out files and folders that match this "
@@ -114,8 +116,10 @@ RerankOption = _option(str, "--rerank", metavar="MODEL", help="Rerank the candid
                       "local cross-encoder (a folder, or a name in the local Hugging Face cache, "
                       "e.g. BAAI/bge-reranker-base) before k are kept. Default: none.")
 CollapseOption = Annotated[bool, typer.Option(
-    "--collapse/--no-collapse", help="Show a passage found on several pages (the same text, or "
-                                     "nearly) once, listing where else it is [default: on].")]
+    "--collapse/--no-collapse", show_default=False, help="Show a passage found on several "
+                                                         "pages (the same text, or nearly) "
+                                                         "once, listing where else it is "
+                                                         "[default: on].")]
 PerPageOption = Annotated[Optional[int], typer.Option(
     "--per-page", metavar="N", min=1, help="At most N hits of one page, so that k different "
                                            "pages are shown. Default: any number.")]
@@ -300,9 +304,14 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
                                     annotation=FLAGS[name].option) if name in FLAGS
                   else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
                   for name in layout]
+        params.insert(0, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
+                                           annotation=typer.Context))
+
+        keys = {FLAGS[name].key if name in FLAGS else name: name for name in layout}
 
         @functools.wraps(command)
-        def run(**values: Any) -> None:
+        def run(ctx: typer.Context, **values: Any) -> None:
+            running_command.set((ctx, keys))  # a flag's bad value is a usage error (flag_error)
             flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
                      for name in layout if name in FLAGS}
             command(flags=flags, **values)

@@ -1,0 +1,83 @@
+"""Issue 43, messages a person can act on: a bad flag value is a usage error (exit status 2)
+in mdchunk's words, naming the flag, whichever check refuses it (the parser's or the
+library's); no option's help shows two defaults."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from mdchunk.cli import app
+
+from .conftest import FIXTURES
+
+runner = CliRunner()
+
+PAGE = str(FIXTURES / "long-code.md")
+#: Every command, and what it needs besides a flag to get as far as checking it.
+COMMANDS = {"chunk": [PAGE], "inspect": [PAGE], "config": [], "index": [PAGE],
+            "search": ["query"], "serve": [], "mcp": []}
+
+
+def _error(result_stderr: str) -> str:
+    return " ".join(result_stderr.split())
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["search", "q", "-k", "0"], "Invalid value for '-k': 0 must be a positive integer"),
+    (["chunk", PAGE, "--max-tokens", "0"], "Invalid value for '--max-tokens': 0 is too small: "
+                                           "it must be at least 16"),
+    (["inspect", PAGE, "--max-tokens", "0"], "Invalid value for '--max-tokens': 0 is too small"),
+    (["config", "--max-tokens", "0"], "Invalid value for '--max-tokens': 0 is too small"),
+    (["chunk", PAGE, "--overlap", "-3"], "Invalid value for '--overlap': -3 must not be negative"),
+    (["chunk", PAGE, "--workers", "0"], "Invalid value for '--workers': 0 must be at least 1"),
+    (["search", "q", "--mode", "fuzzy"], "Invalid value for '--mode': 'fuzzy' is not one of "
+                                         "'hybrid', 'dense', 'bm25'"),
+    (["search", "q", "-k", "abc"], "Invalid value for '-k': 'abc' is not an integer"),
+    (["search", "q", "--per-page", "0"], "Invalid value for '--per-page': 0 must be at least 1"),
+    (["index", PAGE, "--wait", "soon"], "Invalid value for '--wait': 'soon' is not a number"),
+    (["chunk", PAGE, "--site", "jekyll"], "Invalid value for '--site': 'jekyll' is not one of"),
+])
+def test_a_bad_flag_value_is_a_usage_error_in_our_words(args: list[str], said: str,
+                                                        tmp_path_factory: pytest.TempPathFactory
+                                                        ) -> None:
+    if args[0] in ("search", "index"):
+        args = [*args, "--db", str(tmp_path_factory.mktemp("db") / "x.db")]
+    result = runner.invoke(app, args)
+    assert result.exit_code == 2, result.output
+    message = _error(result.stderr)
+    assert said in message, message
+    # no library's wording: pydantic's "Value error," / "Input should be", a traceback
+    assert "Value error" not in message and "Input should" not in message
+    assert "Traceback" not in result.output and "mdchunk: error" not in message
+
+
+def test_the_same_value_from_a_config_file_is_bad_input_naming_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "mdchunk.toml").write_text("max_tokens = 0\n")
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["chunk", PAGE])
+    assert result.exit_code == 1
+    assert result.stderr.startswith(f"mdchunk: error: {tmp_path}/mdchunk.toml: max_tokens=0 ")
+
+
+def _option_entries(help_text: str) -> list[str]:
+    """Each option's entry in a command's help, its lines joined."""
+    options = help_text.split("Options:", 1)[1]
+    entries = re.split(r"\n(?=  -)", options)
+    return [" ".join(entry.split()) for entry in entries if entry.strip()]
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_option_shows_two_defaults(command: str) -> None:
+    result = runner.invoke(app, [command, "--help"], env={"COLUMNS": "100"})
+    assert result.exit_code == 0, result.output
+    entries = _option_entries(result.stdout)
+    assert len(entries) > 3
+    for entry in entries:
+        assert len(re.findall(r"(?i)\bdefault:", entry)) <= 1, entry
+        # a switch's default is on or off, as the flag reads, not a Python value
+        assert not re.search(r"\[default: (True|False|\(.*\))\]", entry), entry
