@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperArgument, TyperOption
 
 from ..errors import ConfigError, MdchunkError
 
@@ -76,7 +77,8 @@ def flag_error(exc: ConfigError) -> typer.BadParameter | None:
     name = keys.get(named.group(1))
     param = next((p for p in ctx.command.params if p.name == name), None)
     source = ctx.get_parameter_source(name) if name is not None else None
-    if param is None or source is None or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
+    if not isinstance(param, TyperOption | TyperArgument) or source is None \
+            or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
         return None
     return typer.BadParameter(str(exc)[named.end():], ctx=ctx, param=param)
 

@@ -70,8 +70,8 @@ def decode_document(path: Path) -> Decoded:
     Every failure is an :class:`~mdchunk.InputError` that starts with the path:
     ``cannot read: <reason>`` (a :class:`~mdchunk.errors.MissingFileError` when the file is
     not there, e.g. deleted while a run was under way), ``looks binary``, ``not valid UTF-16``
-    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line, column and byte and advice. An empty
-    file is ``""``, not an error.
+    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line, column and byte offset
+    and advice. An empty file is ``""``, not an error.
     """
     try:
         raw = path.read_bytes()
