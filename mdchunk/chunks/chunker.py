@@ -61,7 +61,7 @@ class Chunker:
             self.config, encoder, llm, llm_timeout)
         self.counts_events = llm is not None
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
-        #: Where included files are read from; says once per file what it could not include.
+        #: Where included files are read from (what a call could not include, it says once).
         self.includes = IncludeRoot(self.config.includes)
         self.enricher = enrich if enrich is None or isinstance(enrich, Enricher) \
             else Enricher(enrich)

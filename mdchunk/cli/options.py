@@ -26,7 +26,7 @@ from ..index.config import AnalyzerChoice, BackendChoice
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
-from .output import err, running_command
+from .output import debug_log, err, running_command
 from .settings import KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
@@ -99,6 +99,12 @@ UnitsOption = _option(bool, "--units/--no-units", help="Embed each leaf's senten
 BigramsOption = _option(bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams to what "
                         "BM25 reads (leaves and queries), beside the analyzer's words. Recorded "
                         "with the index: switching rebuilds it." + _default("bigrams"))
+
+#: Every command's ``--verbose``: what a run only counts on stderr (the includes it left out),
+#: named one by one; mdchunk's debug log.
+VerboseOption = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Name each include left out, and whatever else mdchunk logs at "
+                            "debug level, on stderr.")]
 
 # -- search's own flags, typed by the library's literals ---------------------------------------
 ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
@@ -290,9 +296,9 @@ Command = Callable[..., None]
 
 def with_flags(*layout: str) -> Callable[[Command], Command]:
     """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
-    parameters, all in ``layout`` 's order (the order ``--help`` lists them). The command
-    declares only its own parameters and ``flags``: the table's flags' values, checked, under
-    their keys (``None``: not given)."""
+    parameters, all in ``layout`` 's order (the order ``--help`` lists them), then
+    ``--verbose``. The command declares only its own parameters and ``flags``: the table's
+    flags' values, checked, under their keys (``None``: not given)."""
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True).parameters
@@ -306,15 +312,18 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
                   for name in layout]
         params.insert(0, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
                                            annotation=typer.Context))
+        params.append(inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY,
+                                        default=False, annotation=VerboseOption))
 
         keys = {FLAGS[name].key if name in FLAGS else name: name for name in layout}
 
         @functools.wraps(command)
         def run(ctx: typer.Context, **values: Any) -> None:
             running_command.set((ctx, keys))  # a flag's bad value is a usage error (flag_error)
-            flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
-                     for name in layout if name in FLAGS}
-            command(flags=flags, **values)
+            with debug_log(values.pop("verbose")):
+                flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
+                         for name in layout if name in FLAGS}
+                command(flags=flags, **values)
 
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in params}

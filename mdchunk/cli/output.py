@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import re
 import sys
 from collections.abc import Iterable, Iterator, Mapping
@@ -81,6 +82,20 @@ def flag_error(exc: ConfigError) -> typer.BadParameter | None:
             or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
         return None
     return typer.BadParameter(str(exc)[named.end():], ctx=ctx, param=param)
+
+
+@contextmanager
+def debug_log(verbose: bool) -> Iterator[None]:
+    """With ``verbose``, mdchunk's debug log on stderr while a command runs (the includes a run
+    left out, each named; a run says only how many otherwise)."""
+    logger = logging.getLogger("mdchunk")
+    level = logger.level
+    if verbose:
+        logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
 
 
 class Failures:

@@ -50,7 +50,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..chunks.includes import IncludeRoot
+from ..chunks.includes import IncludeRoot, include_run
 from ..config import Semantic, Site, TokenizerSpec
 from ..embedding import Embedder, backend_of, export_of, load_embedder
 from ..errors import ConfigError
@@ -218,7 +218,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
     includes = config.chunker.includes
     sources = discover(paths, config.selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with index_lock(where.db, where.collection, wait=wait), \
+    # What pages' includes left out is said once, when the run ends.
+    with include_run(), index_lock(where.db, where.collection, wait=wait), \
             MilvusStore(where.db, where.collection, token=where.milvus_token) as store, \
             server_lock(store, wait=wait) as lock:
         recorded = store.meta()
