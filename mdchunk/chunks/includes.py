@@ -68,7 +68,7 @@ class LeftOut:
         >>> run = LeftOut(say=False)
         >>> run.add("a.yaml", NO_ROOT, "p.md: code sample: a.yaml not included: …")
         >>> run.add("b.yaml", NO_ROOT, "q.md: code sample: b.yaml not included: …")
-        >>> print(run.summary().replace("; ", ";\n"))
+        >>> print(run.summary().replace("; ", ";\\n"))
         2 includes not put in: no include root set (pass --includes DIR, or includes= in Python);
         --verbose (or the debug log) names each
         """
