@@ -95,7 +95,7 @@ def test_index_then_search_through_the_cli(tmp_path: Path) -> None:
     assert first.exit_code == 0, first.output
     assert "added 2, updated 0, deleted 0, unchanged 0 documents" in first.stdout
     again = runner.invoke(app, ["index", str(docs), "--db", db])
-    assert "unchanged 2 documents; embedded 0 chunks" in again.stdout
+    assert "unchanged 2 documents; 0 texts embedded in " in again.stdout
     found = runner.invoke(app, ["search", "replication lag WAL", "--db", db, "-k", "1"])
     assert found.exit_code == 0 and "pg.md:" in found.stdout and "Postgres > Replication" in found.stdout
     bm25 = runner.invoke(app, ["search", "maxmemory", "--db", db, "-k", "1", "--mode", "bm25"])

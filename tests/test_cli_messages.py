@@ -81,3 +81,80 @@ def test_no_option_shows_two_defaults(command: str) -> None:
         assert len(re.findall(r"(?i)\bdefault:", entry)) <= 1, entry
         # a switch's default is on or off, as the flag reads, not a Python value
         assert not re.search(r"\[default: (True|False|\(.*\))\]", entry), entry
+
+
+# -- no index made by a command that only reads one ---------------------------------------------
+
+def test_search_of_a_missing_db_says_so_and_makes_nothing(tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 43: Milvus Lite makes the file it is asked to open, so ``search --db nope.db``
+    left an empty index at nope.db (and at ./mdchunk.db, run in the wrong folder)."""
+    monkeypatch.chdir(tmp_path)
+    for args, path in ((["--db", "nope.db"], "nope.db"), ([], "./mdchunk.db"),
+                       (["--db", "nope.db", "--mode", "bm25"], "nope.db")):
+        result = runner.invoke(app, ["search", "query", *args])
+        assert result.exit_code == 1, result.output
+        assert result.stderr.splitlines() == [
+            f"mdchunk: error: {path}: no index here (no such Milvus Lite file); index into it "
+            f"first: mdchunk index PATH --db {path}"]
+        assert list(tmp_path.iterdir()) == []
+
+
+def test_the_mcp_server_of_a_missing_db_says_so_and_makes_nothing(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    missing = tmp_path / "kb.db"
+    result = runner.invoke(app, ["mcp", "--db", str(missing)])
+    assert result.exit_code == 1 and result.stderr.startswith(
+        f"mdchunk: error: {missing}: no index here"), result.output
+    assert not missing.exists()
+
+
+def test_a_server_makes_an_index_only_when_it_may_index(tmp_path: Path) -> None:
+    pytest.importorskip("fastapi")
+    from mdchunk.errors import StoreError
+    from mdchunk.index.config import StoreConfig
+    from mdchunk.serve import ServeConfig
+    from mdchunk.serve.service import Service
+
+    missing = tmp_path / "kb.db"
+    with pytest.raises(StoreError, match="no index here"):  # /readyz says it (test_serve_*)
+        Service(ServeConfig(StoreConfig(str(missing))))
+    assert not missing.exists()
+
+
+# -- counts that agree --------------------------------------------------------------------------
+
+@pytest.mark.slow  # Milvus Lite
+def test_the_index_run_and_the_server_count_the_same_chunks(tmp_path: Path) -> None:
+    """Issue 43: ``index`` said "embedded 702 chunks" where ``/v1/collections`` said 706: the
+    run counts texts embedded, and leaves of one text share one embedding. The run now says
+    how many chunks the index holds too, the number the server gives."""
+    from mdchunk.index import index_paths
+    from mdchunk.index.config import StoreConfig
+    from mdchunk.serve import ServeConfig
+    from mdchunk.serve.service import Service
+
+    from .conftest_milvus import HashEmbedder
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    page = "# Escalation\n\nPage the on-call engineer, then open an incident channel.\n"
+    for version in ("v1", "v2", "v3"):  # one page kept in three versions' folders
+        (kb / version).mkdir()
+        (kb / version / "escalation.md").write_text(page)
+    (kb / "redis.md").write_text("# Redis\n\nEvictions start at maxmemory.\n")
+    db = str(tmp_path / "kb.db")
+    model = HashEmbedder()
+    report = index_paths([kb], db=db, model=model, analyzer="standard", max_tokens=32,
+                         overlap_tokens=0)
+    assert report.stored_leaves == report.written_chunks
+    assert report.embedded_chunks < report.stored_leaves  # the shared text embedded once
+    service = Service(ServeConfig(StoreConfig(db)), embedder=model)
+    try:
+        [collection] = service.collections()
+    finally:
+        service.close()
+    assert collection["chunks"] == report.stored_leaves
+    again = index_paths([kb], db=db, model=model, analyzer="standard", max_tokens=32,
+                        overlap_tokens=0)
+    assert (again.embedded_chunks, again.stored_leaves) == (0, report.stored_leaves)

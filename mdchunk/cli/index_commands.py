@@ -90,10 +90,13 @@ def index(
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
                                  on_error=lambda error: failures(None, error))
+        # the texts embedded are fewer than the chunks written (chunks of one text share its
+        # vector); the index's own count is the one /v1/collections gives
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
-                  f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
-                  f"chunks" + (f" and {report.embedded_units} units" if config.units else "")
-                  + f" in {report.seconds:.1f}s; levels "
+                  f"unchanged {report.unchanged} documents; {report.embedded_chunks} texts "
+                  + (f"and {report.embedded_units} units " if config.units else "")
+                  + f"embedded in {report.seconds:.1f}s (chunks of the same text share one); "
+                  f"the index holds {report.stored_leaves} chunks; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else "")

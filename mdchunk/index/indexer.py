@@ -261,6 +261,7 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
             run.total = report.total = len(sources)
             run.guard = lock.check
             apply_plan(plan, store, run, config.batch_chunks, entries, engine)
+        report.stored_leaves = store.count()
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "

@@ -129,7 +129,7 @@ def search(
     model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
         config = dataclasses.replace(config, rerank=load_reranker(config.rerank))
-    with MilvusStore(db, collection, token=token) as store:
+    with MilvusStore(db, collection, token=token, create=False) as store:
         vector = None
         meta = store.check()
         if config.mode != "bm25":

@@ -67,7 +67,8 @@ class Service:
                  embedder: Embedder | None = None) -> None:
         self.config = config
         self.store = store if store is not None else MilvusStore(
-            config.store.db, config.store.collection, token=config.store.milvus_token)
+            config.store.db, config.store.collection, token=config.store.milvus_token,
+            create=config.allow_index)  # only a server that may index makes a new index
         self.meta: IndexMeta | None = self.store.meta()
         self.embedder = embedder if embedder is not None else self._load_embedder()
         self.ready = False
