@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from mdchunk.cli import app
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, run_mdchunk
 
 runner = CliRunner()
 
@@ -158,3 +158,20 @@ def test_the_index_run_and_the_server_count_the_same_chunks(tmp_path: Path) -> N
     again = index_paths([kb], db=db, model=model, analyzer="standard", max_tokens=32,
                         overlap_tokens=0)
     assert (again.embedded_chunks, again.stored_leaves) == (0, report.stored_leaves)
+
+
+@pytest.mark.slow  # the model and Milvus Lite
+@pytest.mark.process
+def test_index_on_torch_says_its_counts_and_shows_no_library_progress_bar(tmp_path: Path
+                                                                         ) -> None:
+    """Issue 43: transformers drew a "Loading weights" bar; the command line switches the
+    model libraries' bars off (they have only process-wide switches: mdchunk.cli.app.main)."""
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    (kb / "a.md").write_text("# Redis\n\nEvictions start at maxmemory.\n")
+    result = run_mdchunk("index", str(kb), "--db", str(tmp_path / "kb.db"), "--backend", "torch",
+                         cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "Loading weights" not in result.stderr and "it/s" not in result.stderr
+    assert "\r" not in result.stderr, result.stderr
+    assert "; 1 text embedded in " in result.stdout and "the index holds 1 chunk;" in result.stdout

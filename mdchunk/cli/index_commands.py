@@ -29,6 +29,7 @@ from .options import (
 from .output import (
     Failures,
     also_in,
+    counted,
     matching_lines,
     one_line_errors,
     out,
@@ -93,10 +94,11 @@ def index(
         # the texts embedded are fewer than the chunks written (chunks of one text share its
         # vector); the index's own count is the one /v1/collections gives
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
-                  f"unchanged {report.unchanged} documents; {report.embedded_chunks} texts "
-                  + (f"and {report.embedded_units} units " if config.units else "")
+                  f"unchanged {report.unchanged} documents; "
+                  f"{counted(report.embedded_chunks, 'text')} "
+                  + (f"and {counted(report.embedded_units, 'unit')} " if config.units else "")
                   + f"embedded in {report.seconds:.1f}s (chunks of the same text share one); "
-                  f"the index holds {report.stored_leaves} chunks; levels "
+                  f"the index holds {counted(report.stored_leaves, 'chunk')}; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else "")

@@ -98,6 +98,15 @@ def debug_log(verbose: bool) -> Iterator[None]:
         logger.setLevel(level)
 
 
+def counted(n: int, thing: str) -> str:
+    """``1 text``, ``2 texts``.
+
+    >>> counted(1, "chunk"), counted(0, "chunk")
+    ('1 chunk', '0 chunks')
+    """
+    return f"{n} {thing}{'' if n == 1 else 's'}"
+
+
 class Failures:
     """Files that failed in a run that goes on: each is one error line as it happens; at the end,
     one line counts them and the exit status is 1 (the contract's "bad input")."""
