@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
+from ..plan.breadcrumbs import crumb_titles
 from ..plan.collector import collector_paused
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
 from ..tokens import get_counter
@@ -240,7 +241,7 @@ class Chunker:
                 metadata = {**metadata, "includes": included}
             salt = f"{draft.start}:{draft.end}"  # the pieces of an include share its span
         text, start, end, lines = reading.span(draft.start, draft.end)
-        headings = [h.title for h in draft.path]
+        headings = list(crumb_titles(draft.path))
         anchor = page.anchor(draft.path)
         return Chunk(
             id=chunk_id(doc_id, level, (start, end), text, draft.embed_text, fingerprint, parent_id,

@@ -198,10 +198,15 @@ def progress_bar(label: str) -> Iterator[ProgressCallback | None]:
 
 
 def preview(hit: SearchHit, width: int = 200) -> str:
-    """The start of what matched: the first marked leaf, with an ellipsis when a parent's
-    text comes before it."""
-    start = hit.marks[0][0] if hit.marks else 0
-    return ("… " if start else "") + " ".join(hit.text[start:].split())[:width]
+    """The start of what matched: the first marked leaf from its first passage the page shows
+    (not a front matter or comment it opens with), with an ellipsis when a parent's text comes
+    before it."""
+    from ..index.units import unit_spans
+
+    mark, end = hit.marks[0] if hit.marks else (0, len(hit.text))
+    shown = unit_spans(hit.text[mark:end], page_start=hit.start + mark == 0)
+    start = mark + shown[0][0] if shown else mark
+    return ("… " if mark else "") + " ".join(hit.text[start:].split())[:width]
 
 
 def also_in(hit: SearchHit) -> str:
