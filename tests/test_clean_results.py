@@ -91,8 +91,8 @@ def test_the_preview_starts_where_the_page_shows_text() -> None:
 def test_a_heading_that_renders_to_nothing_gives_no_empty_crumb() -> None:
     for chunks in (mdchunk.chunk_markdown(PAGE, max_tokens=48, overlap_tokens=0, site="hugo",
                                           doc_id="lr.md"),
-                   [c for c in mdchunk.chunk_hierarchy(PAGE, levels=(512, 48), overlap_tokens=0,
-                                                       site="hugo", doc_id="lr.md")]):
+                   mdchunk.chunk_hierarchy(PAGE, levels=(512, 48), overlap_tokens=0,
+                                           site="hugo", doc_id="lr.md")):
         cluster = [c for c in chunks if "You need a Kubernetes cluster" in c.text]
         assert cluster, chunks
         for chunk in chunks:
