@@ -40,10 +40,17 @@ def _error(result_stderr: str) -> str:
     (["search", "q", "--per-page", "0"], "Invalid value for '--per-page': 0 must be at least 1"),
     (["index", PAGE, "--wait", "soon"], "Invalid value for '--wait': 'soon' is not a number"),
     (["chunk", PAGE, "--site", "jekyll"], "Invalid value for '--site': 'jekyll' is not one of"),
+    (["serve", "--max-concurrent", "0"], "Invalid value for '--max-concurrent': 0 must be at "
+                                         "least 1"),
+    (["serve", "--host", "0.0.0.0"], "Invalid value for '--host': 0.0.0.0 is beyond this "
+                                     "machine: binding it needs a bearer token"),
+    (["serve", "--allow-index"], "Invalid value for '--allow-index': needs at least one root "
+                                 "folder to index from (--index-root)"),
 ])
 def test_a_bad_flag_value_is_a_usage_error_in_our_words(args: list[str], said: str,
-                                                        tmp_path_factory: pytest.TempPathFactory
-                                                        ) -> None:
+                                                        tmp_path_factory: pytest.TempPathFactory,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("MDCHUNK_SERVE_TOKEN", raising=False)  # serve --host: no token given
     if args[0] in ("search", "index"):
         args = [*args, "--db", str(tmp_path_factory.mktemp("db") / "x.db")]
     result = runner.invoke(app, args)

@@ -81,7 +81,10 @@ def flag_error(exc: ConfigError) -> typer.BadParameter | None:
     if not isinstance(param, TyperOption | TyperArgument) or source is None \
             or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
         return None
-    return typer.BadParameter(str(exc)[named.end():], ctx=ctx, param=param)
+    said = str(exc)[named.end():]
+    if getattr(param, "is_flag", False):  # "--allow-index: needs …", not "True needs …"
+        said = said.split(None, 1)[-1]
+    return typer.BadParameter(said, ctx=ctx, param=param)
 
 
 @contextmanager
