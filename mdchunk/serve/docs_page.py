@@ -7,13 +7,14 @@ installed package ships their assets. ``/redoc`` leads here; the schema itself s
 
 from __future__ import annotations
 
-import functools
 import json
 from dataclasses import dataclass
 from typing import Any
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse, RedirectResponse
+
+from .page import template
 
 __all__ = ["Field", "Operation", "add_docs", "operations", "type_of"]
 
@@ -113,16 +114,6 @@ def operations(schema: dict[str, Any]) -> list[Operation]:
     return found
 
 
-@functools.cache
-def _template() -> Any:
-    from jinja2 import Environment, PackageLoader, select_autoescape
-
-    env = Environment(loader=PackageLoader("mdchunk.serve", "templates"),
-                      autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
-                      lstrip_blocks=True)
-    return env.get_template("docs.html.j2")
-
-
 def add_docs(app: FastAPI) -> None:
     """``/docs`` (and ``/redoc``, leading to it) on ``app``, whose own are turned off."""
 
@@ -130,7 +121,7 @@ def add_docs(app: FastAPI) -> None:
     def docs() -> HTMLResponse:
         schema = app.openapi()
         info = schema.get("info", {})
-        return HTMLResponse(_template().render(
+        return HTMLResponse(template("docs.html.j2").render(
             title=info.get("title", ""), version=info.get("version", ""),
             description=info.get("description", ""), operations=operations(schema)))
 
