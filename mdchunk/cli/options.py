@@ -319,11 +319,14 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
 
         @functools.wraps(command)
         def run(ctx: typer.Context, **values: Any) -> None:
-            running_command.set((ctx, keys))  # a flag's bad value is a usage error (flag_error)
-            with debug_log(values.pop("verbose")):
-                flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
-                         for name in layout if name in FLAGS}
-                command(flags=flags, **values)
+            running = running_command.set((ctx, keys))  # a flag's bad value: flag_error
+            try:
+                with debug_log(values.pop("verbose")):
+                    flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
+                             for name in layout if name in FLAGS}
+                    command(flags=flags, **values)
+            finally:
+                running_command.reset(running)
 
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in params}
