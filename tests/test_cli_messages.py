@@ -37,6 +37,7 @@ def _error(result_stderr: str) -> str:
     (["search", "q", "--mode", "fuzzy"], "Invalid value for '--mode': 'fuzzy' is not one of "
                                          "'hybrid', 'dense', 'bm25'"),
     (["search", "q", "-k", "abc"], "Invalid value for '-k': 'abc' is not an integer"),
+    (["search", ""], "Invalid value for 'QUERY': '' asks nothing: the query is empty"),
     (["search", "q", "--per-page", "0"], "Invalid value for '--per-page': 0 must be at least 1"),
     (["index", PAGE, "--wait", "soon"], "Invalid value for '--wait': 'soon' is not a number"),
     (["chunk", PAGE, "--site", "jekyll"], "Invalid value for '--site': 'jekyll' is not one of"),

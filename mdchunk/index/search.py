@@ -124,7 +124,7 @@ def search(
         refuse_both({name: value for name, value in locals().items()
                      if name not in ("query", "config")}, _SEARCH_DEFAULTS)
     if not query.strip():
-        raise ConfigError("the query is empty")
+        raise ConfigError(f"query={query!r} asks nothing: the query is empty")
     db, collection, token = config.store.db, config.store.collection, config.store.milvus_token
     model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
