@@ -450,3 +450,33 @@ def test_workers_say_each_missing_file_once(tmp_path: Path,
     # one line for the whole call, however many workers and pages (issue 43)
     assert said(caplog) == [f"3 includes not put in: missing or unreadable under "
                             f"{tmp_path.resolve()}; --verbose (or the debug log) names each"]
+
+
+@pytest.mark.slow
+def test_each_index_call_says_what_it_left_out_in_one_line(tmp_path: Path,
+                                                          caplog: pytest.LogCaptureFixture
+                                                          ) -> None:
+    """Issue 43: indexing a Hugo site without its include root printed a line per include, and
+    again on every call; a call now says one line (when it reads pages that include)."""
+    from mdchunk.index import index_paths
+
+    from .conftest_milvus import HashEmbedder
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for i in range(4):
+        (kb / f"p{i}.md").write_text(f'# P{i}\n\n{{{{% code_sample file="s{i}.yaml" %}}}}\n',
+                                     encoding="utf-8")
+    where = {"db": str(tmp_path / "kb.db"), "collection": "kb", "analyzer": "standard",
+             "model": HashEmbedder()}
+    for call in range(2):
+        caplog.clear()
+        (kb / "p0.md").write_text(f'# P0 v{call}\n\n{{{{% code_sample file="s0.yaml" %}}}}\n',
+                                  encoding="utf-8")  # the second call reads this page again
+        with caplog.at_level(logging.WARNING, LOG):
+            index_paths([kb], **where)
+        expected = 4 if call == 0 else 1
+        assert said(caplog) == [
+            f"{expected} include{'s' if expected > 1 else ''} not put in: no include root set "
+            "(pass --includes DIR, or includes= in Python); --verbose (or the debug log) names "
+            "each"]
