@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 import mdchunk
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.chunks.includes import IncludeRoot
+from mdchunk.chunks.includes import IncludeRoot, include_run
 from mdchunk.cli import app
 from mdchunk.formats.includes import language_of
 from mdchunk.tokens import get_counter
@@ -480,3 +480,32 @@ def test_each_index_call_says_what_it_left_out_in_one_line(tmp_path: Path,
             f"{expected} include{'s' if expected > 1 else ''} not put in: no include root set "
             "(pass --includes DIR, or includes= in Python); --verbose (or the debug log) names "
             "each"]
+
+
+def test_a_ray_task_sends_back_what_its_pages_left_out(tmp_path: Path,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The Ray engine's tasks prepare pages elsewhere: what their includes left out comes back
+    with each page and is said once, by the run here (without Ray: the task's function and
+    the unpacking, as the engine calls them)."""
+    from mdchunk.index.distributed import _prepare_batch, _unpacked
+    from mdchunk.index.engine import Preparer
+
+    pages = []
+    for i in range(3):
+        page = tmp_path / f"p{i}.md"
+        page.write_text(f'# P{i}\n\n{{{{% code_sample file="s{i % 2}.yaml" %}}}}\n',
+                        encoding="utf-8")
+        pages.append(page)
+    batch = {"i": list(range(3)), "doc_id": [p.name for p in pages],
+             "path": [p.name for p in pages], "file": [str(p) for p in pages],
+             "digest": ["d"] * 3, "known": [False] * 3}
+    preparer = Preparer(ChunkerConfig(max_tokens=64, overlap_tokens=0, levels=(256, 64)))
+    with caplog.at_level(logging.DEBUG, LOG):
+        rows = _prepare_batch(batch, preparer)["prepared"]
+        assert not said(caplog) and not named(caplog)  # the task says nothing itself
+        with include_run():
+            prepared = [_unpacked(row) for row in rows]
+    assert [source.doc_id for source, _ in prepared] == ["p0.md", "p1.md", "p2.md"]
+    assert len(named(caplog)) == 2  # s0.yaml, s1.yaml: once each
+    assert said(caplog) == ["2 includes not put in: no include root set (pass --includes DIR, "
+                            "or includes= in Python); --verbose (or the debug log) names each"]
