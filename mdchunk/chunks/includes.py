@@ -8,7 +8,8 @@ unread. A file that is missing, refused, undecodable or asked for with no root s
 short visible line (``code sample: pods/pod.yaml``), never raised. Each such file is named once
 per call at debug level, and the call ends with one warning that counts them and says what to do
 (:func:`include_run`: a site of 19 includes and no root set gives one line, not 19; the workers
-of :func:`mdchunk.sources.batch.chunk_paths` send theirs back to the run of the call).
+of :func:`mdchunk.sources.batch.chunk_paths` and the Ray engine's tasks send theirs back to the
+run of the call).
 Files are decoded as documents are (:mod:`mdchunk.text.decode`) and cleaned as they are
 (:mod:`mdchunk.text.clean`).
 """
