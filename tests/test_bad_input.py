@@ -43,7 +43,8 @@ def bad_files(folder: Path) -> dict[str, str]:
     (folder / "blank.txt").write_text("\n   \n\n", encoding="utf-8")
     (folder / "z_good.txt").write_text("Plain text that chunks fine.\n", encoding="utf-8")
     return {"binary.md": "looks binary (NUL bytes), not Markdown or text",
-            "latin1.md": "not valid UTF-8 (line 1, byte 5: b'\\xe9') nor GB18030 Chinese",
+            "latin1.md": "not valid UTF-8 (line 1, column 6, byte offset 5: b'\\xe9') "
+                         "nor GB18030 Chinese",
             "utf16.txt": "not valid UTF-16LE after its byte order mark (byte 10: truncated data)"}
 
 

@@ -65,9 +65,21 @@ def test_other_legacy_encodings_are_refused_in_one_line(text: str, encoding: str
     with pytest.raises(mdchunk.InputError) as info:
         decode_bytes(text.encode(encoding), "docs/x.txt")
     message = str(info.value)
-    assert message.startswith("docs/x.txt: not valid UTF-8 (line 1, byte ")
+    assert message.startswith("docs/x.txt: not valid UTF-8 (line 1, column ")
     assert message.endswith("nor GB18030 Chinese; convert it, e.g. iconv -f <its encoding> "
                             "-t UTF-8") and "\n" not in message
+
+
+def test_a_bad_byte_is_named_by_line_and_column_and_its_offset_in_the_file() -> None:
+    """The column counts the characters before the bad byte on its own line (two bytes of
+    ``é`` are one), the byte offset counts from the file's start (issue 43: it was given as if
+    it were the line's)."""
+    raw = "# Titre\n\nDéjà vu\n".encode() + b"Cr\xe8me\n"
+    with pytest.raises(mdchunk.InputError) as info:
+        decode_bytes(raw, "kb/notes.md")
+    assert str(info.value).startswith(
+        "kb/notes.md: not valid UTF-8 (line 4, column 3, byte offset 21: b'\\xe8') nor")
+    assert raw[21:22] == b"\xe8" and raw.split(b"\n")[3][2:3] == b"\xe8"
 
 
 def test_a_broken_utf16_file_is_named_with_the_byte() -> None:

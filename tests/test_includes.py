@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 
 import mdchunk
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.chunks.includes import IncludeRoot
+from mdchunk.chunks.includes import IncludeRoot, include_run
 from mdchunk.cli import app
 from mdchunk.formats.includes import language_of
 from mdchunk.tokens import get_counter
 
-from .conftest import FIXTURES
+from .conftest import FIXTURES, run_mdchunk
 
 COUNT = get_counter("cl100k_base").count
 ROOT = FIXTURES / "includes" / "examples"
@@ -105,10 +105,23 @@ def test_each_construct_with_and_without_a_root(root: Path, source: str, with_ro
 def test_a_reference_inside_a_line_of_text_stays_its_line(root: Path,
                                                           caplog: pytest.LogCaptureFixture
                                                           ) -> None:
-    with caplog.at_level(logging.WARNING, LOG):
+    with caplog.at_level(logging.DEBUG, LOG):
         chunk = one_chunk('See {{< include "tool.py" >}} for the script.', root)
     assert chunk.embed_text == "See include: tool.py for the script."
     assert "shares its line with text" in caplog.text
+    assert said(caplog) == ["1 include not put in: sharing their line with text; --verbose (or "
+                            "the debug log) names each"]
+
+
+def said(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The warnings of the includes' logger: a call's one summary line."""
+    return [r.getMessage() for r in caplog.records
+            if r.name == LOG and r.levelno == logging.WARNING]
+
+
+def named(caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The debug lines of the includes' logger: each include left out, named."""
+    return [r.getMessage() for r in caplog.records if r.name == LOG and r.levelno == logging.DEBUG]
 
 
 def test_missing_file_and_escaping_path_are_lines_and_one_warning_each(
@@ -121,38 +134,67 @@ def test_missing_file_and_escaping_path_are_lines_and_one_warning_each(
     page = ('{{% code_sample file="pods/gone.yaml" %}}\n\n{{< include "../secret.txt" >}}\n\n'
             '{{% code_sample file="pods/gone.yaml" %}}\n\n--8<-- "/../../secret.txt"\n')
     chunker = Chunker(ChunkerConfig(max_tokens=256, overlap_tokens=0, includes=str(root)))
-    with caplog.at_level(logging.WARNING, LOG):
-        for doc_id in ("a.md", "b.md"):
+    for doc_id in ("a.md", "b.md"):  # each call says its own, once
+        caplog.clear()
+        with caplog.at_level(logging.DEBUG, LOG):
             [chunk] = chunker.chunk(page, doc_id=doc_id)
-            assert chunk.embed_text == ("code sample: pods/gone.yaml\n\ninclude: ../secret.txt\n\n"
-                                        "code sample: pods/gone.yaml\n\nsnippet: /../../secret.txt")
-            assert chunk.token_count == COUNT(chunk.embed_text)
-    messages = [r.getMessage() for r in caplog.records if r.name == LOG]
-    assert len(messages) == 3, messages  # once per file per run, however many pages
-    assert sum("gone.yaml" in m and "no such file" in m for m in messages) == 1
-    assert sum("leaves the include root" in m for m in messages) == 2
+        assert chunk.embed_text == ("code sample: pods/gone.yaml\n\ninclude: ../secret.txt\n\n"
+                                    "code sample: pods/gone.yaml\n\nsnippet: /../../secret.txt")
+        assert chunk.token_count == COUNT(chunk.embed_text)
+        messages = named(caplog)
+        assert len(messages) == 3, messages  # once per file per call, however often cited
+        assert all(m.startswith(f"{doc_id}: ") for m in messages)
+        assert sum("gone.yaml" in m and "no such file" in m for m in messages) == 1
+        assert sum("leaves the include root" in m for m in messages) == 2
+        assert said(caplog) == [f"3 includes not put in: 1 missing or unreadable under "
+                                f"{root.resolve()}; 2 leaving the include root {root.resolve()}; "
+                                "--verbose (or the debug log) names each"]
+        assert not any(r.exc_info for r in caplog.records)
     assert all("secret" not in p.name for p in read)  # never read
-    assert all(r.levelno == logging.WARNING and not r.exc_info for r in caplog.records)
 
 
-def test_without_a_root_the_run_says_so_once_per_file(caplog: pytest.LogCaptureFixture
-                                                      ) -> None:
+def test_without_a_root_each_call_says_so_in_one_line(caplog: pytest.LogCaptureFixture
+                                                       ) -> None:
     chunker = Chunker(ChunkerConfig(max_tokens=256, overlap_tokens=0))
-    with caplog.at_level(logging.WARNING, LOG):
+    page = '{{% code_sample file="pods/pod.yaml" %}}\n\n{{% code_sample file="pods/b.yaml" %}}\n'
+    with caplog.at_level(logging.DEBUG, LOG):
         for _ in range(3):
-            chunker.chunk('{{% code_sample file="pods/pod.yaml" %}}\n', doc_id="a.md")
-    messages = [r.getMessage() for r in caplog.records if r.name == LOG]
-    assert messages == ["a.md: code sample: pods/pod.yaml not included: no include root set "
-                        "(includes= or --includes)"]
+            chunker.chunk(page, doc_id="a.md")
+    assert named(caplog) == 3 * [
+        "a.md: code sample: pods/pod.yaml not included: no include root set (includes= or "
+        "--includes)", "a.md: code sample: pods/b.yaml not included: no include root set "
+                       "(includes= or --includes)"]
+    assert said(caplog) == 3 * ["2 includes not put in: no include root set (pass --includes "
+                                "DIR, or includes= in Python); --verbose (or the debug log) "
+                                "names each"]
+
+
+@pytest.mark.process
+def test_the_command_line_says_one_line_and_names_each_with_verbose(tmp_path: Path) -> None:
+    """Issue 43: a Hugo site indexed without its include root printed a line per include,
+    which read as failures; now one line counts them, ``--verbose`` names each."""
+    for i in range(5):
+        (tmp_path / f"p{i}.md").write_text(f'# P{i}\n\n{{{{% code_sample file="s{i}.yaml" %}}}}\n',
+                                           encoding="utf-8")
+    quiet = run_mdchunk("chunk", str(tmp_path), "--workers", "2")
+    assert quiet.returncode == 0, quiet.stderr
+    assert quiet.stderr.splitlines() == [
+        "mdchunk: 5 includes not put in: no include root set (pass --includes DIR, or includes= "
+        "in Python); --verbose (or the debug log) names each"]
+    loud = run_mdchunk("chunk", str(tmp_path), "--verbose")
+    lines = loud.stderr.splitlines()
+    assert lines[-1] == quiet.stderr.splitlines()[0] and len(lines) == 6
+    assert sorted(lines[:-1]) == [f"mdchunk: p{i}.md: code sample: s{i}.yaml not included: no "
+                                  "include root set (includes= or --includes)" for i in range(5)]
 
 
 def test_an_undecodable_file_is_a_line_not_a_traceback(root: Path,
                                                        caplog: pytest.LogCaptureFixture) -> None:
     (root / "blob.bin").write_bytes(b"\x00\x01\x02binary")
-    with caplog.at_level(logging.WARNING, LOG):
+    with caplog.at_level(logging.DEBUG, LOG):
         chunk = one_chunk('--8<-- "blob.bin"', root)
     assert chunk.embed_text == "snippet: blob.bin"
-    assert "looks binary" in caplog.text
+    assert "looks binary" in caplog.text and len(said(caplog)) == 1
 
 
 def test_included_text_is_read_as_documents_are(root: Path) -> None:
@@ -326,7 +368,7 @@ def test_fixture_with_its_include_root(snapshot_json, caplog: pytest.LogCaptureF
     reopened, the missing CronJob is a visible line and one warning."""
     path = FIXTURES / "hugo-code-samples.md"
     source = path.read_text(encoding="utf-8")
-    with caplog.at_level(logging.WARNING, LOG):
+    with caplog.at_level(logging.DEBUG, LOG):
         chunks = mdchunk.chunk_file(path, doc_id=path.name, max_tokens=128, overlap_tokens=16,
                                     site="hugo", includes=ROOT)
     for c in chunks:
@@ -334,10 +376,12 @@ def test_fixture_with_its_include_root(snapshot_json, caplog: pytest.LogCaptureF
         assert c.token_count == COUNT(c.embed_text) <= 128
     job = [c for c in chunks if "jobs/report-job.yaml" in c.metadata.get("includes", [])]
     assert len(job) > 1 and all("```yaml" in c.embed_text for c in job)
-    assert [r.getMessage() for r in caplog.records if r.name == LOG] == [
+    assert named(caplog) == [
         f"hugo-code-samples.md: code sample: jobs/legacy-report-cronjob.yaml not included: "
         f"{ROOT.resolve()}/jobs/legacy-report-cronjob.yaml: cannot read: no such file or "
         "directory"]
+    assert said(caplog) == [f"1 include not put in: missing or unreadable under "
+                            f"{ROOT.resolve()}; --verbose (or the debug log) names each"]
     assert [c.to_dict() for c in chunks] == snapshot_json
 
 
@@ -398,8 +442,70 @@ def test_workers_say_each_missing_file_once(tmp_path: Path,
                         f"{{{{% code_sample file=\"gone-{i % 2}.yaml\" %}}}}\n", encoding="utf-8")
         pages.append(page)
     config = ChunkerConfig(max_tokens=64, overlap_tokens=0, includes=str(tmp_path))
-    with caplog.at_level(logging.WARNING, LOG):
+    with caplog.at_level(logging.DEBUG, LOG):
         results = list(chunk_paths(pages, config, workers=2, root=tmp_path))
     assert [p for p, _ in results] == pages
-    messages = [r.getMessage() for r in caplog.records if r.name == LOG]
+    messages = named(caplog)
     assert len(messages) == 3, messages  # gone.yaml, gone-0.yaml, gone-1.yaml
+    # one line for the whole call, however many workers and pages (issue 43)
+    assert said(caplog) == [f"3 includes not put in: missing or unreadable under "
+                            f"{tmp_path.resolve()}; --verbose (or the debug log) names each"]
+
+
+@pytest.mark.slow
+def test_each_index_call_says_what_it_left_out_in_one_line(tmp_path: Path,
+                                                          caplog: pytest.LogCaptureFixture
+                                                          ) -> None:
+    """Issue 43: indexing a Hugo site without its include root printed a line per include, and
+    again on every call; a call now says one line (when it reads pages that include)."""
+    from mdchunk.index import index_paths
+
+    from .conftest_milvus import HashEmbedder
+
+    kb = tmp_path / "kb"
+    kb.mkdir()
+    for i in range(4):
+        (kb / f"p{i}.md").write_text(f'# P{i}\n\n{{{{% code_sample file="s{i}.yaml" %}}}}\n',
+                                     encoding="utf-8")
+    where = {"db": str(tmp_path / "kb.db"), "collection": "kb", "analyzer": "standard",
+             "model": HashEmbedder()}
+    for call in range(2):
+        caplog.clear()
+        (kb / "p0.md").write_text(f'# P0 v{call}\n\n{{{{% code_sample file="s0.yaml" %}}}}\n',
+                                  encoding="utf-8")  # the second call reads this page again
+        with caplog.at_level(logging.WARNING, LOG):
+            index_paths([kb], **where)
+        expected = 4 if call == 0 else 1
+        assert said(caplog) == [
+            f"{expected} include{'s' if expected > 1 else ''} not put in: no include root set "
+            "(pass --includes DIR, or includes= in Python); --verbose (or the debug log) names "
+            "each"]
+
+
+def test_a_ray_task_sends_back_what_its_pages_left_out(tmp_path: Path,
+                                                      caplog: pytest.LogCaptureFixture) -> None:
+    """The Ray engine's tasks prepare pages elsewhere: what their includes left out comes back
+    with each page and is said once, by the run here (without Ray: the task's function and
+    the unpacking, as the engine calls them)."""
+    from mdchunk.index.distributed import _prepare_batch, _unpacked
+    from mdchunk.index.engine import Preparer
+
+    pages = []
+    for i in range(3):
+        page = tmp_path / f"p{i}.md"
+        page.write_text(f'# P{i}\n\n{{{{% code_sample file="s{i % 2}.yaml" %}}}}\n',
+                        encoding="utf-8")
+        pages.append(page)
+    batch = {"i": list(range(3)), "doc_id": [p.name for p in pages],
+             "path": [p.name for p in pages], "file": [str(p) for p in pages],
+             "digest": ["d"] * 3, "known": [False] * 3}
+    preparer = Preparer(ChunkerConfig(max_tokens=64, overlap_tokens=0, levels=(256, 64)))
+    with caplog.at_level(logging.DEBUG, LOG):
+        rows = _prepare_batch(batch, preparer)["prepared"]
+        assert not said(caplog) and not named(caplog)  # the task says nothing itself
+        with include_run():
+            prepared = [_unpacked(row) for row in rows]
+    assert [source.doc_id for source, _ in prepared] == ["p0.md", "p1.md", "p2.md"]
+    assert len(named(caplog)) == 2  # s0.yaml, s1.yaml: once each
+    assert said(caplog) == ["2 includes not put in: no include root set (pass --includes DIR, "
+                            "or includes= in Python); --verbose (or the debug log) names each"]

@@ -573,8 +573,15 @@ def test_model_mismatch_is_refused_and_index_untouched(indexed: dict[str, str], 
 
 
 def test_search_errors(tmp_path: Path) -> None:
+    from mdchunk.index.milvus import MilvusStore
+
+    empty = str(tmp_path / "empty.db")
+    with pytest.raises(StoreError, match="empty.db: no index here"):  # and none made (issue 43)
+        search("x", db=empty, collection="nope", mode="bm25")
+    assert not (tmp_path / "empty.db").exists()
+    MilvusStore(empty).close()  # an index file with no collection in it
     with pytest.raises(StoreError, match="no collection 'nope'"):
-        search("x", db=str(tmp_path / "empty.db"), collection="nope", mode="bm25")
+        search("x", db=empty, collection="nope", mode="bm25")
     with pytest.raises(ConfigError, match="mode="):
         search("x", db=str(tmp_path / "empty.db"), mode="fuzzy")  # type: ignore[arg-type]
     with pytest.raises(ConfigError, match="k=0"):

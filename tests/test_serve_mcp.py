@@ -86,3 +86,19 @@ def test_the_search_tool_takes_collapse_and_per_page() -> None:
             assert bad.is_error and "per_page" in bad.content[0].text
 
     anyio.run(session)
+
+
+def test_the_server_reports_mdchunks_version() -> None:
+    """Issue 43: an agent's client saw version '' (the SDK's default)."""
+    import mdchunk
+
+    service = fake_service()
+
+    async def session() -> None:
+        async with Client(mcp_server(lambda: service)) as client:
+            info = client.server_info
+            assert info is not None and (info.name, info.version) == ("mdchunk",
+                                                                     mdchunk.__version__)
+            assert mdchunk.__version__  # a real version, not the empty default
+
+    anyio.run(session)

@@ -8,9 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import mdchunk
-from mdchunk.formats import site_markup
+from mdchunk.formats import site_lines, site_markup
 from mdchunk.formats.blocks import Block
-from mdchunk.formats import site_lines
 from mdchunk.formats.markup_rules import inline_trigger, rules_for
 from mdchunk.formats.site_inline import MarkupEnv
 from mdchunk.formats.site_markup import inline_markup
@@ -217,7 +216,7 @@ def test_the_markup_triggers_skip_only_text_without_markup(source: str, site: st
     import re
     from unittest import mock
 
-    from mdchunk.formats import parse_markdown, site_markup
+    from mdchunk.formats import parse_markdown
 
     doc = parse_markdown(source)
     found = site_markup.render_markup(doc, site)

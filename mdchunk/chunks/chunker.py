@@ -23,6 +23,7 @@ from ..errors import InputError
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
+from ..plan.breadcrumbs import crumb_titles
 from ..plan.collector import collector_paused
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
 from ..tokens import get_counter
@@ -61,7 +62,7 @@ class Chunker:
             self.config, encoder, llm, llm_timeout)
         self.counts_events = llm is not None
         self.fingerprint = self.config.fingerprint  # hashed once, not per document
-        #: Where included files are read from; says once per file what it could not include.
+        #: Where included files are read from (what a call could not include, it says once).
         self.includes = IncludeRoot(self.config.includes)
         self.enricher = enrich if enrich is None or isinstance(enrich, Enricher) \
             else Enricher(enrich)
@@ -240,7 +241,7 @@ class Chunker:
                 metadata = {**metadata, "includes": included}
             salt = f"{draft.start}:{draft.end}"  # the pieces of an include share its span
         text, start, end, lines = reading.span(draft.start, draft.end)
-        headings = [h.title for h in draft.path]
+        headings = list(crumb_titles(draft.path))
         anchor = page.anchor(draft.path)
         return Chunk(
             id=chunk_id(doc_id, level, (start, end), text, draft.embed_text, fingerprint, parent_id,

@@ -1,14 +1,15 @@
-"""Reading included files: the include root, what a reference may read under it, and the one
-warning a run gives for each file it could not include.
+"""Reading included files: the include root, what a reference may read under it, and what a
+call says of the files it could not include.
 
 :mod:`mdchunk.formats.includes` finds the references of a page and puts their text in; this is
 the I/O beside it. A reference is read only under the include root (``includes=``, the config
 key ``includes``): a path that leaves it (``../../etc/passwd``, a link out of it) is refused
 unread. A file that is missing, refused, undecodable or asked for with no root set stays its
-short visible line (``code sample: pods/pod.yaml``) and is logged once per file per
-:class:`IncludeRoot` (a :class:`~mdchunk.chunks.chunker.Chunker` has one: a run; the workers
-of :func:`mdchunk.sources.batch.chunk_paths` send theirs back, and the run says each once),
-never raised.
+short visible line (``code sample: pods/pod.yaml``), never raised. Each such file is named once
+per call at debug level, and the call ends with one warning that counts them and says what to do
+(:func:`include_run`: a site of 19 includes and no root set gives one line, not 19; the workers
+of :func:`mdchunk.sources.batch.chunk_paths` and the Ray engine's tasks send theirs back to the
+run of the call).
 Files are decoded as documents are (:mod:`mdchunk.text.decode`) and cleaned as they are
 (:mod:`mdchunk.text.clean`).
 """
@@ -18,9 +19,11 @@ from __future__ import annotations
 import hashlib
 import logging
 import os
-import threading
-from collections.abc import Mapping
-from dataclasses import replace
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -32,27 +35,87 @@ from ..formats.includes import Include, find_includes, referenced_paths, splice_
 from ..text import clean_text, decode_document
 from .reading import Reading, markdown_reading
 
-__all__ = ["IncludeRoot", "with_includes"]
+__all__ = ["IncludeRoot", "LeftOut", "include_run", "with_includes"]
 
 log = logging.getLogger(__name__)
 
+#: Why an include was left out, as the summary says it (the root's folder goes after two).
+NO_ROOT = "no include root set (pass --includes DIR, or includes= in Python)"
+OUTSIDE = "leaving the include root"
+UNREADABLE = "missing or unreadable under"
+INLINE = "sharing their line with text"
+
+
+@dataclass(slots=True)
+class LeftOut:
+    """The includes one call left out: key (a file, or a reference when no root is set) ->
+    why (one of the reasons above) and the line that names it."""
+
+    say: bool = True
+    notes: dict[str, tuple[str, str]] = field(default_factory=dict)
+
+    def add(self, key: str, reason: str, message: str) -> None:
+        """Keep a note the first time a key comes up; name it at debug level if this run
+        says what it left out."""
+        if key in self.notes:
+            return
+        self.notes[key] = (reason, message)
+        if self.say:
+            log.debug("%s", message, extra={"include": key})
+
+    def summary(self) -> str:
+        """One line: how many, why, what to do.
+
+        >>> run = LeftOut(say=False)
+        >>> run.add("a.yaml", NO_ROOT, "p.md: code sample: a.yaml not included: …")
+        >>> run.add("b.yaml", NO_ROOT, "q.md: code sample: b.yaml not included: …")
+        >>> print(run.summary().replace("; ", ";\\n"))
+        2 includes not put in: no include root set (pass --includes DIR, or includes= in Python);
+        --verbose (or the debug log) names each
+        """
+        reasons = Counter(reason for reason, _ in self.notes.values())
+        count = sum(reasons.values())
+        why = "; ".join(reason if len(reasons) == 1 else f"{n} {reason}"
+                        for reason, n in reasons.items())
+        return (f"{count} include{'s' if count != 1 else ''} not put in: {why}; --verbose (or "
+                "the debug log) names each")
+
+
+_current: ContextVar[LeftOut | None] = ContextVar("mdchunk_include_run", default=None)
+
+
+@contextmanager
+def include_run(*, say: bool = True) -> Iterator[LeftOut]:
+    """A call that reads pages: each include it leaves out is noted once, and when it ends one
+    warning counts them (:meth:`LeftOut.summary`). A run inside another is part of it (a batch's
+    pages, each read by a call of its own, say one line for the batch); ``say=False`` keeps the
+    notes for the caller (a worker process sends them to its parent's run: :func:`note_all`)."""
+    outer = _current.get()
+    if outer is not None:
+        yield outer
+        return
+    run = LeftOut(say)
+    _current.set(run)
+    try:
+        yield run
+    finally:
+        _current.set(None)
+    if say and run.notes:
+        log.warning("%s", run.summary())
+
+
+def note_all(notes: Iterable[tuple[str, tuple[str, str]]]) -> None:
+    """Add notes kept elsewhere (a worker's :class:`LeftOut`) to the current run."""
+    with include_run() as run:
+        for key, (reason, message) in notes:
+            run.add(key, reason, message)
+
 
 class IncludeRoot:
-    """Where included files are read from (``None``: nowhere), and which files a run has
-    already said it could not include."""
+    """Where included files are read from (``None``: nowhere)."""
 
     def __init__(self, root: str | os.PathLike[str] | None) -> None:
         self.root = None if root is None else Path(root).resolve()
-        self._warned: set[str] = set()
-        self._lock = threading.Lock()
-
-    def __getstate__(self) -> dict[str, object]:  # a lock does not pickle: a copy gets its own
-        return {"root": self.root, "warned": set(self._warned)}
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.root = state["root"]
-        self._warned = set(state["warned"])
-        self._lock = threading.Lock()
 
     def resolve(self, path: str, page: Path | None = None, relative: bool = False
                 ) -> Path | None:
@@ -69,22 +132,24 @@ class IncludeRoot:
         return target if target.is_relative_to(self.root) else None
 
     def text(self, include: Include, doc_id: str, page: Path | None = None) -> str | None:
-        """The text ``include`` puts in the page, or ``None`` (said once per file)."""
+        """The text ``include`` puts in the page, or ``None`` (noted in the call's run)."""
         if self.root is None:
-            self._warn(include.path, f"{doc_id or '<text>'}: {include.shown} not included: no "
-                                     "include root set (includes= or --includes)")
+            self.note(include.path, NO_ROOT, f"{doc_id or '<text>'}: {include.shown} not "
+                                             "included: no include root set (includes= or "
+                                             "--includes)")
             return None
         target = self.resolve(include.path, page, include.relative)
         if target is None:
-            self._warn(include.path, f"{doc_id or '<text>'}: {include.shown} not included: the "
-                                     f"path leaves the include root {self.root}")
+            self.note(include.path, f"{OUTSIDE} {self.root}",
+                      f"{doc_id or '<text>'}: {include.shown} not included: the path leaves "
+                      f"the include root {self.root}")
             return None
         try:
             text = decode_document(target).text
         except InputError as exc:
             reason = str(exc).removeprefix(f"{target}: ")
-            self._warn(str(target), f"{doc_id or '<text>'}: {include.shown} not included: "
-                                    f"{target}: {reason}")
+            self.note(str(target), f"{UNREADABLE} {self.root}",
+                      f"{doc_id or '<text>'}: {include.shown} not included: {target}: {reason}")
             return None
         return clean_text(text).text
 
@@ -110,16 +175,12 @@ class IncludeRoot:
                 h.update(b"\x00")
         return h.hexdigest() if found else ""
 
-    def note(self, key: str, message: str) -> None:
-        """Log ``message`` unless this root already said something of ``key``."""
-        self._warn(key, message)
-
-    def _warn(self, key: str, message: str) -> None:
-        with self._lock:
-            if key in self._warned:
-                return
-            self._warned.add(key)
-        log.warning("%s", message, extra={"include": key})
+    @staticmethod
+    def note(key: str, reason: str, message: str) -> None:
+        """Note an include left out, in the run of the call under way (one of its own when
+        none is)."""
+        with include_run() as run:
+            run.add(key, reason, message)
 
 
 def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
@@ -139,8 +200,8 @@ def with_includes(reading: Reading, root: IncludeRoot, doc_id: str,
     for include in found:
         if not include.standalone:  # inside a line of text: it stays its visible line
             if root.root is not None:
-                root.note(include.path, f"{doc_id or '<text>'}: {include.shown} not included: "
-                                        "it shares its line with text")
+                root.note(include.path, INLINE, f"{doc_id or '<text>'}: {include.shown} not "
+                                                "included: it shares its line with text")
             continue
         text = root.text(include, doc_id, page)
         if text is not None:

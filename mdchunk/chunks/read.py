@@ -21,7 +21,7 @@ from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import ReaderChoice, reader_for
 from ..text import ENCODING_KEY, clean_text, decode_document
-from .includes import IncludeRoot, with_includes
+from .includes import IncludeRoot, include_run, with_includes
 from .reading import READERS, Origin, Reading
 
 __all__ = ["read", "read_file"]
@@ -36,9 +36,9 @@ def read(text: str, doc_id: str, metadata: Mapping[str, Any] | None, config: Chu
     extension of ``doc_id``, Markdown without one (:func:`~mdchunk.formats.registry.reader_for`).
     With ``config.clean`` (the default) the reader reads the text after hygiene, and the
     reading keeps the way back to ``text``. ``includes`` is the include root that reads a
-    Markdown page's included files and says once a file what it could not read (a new one on
-    ``config.includes`` when not given); ``page`` is the page's file, against whose folder an
-    MDX raw-loader import is read.
+    Markdown page's included files (a new one on ``config.includes`` when not given); what it
+    could not read is said once, when the call ends (:func:`~.includes.include_run`). ``page``
+    is the page's file, against whose folder an MDX raw-loader import is read.
     """
     if not isinstance(text, str):
         raise InputError(f"{doc_id or '<text>'}: expected str, got {type(text).__name__}")
@@ -54,7 +54,8 @@ def read(text: str, doc_id: str, metadata: Mapping[str, Any] | None, config: Chu
     if fmt != "markdown":
         return reading
     root = includes if includes is not None else IncludeRoot(config.includes)
-    return with_includes(reading, root, doc_id, metadata, config, page)
+    with include_run():  # a call of its own, or part of the caller's (a batch, an index run)
+        return with_includes(reading, root, doc_id, metadata, config, page)
 
 
 def read_file(path: Path, config: ChunkerConfig, doc_id: str | None = None,

@@ -72,6 +72,10 @@ def configure_logging() -> logging.Handler:
 
 def main() -> None:
     configure_logging()
+    # The model libraries' progress bars (transformers' "Loading weights", hub downloads) have
+    # no per-call switch, only these process-wide ones, read when the libraries are imported:
+    # the command line owns its process and sets them before anything imports them; the
+    # library, a guest in its caller's process, leaves them to the caller.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")

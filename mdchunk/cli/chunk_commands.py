@@ -26,7 +26,6 @@ from .options import (
     SELECTION,
     STORE,
     choice,
-    chunker_of,
     selection_of,
     settings_of,
     with_flags,
@@ -69,7 +68,7 @@ def chunk(
         from ..chunks.docsearch import docsearch_record
 
         settings = settings_of(flags)
-        config = chunker_of(settings)
+        config = settings.chunker()
         sources = _sources(paths, selection_of(settings))
         failures = Failures()
         tally = RunStats(config) if stats else None
@@ -162,7 +161,7 @@ def inspect(
         from .render import print_chunk, print_inspection, render_html
         from .views import inspect_chunks
 
-        config = chunker_of(settings_of(flags))
+        config = settings_of(flags).chunker()
         depth = len(config.levels) if config.levels else None
         if level is not None and (depth is None or not 1 <= level <= depth):
             among = f"1 to {depth}" if depth else "none without --levels"

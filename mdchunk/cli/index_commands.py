@@ -21,7 +21,6 @@ from .options import (
     SEARCH_FIELDS,
     SELECTION,
     STORE,
-    chunker_of,
     milvus_token,
     selection_of,
     settings_of,
@@ -30,6 +29,7 @@ from .options import (
 from .output import (
     Failures,
     also_in,
+    counted,
     matching_lines,
     one_line_errors,
     out,
@@ -53,8 +53,9 @@ def index(
                                                 help="Files or folders to index.")],
     flags: dict[str, object],
     wait: Annotated[float, typer.Option(
-        "--wait", help="Seconds to wait for another index run on the same index to finish "
-                       "(default: stop at once with a message).")] = 0.0,
+        "--wait", show_default=False, help="Seconds to wait for another index run on the same "
+                                           "index to finish [default: 0, stop at once with a "
+                                           "message].")] = 0.0,
     engine: Annotated[str, typer.Option(
         "--engine", help="local (this process) or ray (chunk and embed on a Ray cluster; "
                          "pip install 'mdchunk[ray]').")] = "local",
@@ -62,9 +63,11 @@ def index(
         "--address", help="The Ray cluster's address (ray://host:10001, auto); default: a new "
                           "local cluster. Only with --engine ray.")] = None,
     prune: Annotated[bool, typer.Option(
-        "--prune/--no-prune", help="Remove from the index the documents this run does not find "
-                                   "(--no-prune: keep them, e.g. another folder's, indexed "
-                                   "into the same collection with other --meta).")] = True,
+        "--prune/--no-prune", show_default=False, help="Remove from the index the documents this "
+                                                     "run does not find (--no-prune: keep them, "
+                                                     "e.g. another folder's, indexed into the "
+                                                     "same collection with other --meta) "
+                                                     "[default: on].")] = True,
 ) -> None:
     """Chunk, embed and write to Milvus; only what changed is re-embedded.
 
@@ -88,10 +91,14 @@ def index(
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
                                  on_error=lambda error: failures(None, error))
+        # the texts embedded are fewer than the chunks written (chunks of one text share its
+        # vector); the index's own count is the one /v1/collections gives
         out.print(f"added {report.added}, updated {report.updated}, deleted {report.deleted}, "
-                  f"unchanged {report.unchanged} documents; embedded {report.embedded_chunks} "
-                  f"chunks" + (f" and {report.embedded_units} units" if config.units else "")
-                  + f" in {report.seconds:.1f}s; levels "
+                  f"unchanged {report.unchanged} documents; "
+                  f"{counted(report.embedded_chunks, 'text')} "
+                  + (f"and {counted(report.embedded_units, 'unit')} " if config.units else "")
+                  + f"embedded in {report.seconds:.1f}s (chunks of the same text share one); "
+                  f"the index holds {counted(report.stored_leaves, 'chunk')}; levels "
                   + "/".join(map(str, report.levels)) + f"; model {report.model}"
                   + f" ({report.backend})"
                   + (" (rebuilt)" if report.rebuilt else "")
@@ -156,7 +163,7 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
 
         run_engine = RayEngine(address)
     return IndexConfig(
-        chunker_of(settings), model_tokens=settings.origin("tokenizer") == DEFAULT,
+        settings.chunker(), model_tokens=settings.origin("tokenizer") == DEFAULT,
         embedder=EmbedderConfig(settings.value("model"), settings.value("backend")),
         store=StoreConfig(settings.value("db"), settings.value("collection"), token),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),

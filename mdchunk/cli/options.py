@@ -19,21 +19,21 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
-from ..config import ChunkerConfig, Oversized, Semantic, Site, checked_levels
+from ..config import Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
 from ..index.config import AnalyzerChoice, BackendChoice
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
-from .output import err
-from .settings import FLAG, KEYS, Settings, load_settings
+from .output import debug_log, err, running_command
+from .settings import KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
     from ..sources import Selection
 
 __all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
-           "Flag", "choice", "chunker_of", "milvus_token", "selection_of", "settings_of",
+           "Flag", "choice", "milvus_token", "selection_of", "settings_of",
            "with_flags"]
 
 
@@ -46,6 +46,8 @@ def _option(kind: Any, *names: str, **declared: Any) -> Any:
 def _default(key: str) -> str:
     """`` [default: …]`` from the settings' defaults (flags default to None: "not given")."""
     value = KEYS[key][1]
+    if isinstance(value, bool):  # a --x/--no-x switch is on or off
+        value = "on" if value else "off"
     return "" if value is None else f" [default: {value}]"
 
 
@@ -85,7 +87,7 @@ SemanticOption = _option(Semantic, "--semantic", help="Choose cut points by mean
                          "no model). Default: greedy.")
 Levels = _option(str, "--levels", help="A hierarchy's token budgets, coarsest first, e.g. "
                  "2048,512,128; the last is the leaves' budget and replaces --max-tokens.")
-Workers = _option(int, "--workers", help="Parallel processes." + _default("workers"))
+Workers = _option(int, "--workers", min=1, help="Parallel processes." + _default("workers"))
 Globs = _option(list[str], "--glob", help="Take the files of a folder that match this "
                 "gitignore-style pattern (repeatable; instead of the known extensions).")
 Excludes = _option(list[str], "--exclude", help="Leave out files and folders that match this "
@@ -99,6 +101,12 @@ UnitsOption = _option(bool, "--units/--no-units", help="Embed each leaf's senten
 BigramsOption = _option(bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams to what "
                         "BM25 reads (leaves and queries), beside the analyzer's words. Recorded "
                         "with the index: switching rebuilds it." + _default("bigrams"))
+
+#: Every command's ``--verbose``: what a run only counts on stderr (the includes it left out),
+#: named one by one; mdchunk's debug log.
+VerboseOption = Annotated[bool, typer.Option(
+    "--verbose", "-v", help="Name each include left out, and whatever else mdchunk logs at "
+                            "debug level, on stderr.")]
 
 # -- search's own flags, typed by the library's literals ---------------------------------------
 ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
@@ -116,8 +124,10 @@ RerankOption = _option(str, "--rerank", metavar="MODEL", help="Rerank the candid
                       "local cross-encoder (a folder, or a name in the local Hugging Face cache, "
                       "e.g. BAAI/bge-reranker-base) before k are kept. Default: none.")
 CollapseOption = Annotated[bool, typer.Option(
-    "--collapse/--no-collapse", help="Show a passage found on several pages (the same text, or "
-                                     "nearly) once, listing where else it is [default: on].")]
+    "--collapse/--no-collapse", show_default=False, help="Show a passage found on several "
+                                                         "pages (the same text, or nearly) "
+                                                         "once, listing where else it is "
+                                                         "[default: on].")]
 PerPageOption = Annotated[Optional[int], typer.Option(
     "--per-page", metavar="N", min=1, help="At most N hits of one page, so that k different "
                                            "pages are shown. Default: any number.")]
@@ -288,9 +298,9 @@ Command = Callable[..., None]
 
 def with_flags(*layout: str) -> Callable[[Command], Command]:
     """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
-    parameters, all in ``layout`` 's order (the order ``--help`` lists them). The command
-    declares only its own parameters and ``flags``: the table's flags' values, checked, under
-    their keys (``None``: not given)."""
+    parameters, all in ``layout`` 's order (the order ``--help`` lists them), then
+    ``--verbose``. The command declares only its own parameters and ``flags``: the table's
+    flags' values, checked, under their keys (``None``: not given)."""
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True).parameters
@@ -302,12 +312,23 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
                                     annotation=FLAGS[name].option) if name in FLAGS
                   else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
                   for name in layout]
+        params.insert(0, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
+                                           annotation=typer.Context))
+        params.append(inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY,
+                                        default=False, annotation=VerboseOption))
+
+        keys = {FLAGS[name].key if name in FLAGS else name: name for name in layout}
 
         @functools.wraps(command)
-        def run(**values: Any) -> None:
-            flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
-                     for name in layout if name in FLAGS}
-            command(flags=flags, **values)
+        def run(ctx: typer.Context, **values: Any) -> None:
+            running = running_command.set((ctx, keys))  # a flag's bad value: flag_error
+            try:
+                with debug_log(values.pop("verbose")):
+                    flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
+                             for name in layout if name in FLAGS}
+                    command(flags=flags, **values)
+            finally:
+                running_command.reset(running)
 
         run.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
         run.__annotations__ = {p.name: p.annotation for p in params}
@@ -321,20 +342,6 @@ def settings_of(flags: Mapping[str, object]) -> Settings:
     that set settings keys)."""
     return load_settings().with_flags({key: value for key, value in flags.items()
                                        if key in KEYS})
-
-
-def chunker_of(settings: Settings) -> ChunkerConfig:
-    """The chunker's config of ``settings``; a value that a flag gave and the config refuses
-    (``--overlap 64`` with ``--max-tokens 64``) is a usage error naming the flag."""
-    try:
-        return settings.chunker()
-    except ConfigError as exc:
-        key = str(exc).split("=", 1)[0]
-        if key in KEYS and settings.origin(key) == FLAG:
-            flag = next(name for name, f in FLAGS.items() if f.key == key)
-            raise typer.BadParameter(str(exc), param_hint=f"--{flag.replace('_', '-')}"
-                                     ) from None
-        raise
 
 
 def selection_of(settings: Settings) -> Selection:

@@ -9,16 +9,20 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
+import re
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 from rich.text import Text
+from typer.core import TyperArgument, TyperOption
 
-from ..errors import MdchunkError
+from ..errors import ConfigError, MdchunkError
 
 if TYPE_CHECKING:
     from ..chunks import Chunk
@@ -35,17 +39,75 @@ def error_line(message: object) -> None:
     err.print(f"mdchunk: error: {text}", markup=False, highlight=False, soft_wrap=True)
 
 
+#: The command running: its context and which of its parameters sets each config key, for
+#: :func:`flag_error` to tell a bad flag from bad input (set by :func:`.options.with_flags`).
+running_command: ContextVar[tuple[typer.Context, Mapping[str, str]] | None] = ContextVar(
+    "running_command", default=None)
+
+
 @contextmanager
 def one_line_errors() -> Iterator[None]:
-    """Turn mdchunk's errors into one line on stderr and exit status 1."""
+    """Turn mdchunk's errors into one line on stderr and exit status 1; a
+    :class:`~mdchunk.errors.ConfigError` about a value given on the command line is a usage
+    error instead (exit status 2, naming the flag, :func:`flag_error`)."""
     try:
         yield
+    except ConfigError as exc:
+        usage = flag_error(exc)
+        if usage is not None:
+            raise usage from None
+        error_line(exc)
+        raise typer.Exit(1) from None
     except MdchunkError as exc:
         error_line(exc)
         raise typer.Exit(1) from None
     except KeyboardInterrupt:
         err.print("mdchunk: interrupted", markup=False)
         raise typer.Exit(130) from None
+
+
+def flag_error(exc: ConfigError) -> typer.BadParameter | None:
+    """The usage error ``exc`` is when it names a key (``k=0 must be…``: the library's checks
+    name the value they refuse) that a flag or its environment variable set on this command
+    line, else ``None`` (a value from a config file names the file: bad input, exit 1)."""
+    named = re.match(r"(\w+)=(?=\S+\s)", str(exc))
+    running = running_command.get()
+    if named is None or running is None:
+        return None
+    ctx, keys = running
+    name = keys.get(named.group(1))
+    param = next((p for p in ctx.command.params if p.name == name), None)
+    source = ctx.get_parameter_source(name) if name is not None else None
+    if not isinstance(param, TyperOption | TyperArgument) or source is None \
+            or source.name not in ("COMMANDLINE", "ENVIRONMENT"):
+        return None
+    said = str(exc)[named.end():]
+    if getattr(param, "is_flag", False):  # "--allow-index: needs …", not "True needs …"
+        said = said.split(None, 1)[-1]
+    return typer.BadParameter(said, ctx=ctx, param=param)
+
+
+@contextmanager
+def debug_log(verbose: bool) -> Iterator[None]:
+    """With ``verbose``, mdchunk's debug log on stderr while a command runs (the includes a run
+    left out, each named; a run says only how many otherwise)."""
+    logger = logging.getLogger("mdchunk")
+    level = logger.level
+    if verbose:
+        logger.setLevel(logging.DEBUG)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def counted(n: int, thing: str) -> str:
+    """``1 text``, ``2 texts``.
+
+    >>> counted(1, "chunk"), counted(0, "chunk")
+    ('1 chunk', '0 chunks')
+    """
+    return f"{n} {thing}{'' if n == 1 else 's'}"
 
 
 class Failures:
@@ -139,10 +201,15 @@ def progress_bar(label: str) -> Iterator[ProgressCallback | None]:
 
 
 def preview(hit: SearchHit, width: int = 200) -> str:
-    """The start of what matched: the first marked leaf, with an ellipsis when a parent's
-    text comes before it."""
-    start = hit.marks[0][0] if hit.marks else 0
-    return ("… " if start else "") + " ".join(hit.text[start:].split())[:width]
+    """The start of what matched: the first marked leaf from its first passage the page shows
+    (not a front matter or comment it opens with), with an ellipsis when a parent's text comes
+    before it."""
+    from ..index.units import unit_spans
+
+    mark, end = hit.marks[0] if hit.marks else (0, len(hit.text))
+    shown = unit_spans(hit.text[mark:end], page_start=hit.start + mark == 0)
+    start = mark + shown[0][0] if shown else mark
+    return ("… " if mark else "") + " ".join(hit.text[start:].split())[:width]
 
 
 def also_in(hit: SearchHit) -> str:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 
 from ..config import ChunkerConfig
-from .options import CHUNKER_SHAPE, STORE, chunker_of, milvus_token, settings_of, with_flags
+from .options import CHUNKER_SHAPE, STORE, milvus_token, settings_of, with_flags
 from .output import one_line_errors
 from .settings import DEFAULT
 
@@ -94,7 +94,7 @@ def _served(flags: dict[str, object]) -> tuple[StoreConfig, EmbedderConfig, Chun
     from ..index.config import EmbedderConfig, StoreConfig
 
     settings = settings_of(flags)
-    chunker = chunker_of(settings)
+    chunker = settings.chunker()
     return (StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
             EmbedderConfig(settings.value("model"),
                            None if settings.origin("backend") == DEFAULT

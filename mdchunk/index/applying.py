@@ -91,6 +91,10 @@ class IndexReport:
     #: How the model ran (``torch``, ``onnx``, ``onnx-int8``; ``numpy`` for USE).
     backend: str = ""
     seconds: float = 0.0
+    #: Leaves the collection holds when the run ends: what search may return and what
+    #: ``/v1/collections`` counts as ``chunks``. More than ``embedded_chunks`` even on a first
+    #: run: leaves that share an embed text share one embedding (:mod:`.cache`).
+    stored_leaves: int = 0
     #: Documents found under the paths (each is added, updated, unchanged or failed).
     total: int = 0
     changed_docs: list[str] = field(default_factory=list)

@@ -32,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..chunks.includes import include_run, note_all
 from ..embedding import Embedder, backend_of, export_of
 from ..errors import ConfigError, DependencyError
 from ..sources import Source
@@ -99,15 +100,25 @@ class _PoolEmbedder:
 
 
 def _prepare_batch(batch: dict[str, Any], preparer: Preparer) -> dict[str, Any]:
-    """A Ray Data task: prepare each file of ``batch``; results pickled (chunks are objects)."""
+    """A Ray Data task: prepare each file of ``batch``; results pickled (chunks are objects),
+    each with the includes its page left out, for the run to say (:func:`_unpacked`)."""
     import numpy as np
 
     out = []
     for doc_id, path, file, digest, known in zip(batch["doc_id"], batch["path"], batch["file"],
                                                  batch["digest"], batch["known"]):
         source = Source(str(doc_id), str(path), Path(str(file)))
-        out.append(pickle.dumps(preparer.prepared(source, str(digest), bool(known))))
+        with include_run(say=False) as left_out:
+            prepared = preparer.prepared(source, str(digest), bool(known))
+        out.append(pickle.dumps((prepared, list(left_out.notes.items()))))
     return {"i": batch["i"], "prepared": np.array(out, dtype=object)}
+
+
+def _unpacked(row: Any) -> Prepared:
+    """A prepared file back from a task, what its page left out noted in the run here."""
+    prepared, notes = pickle.loads(row)
+    note_all(notes)
+    return prepared  # type: ignore[no-any-return]
 
 
 class RayEngine:
@@ -179,7 +190,7 @@ class RayEngine:
             _prepare_batch, fn_args=(preparer,), batch_size=None, num_cpus=_TASK_CPUS)
         for expected, row in enumerate(dataset.iter_rows()):
             assert row["i"] == expected, "Ray Data returned the documents out of order"
-            yield pickle.loads(row["prepared"])
+            yield _unpacked(row["prepared"])
 
 
 def index_paths_ray(paths: Iterable[str | Path], *, address: str | None = None,

@@ -100,7 +100,8 @@ class Preparer:
         return PreparedDoc(source, digest, known, leaves, keys,
                            [c for c in chunks if c.level < leaf_level],
                            Counter(c.parent_id for c in chunks if c.parent_id is not None),
-                           {c.id: leaf_units(c.text) for c in leaves} if self.units else {})
+                           {c.id: leaf_units(c.text, page_start=c.start == 0)
+                            for c in leaves} if self.units else {})
 
     def check(self, chunks: Sequence[Chunk], source: Source) -> None:
         """Refuse chunks the model would truncate (only needed with a foreign tokenizer)."""

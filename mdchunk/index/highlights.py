@@ -168,7 +168,8 @@ def unit_matches(hit: SearchHit, vector: Sequence[float],
     scored = []
     for (a, b), leaf in zip(hit.marks, hit.leaf_ids, strict=True):
         stored = vectors.get(leaf, {})
-        for text, (s, e) in leaf_unit_spans(hit.text[a:b]) if stored else ():
+        for text, (s, e) in (leaf_unit_spans(hit.text[a:b], page_start=hit.start + a == 0)
+                             if stored else ()):
             found = stored.get(unit_id(leaf, text))
             if found is not None:
                 v = np.asarray(found, dtype=np.float32)
@@ -182,8 +183,10 @@ def unit_matches(hit: SearchHit, vector: Sequence[float],
 
 
 def _passages(hit: SearchHit) -> list[Span]:
-    """Every passage of the hit's matching leaves, as spans of its text."""
-    return [(a + s, a + e) for a, b in hit.marks for s, e in unit_spans(hit.text[a:b])]
+    """Every passage of the hit's matching leaves, as spans of its text: what the page shows
+    (not its front matter, not an HTML comment: :func:`~.units.unit_spans`)."""
+    return [(a + s, a + e) for a, b in hit.marks
+            for s, e in unit_spans(hit.text[a:b], page_start=hit.start + a == 0)]
 
 
 def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]], passages: Sequence[Span]

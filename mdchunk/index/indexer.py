@@ -49,7 +49,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Unpack
 
-from ..chunks.includes import IncludeRoot
+from ..chunks.includes import IncludeRoot, include_run
 from ..embedding import backend_of, export_of, load_embedder
 from ..sources import discover
 from .applying import ErrorCallback, IndexingRun, IndexReport, ProgressCallback, apply_plan
@@ -156,7 +156,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
     includes = config.chunker.includes
     sources = discover(paths, config.selection)
     # Connect before loading the model: an unreachable server should fail in milliseconds.
-    with writing_store(where, wait=wait) as (store, lock):
+    # What pages' includes left out is said once, when the run ends.
+    with include_run(), writing_store(where, wait=wait) as (store, lock):
         recorded = store.meta()
         model, analyzer = config.embedder.model, config.analyzer
         # One survey of the corpus serves both choices a new collection makes by its language.
@@ -196,6 +197,7 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
             run.total = report.total = len(sources)
             run.guard = lock.check
             apply_plan(plan, store, run, config.batch_chunks, entries, engine)
+        report.stored_leaves = store.count()
 
     report.seconds = time.perf_counter() - started
     log.info("indexed %d documents into %s/%s: %d added, %d updated, %d deleted, %d unchanged; "

@@ -84,12 +84,12 @@ def search(query: str, *, config: SearchConfig | None = None,
     """
     config = search_options(config, options)
     if not query.strip():
-        raise ConfigError("the query is empty")
+        raise ConfigError(f"query={query!r} asks nothing: the query is empty")
     collection = config.store.collection
     model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
         config = dataclasses.replace(config, rerank=load_reranker(config.rerank))
-    with closing(open_store(config.store)) as store:
+    with closing(open_store(config.store, create=False)) as store:
         vector = None
         meta = store.check()
         if config.mode != "bm25":

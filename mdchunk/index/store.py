@@ -133,8 +133,17 @@ class IndexMeta:
             return None
 
     def differences(self, other: IndexMeta) -> list[str]:
-        """``field: recorded -> wanted`` for each field that differs (``self`` is recorded)."""
-        return [f"{name}: {getattr(self, name)} -> {getattr(other, name)}"
+        """``field: recorded -> wanted`` for each field that differs (``self`` is recorded);
+        a field left empty (no ONNX export on torch) reads ``none``, not a bare arrow.
+
+        >>> onnx = IndexMeta("m", 8, "c", "standard", backend="onnx-int8", export="3")
+        >>> onnx.differences(IndexMeta("m", 8, "c", "standard", backend="torch"))
+        ['backend: onnx-int8 -> torch', 'export: 3 -> none']
+        """
+        def shown(value: object) -> str:
+            return "none" if value == "" else str(value)
+
+        return [f"{name}: {shown(getattr(self, name))} -> {shown(getattr(other, name))}"
                 for name in ("model", "backend", "export", "dim", "config", "analyzer",
                              "analysis", "units", "bigrams", "schema")
                 if getattr(self, name) != getattr(other, name)]
@@ -336,6 +345,10 @@ class ChunkStore(Protocol):
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
     def delete_chunks(self, ids: Sequence[str]) -> None: ...
+
+    def count(self) -> int:
+        """Leaves the index holds (what an indexing run reports and the server counts)."""
+        ...
 
     def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored unit row of a document (:data:`~mdchunk.index.rows.UNIT_FIELDS` and

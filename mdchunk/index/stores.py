@@ -31,9 +31,10 @@ DEFAULT_STORE = "mdchunk.index.milvus"
 class StorePackage(Protocol):
     """What a store package offers, at its top level."""
 
-    def open_store(self, config: StoreConfig) -> ChunkStore:
+    def open_store(self, config: StoreConfig, *, create: bool = True) -> ChunkStore:
         """The store of ``config``, connected (a :class:`~mdchunk.StoreError` naming the URI
-        when it cannot be)."""
+        when it cannot be); without ``create``, a store that is not there yet is refused, not
+        made (read-only commands leave nothing behind)."""
         ...
 
     def local_file(self, db: str) -> str | None:
@@ -50,6 +51,7 @@ def store_package(db: str) -> StorePackage:
     return cast(StorePackage, importlib.import_module(STORES.get(scheme, DEFAULT_STORE)))
 
 
-def open_store(config: StoreConfig) -> ChunkStore:
-    """The store ``config`` names, open; the caller closes it."""
-    return store_package(config.db).open_store(config)
+def open_store(config: StoreConfig, *, create: bool = True) -> ChunkStore:
+    """The store ``config`` names, open; the caller closes it. Without ``create``, one that is
+    not there yet is refused (:class:`~mdchunk.StoreError`) rather than made."""
+    return store_package(config.db).open_store(config, create=create)

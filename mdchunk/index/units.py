@@ -9,16 +9,20 @@ leaf, so the context shown stays the leaf.
 
 Units are read from the leaf's text line by line, the same way every time (a unit's id is its
 leaf's id and its text hashed, :func:`unit_id`): headings are left out (the leaf's breadcrumb
-already says them), a unit too short to mean anything alone is left out, and a leaf that is
-one unit has none (its own vector is that unit's).
+already says them), so is what the page does not show (a page's front matter, which a leaf at
+the page's start holds, and HTML comment blocks: a translated page's ``<!-- overview -->``), a
+unit too short to mean anything alone is left out, and a leaf that is one unit has none (its
+own vector is that unit's).
 """
 
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from itertools import accumulate
 
+from ..formats.front_matter_token import split_front_matter
 from ..text import clean_text
 from ..text.sentences import sentence_spans
 from .rows import embed_hash
@@ -42,6 +46,9 @@ _FENCE = re.compile(r"^\s*(```|~~~)")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(\s|$)")
 _ITEM = re.compile(r"^\s*([-*+]|\d{1,9}[.)])\s+")
 _TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{2,}")
+#: An HTML comment block's first line (CommonMark's HTML block of type 2: up to three spaces,
+#: then ``<!--``); the block ends at the line holding ``-->``.
+_COMMENT = re.compile(r"^ {0,3}<!--")
 
 
 def unit_id(leaf_id: str, text: str) -> str:
@@ -49,28 +56,29 @@ def unit_id(leaf_id: str, text: str) -> str:
     return embed_hash(f"{leaf_id}\0{text}")
 
 
-def leaf_units(text: str) -> list[str]:
+def leaf_units(text: str, *, page_start: bool = False) -> list[str]:
     """The units of a leaf's ``text``, in order, each once, without blanks around them; none
-    when the leaf is a single unit."""
-    return [unit for unit, _ in leaf_unit_spans(text)]
+    when the leaf is a single unit. ``page_start``: the leaf begins its page, so a front
+    matter it opens with is no unit."""
+    return [unit for unit, _ in leaf_unit_spans(text, page_start=page_start)]
 
 
-def leaf_unit_spans(text: str) -> list[tuple[str, Span]]:
+def leaf_unit_spans(text: str, *, page_start: bool = False) -> list[tuple[str, Span]]:
     """:func:`leaf_units`, each with where it lies in ``text`` (``text[a:b]`` is the unit
     before hygiene and blanks are folded, a table row without its header): what a hit's
     matching lines are drawn from (:mod:`.highlights`). A unit said twice keeps its first."""
     units: dict[str, Span] = {}
-    for unit, span in _raw_units(text):
+    for unit, span in _raw_units(text, page_start=page_start):
         cleaned = clean_text(unit).text.strip()
         if _width(cleaned) >= MIN_CHARS and cleaned not in units:
             units[cleaned] = span
     return list(units.items())[:MAX_UNITS] if len(units) > 1 else []
 
 
-def unit_spans(text: str) -> list[Span]:
+def unit_spans(text: str, *, page_start: bool = False) -> list[Span]:
     """Where every passage of ``text`` a unit could be lies, in order, none left out for being
     short, repeated or many; code line by line rather than in groups (a command is one line)."""
-    return [span for _, span in _raw_units(text, code_lines=1)]
+    return [span for _, span in _raw_units(text, code_lines=1, page_start=page_start)]
 
 
 def _width(text: str) -> int:
@@ -108,15 +116,23 @@ class _Lines:
         return sep.join(pieces), offsets
 
 
-def _raw_units(text: str, code_lines: int = CODE_LINES) -> Iterator[tuple[str, Span]]:
+def _raw_units(text: str, code_lines: int = CODE_LINES, page_start: bool = False
+               ) -> Iterator[tuple[str, Span]]:
     """Units by kind of line (code fences, tables, list items, headings, prose), each with its
-    span in ``text``."""
+    span in ``text``; none of a front matter (when ``text`` starts its page) or an HTML comment
+    block."""
     leaf = _Lines(text)
     lines = leaf.lines
     i = 0
+    front = split_front_matter(text) if page_start and text.startswith("---") else None
+    if front is not None:  # from the line the text after it starts
+        i = bisect_right(leaf.starts, front[0]) - 1
     while i < len(lines):
         line = lines[i]
-        if _FENCE.match(line):
+        if _COMMENT.match(line):  # to the end of the line that closes it
+            closed = text.find("-->", leaf.starts[i] + line.find("<!--") + 4)
+            i = bisect_right(leaf.starts, len(text) if closed < 0 else closed)
+        elif _FENCE.match(line):
             end = _fence_end(lines, i)
             yield from _code_groups(leaf, i + 1, end, code_lines)
             i = end + 1
@@ -134,7 +150,7 @@ def _raw_units(text: str, code_lines: int = CODE_LINES) -> Iterator[tuple[str, S
         else:
             end = _run_end(lines, i + 1, lambda s: bool(s.strip()) and not _ITEM.match(s)
                            and not _FENCE.match(s) and not _HEADING.match(s)
-                           and not s.lstrip().startswith("|"))
+                           and not s.lstrip().startswith("|") and not _COMMENT.match(s))
             yield from _prose(*leaf.joined(i, end, "\n"))
             i = end
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from ..formats.blocks import Block
 from ..tokens import SpanCounts, TokenCounter
 
-__all__ = ["CRUMB_SHARE", "QUESTION_SHARE", "Breadcrumbs", "breadcrumb"]
+__all__ = ["CRUMB_SHARE", "QUESTION_SHARE", "Breadcrumbs", "breadcrumb", "crumb_titles"]
 
 _ELLIPSIS = "…"
 #: A breadcrumb takes at most this fraction of the budget (1/16: 16 tokens of 256, 32 of 512).
@@ -26,6 +26,14 @@ CRUMB_SHARE = 16
 #: A Q&A pair's question is no path but what its answer answers: the pieces of a pair split
 #: inside its answer repeat it in up to half the budget (issue 15), not a sixteenth.
 QUESTION_SHARE = 2
+
+
+def crumb_titles(path: Sequence[Block]) -> tuple[str, ...]:
+    """The titles of ``path`` 's headings a breadcrumb (and a chunk's ``headings``) shows: a
+    heading the page shows no text for (one made only of markup that renders to nothing, such
+    as a site's shortcode it does not know) has no crumb, rather than an empty one after a
+    ``>``."""
+    return tuple(h.title for h in path if h.title)
 
 
 def breadcrumb(titles: Sequence[str], counter: TokenCounter, limit: int) -> str:
@@ -86,14 +94,14 @@ class Breadcrumbs:
         in at most ``room`` tokens when a block needs the rest of the chunk (guarantee 2)."""
         limit = self.limit(path)
         limit = limit if room is None else max(0, min(limit, room))
-        return self._text(tuple(h.title for h in path if h.start < start), limit)
+        return self._text(crumb_titles([h for h in path if h.start < start]), limit)
 
     def tokens(self, path: Sequence[Block], start: int, room: int | None = None) -> int:
         return self.counts.count_small(self.text(path, start, room))
 
     def longest_tokens(self, path: Sequence[Block]) -> int:
         """Tokens of the breadcrumb of all of ``path``: what any chunk under it may carry."""
-        return self.counts.count_small(self._text(tuple(h.title for h in path), self.limit(path)))
+        return self.counts.count_small(self._text(crumb_titles(path), self.limit(path)))
 
     def _text(self, titles: tuple[str, ...], limit: int) -> str:
         key = (titles, limit)

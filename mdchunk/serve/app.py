@@ -20,6 +20,7 @@ from .. import __version__
 from ..errors import ConfigError, DependencyError, InputError, LockedError, StoreError
 from .api import router, state_of
 from .config import ServeConfig
+from .docs_page import add_docs
 from .guard import ERROR_STATUS, Guard
 from .jobs import Forbidden, add_index_routes
 from .metrics import CONTENT_TYPE
@@ -73,13 +74,15 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
                 state.close()
 
     app = FastAPI(title="mdchunk serve", version=__version__, lifespan=lifespan,
-                  description="Chunk, embed and search a Markdown knowledge base over HTTP.")
+                  description="Chunk, embed and search a Markdown knowledge base over HTTP.",
+                  docs_url=None, redoc_url=None)  # ours work offline: .docs_page
     app.state.server = state
     app.include_router(router)
     _add_probes(app)
     _add_error_handlers(app)
     jobs = add_index_routes(app, state)
     add_page(app)
+    add_docs(app)
     if mcp is not None:
         app.router.routes.extend(mcp[1].routes)  # /mcp, outside the OpenAPI schema
     if config.cors_origins:

@@ -80,8 +80,8 @@ class ServeConfig:
 
     def __post_init__(self) -> None:
         if not is_loopback(self.host) and not self.token:
-            raise ConfigError(f"binding {self.host} (beyond this machine) needs a bearer token: "
-                              "--token-file FILE or MDCHUNK_SERVE_TOKEN")
+            raise ConfigError(f"host={self.host} is beyond this machine: binding it needs a "
+                              "bearer token: --token-file FILE or MDCHUNK_SERVE_TOKEN")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port={self.port} must be 0 (any free port) to 65535")
         for name in ("max_concurrent", "max_body_bytes"):
@@ -90,7 +90,8 @@ class ServeConfig:
         if self.timeout <= 0:
             raise ConfigError(f"timeout={self.timeout} must be a positive number of seconds")
         if self.allow_index and not self.index_roots:
-            raise ConfigError("allow_index needs at least one root folder to index from")
+            raise ConfigError("allow_index=True needs at least one root folder to index from "
+                              "(--index-root)")
         object.__setattr__(self, "cors_origins", tuple(self.cors_origins))
         object.__setattr__(self, "index_roots",
                            tuple(Path(root).resolve() for root in self.index_roots))

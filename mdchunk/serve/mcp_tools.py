@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import anyio.to_thread
 
+from .. import __version__
 from ..errors import ConfigError
 from ..index.config import SearchConfig
 from ..index.store import Expand, SearchHit, SearchMode
@@ -41,7 +42,7 @@ def mcp_server(service: Callable[[], Service]) -> MCPServer:
     that a server still loading answers with an error rather than hanging)."""
     from mcp.server.mcpserver import MCPServer
 
-    server = MCPServer("mdchunk", instructions=INSTRUCTIONS)
+    server = MCPServer("mdchunk", instructions=INSTRUCTIONS, version=__version__)
 
     @server.tool()
     async def search(query: str, k: int = 5, mode: SearchMode = "hybrid",

@@ -18,7 +18,7 @@ from ..index.store import SearchHit, SearchMode
 from .api import state_of
 from .state import NotReady
 
-__all__ = ["Shown", "add_page", "pieces"]
+__all__ = ["Shown", "add_page", "pieces", "template"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,13 +53,14 @@ def _marked(hit: SearchHit) -> tuple[tuple[int, int], ...]:
 
 
 @functools.cache
-def _template() -> Any:
+def template(name: str) -> Any:
+    """One of the server's page templates (``templates/``; jinja2, autoescaped)."""
     from jinja2 import Environment, PackageLoader, select_autoescape
 
     env = Environment(loader=PackageLoader("mdchunk.serve", "templates"),
                       autoescape=select_autoescape(["html", "j2"]), trim_blocks=True,
                       lstrip_blocks=True)
-    return env.get_template("search.html.j2")
+    return env.get_template(name)
 
 
 def add_page(app: FastAPI) -> None:
@@ -78,6 +79,7 @@ def add_page(app: FastAPI) -> None:
                          for h in hits]
             except (MdchunkError, NotReady, LookupError) as exc:
                 problem = str(exc).splitlines()[0]
-        html = _template().render(query=q, mode=mode, k=k, modes=get_args(SearchMode),
-                                  shown=shown, problem=problem, per_page=per_page)
+        html = template("search.html.j2").render(
+            query=q, mode=mode, k=k, modes=get_args(SearchMode), shown=shown, problem=problem,
+            per_page=per_page)
         return HTMLResponse(html, status_code=200 if problem is None else 400)

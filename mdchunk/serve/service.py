@@ -66,8 +66,10 @@ class Service:
     def __init__(self, config: ServeConfig, store: Any = None,
                  embedder: Embedder | None = None) -> None:
         self.config = config
-        # a served store reads leaves by id and counts them too (chunks(), count())
-        self.store: Any = store if store is not None else open_store(config.store)
+        # a served store reads leaves by id and counts them too (chunks(), count()); only a
+        # server that may index makes a new index
+        self.store: Any = store if store is not None else open_store(
+            config.store, create=config.allow_index)
         self.meta: IndexMeta | None = self.store.meta()
         self.embedder = embedder if embedder is not None else self._load_embedder()
         self.ready = False

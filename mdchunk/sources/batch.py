@@ -25,6 +25,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 
 from ..chunks import Chunk, Chunker
+from ..chunks.includes import include_run, note_all
 from ..config import ChunkerConfig
 from ..errors import InputError, MdchunkError
 
@@ -43,22 +44,9 @@ _WINDOW = 3
 _worker_chunker: Chunker | None = None
 
 #: What a worker sends back for a task: per file (as a string), its chunks or the error; and
-#: the includes it could not read (:mod:`mdchunk.chunks.includes`: key, message).
-_TaskResult = tuple[list[tuple[str, list[Chunk] | InputError]], list[tuple[str, str]]]
-
-#: The logger of includes a run could not read: said once per file per run, so workers send
-#: their records back and the parent says each once.
-_INCLUDES_LOG = "mdchunk.chunks.includes"
-_worker_notes: list[tuple[str, str]] = []
-
-
-class _KeepNotes(logging.Filter):
-    """In a worker: keep the includes' warnings for the parent instead of printing them."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        _worker_notes.append((str(getattr(record, "include", record.getMessage())),
-                              record.getMessage()))
-        return False
+#: the includes it could not read (:class:`mdchunk.chunks.includes.LeftOut`' notes), for the
+#: run of the call to say once.
+_TaskResult = tuple[list[tuple[str, list[Chunk] | InputError]], list[tuple[str, tuple[str, str]]]]
 
 
 def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None, *,
@@ -83,6 +71,13 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
     config = config or ChunkerConfig()
     naming = doc_id or (lambda path: _doc_id(path, root))
     items = ((Path(p), naming(Path(p))) for p in paths)
+    with include_run():  # what the files' includes left out, said once when the run ends
+        yield from _chunk_all(items, config, workers, on_error)
+
+
+def _chunk_all(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers: int,
+               on_error: Callable[[Path, InputError], None] | None
+               ) -> Iterator[tuple[Path, list[Chunk]]]:
     if workers == 1:
         chunker = Chunker(config)
         for path, name in items:
@@ -122,23 +117,21 @@ def _chunk_one(chunker: Chunker, path: Path, doc_id: str) -> list[Chunk]:
 def _init_worker(config: ChunkerConfig) -> None:
     global _worker_chunker  # noqa: PLW0603  (set once per worker process by the pool initializer)
     _worker_chunker = Chunker(config)
-    logging.getLogger(_INCLUDES_LOG).addFilter(_KeepNotes())
 
 
 def _work(task: list[tuple[str, str]]) -> _TaskResult:
     """Chunk a task's files in a worker; errors are returned per file, not raised."""
     assert _worker_chunker is not None, "worker not initialised"
     out: list[tuple[str, list[Chunk] | InputError]] = []
-    for path, name in task:
-        try:
-            out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
-        except InputError as exc:
-            out.append((path, type(exc)(str(exc))))  # a plain copy pickles without a chain
-        except Exception as exc:  # an unexpected bug: report it with the file, keep its type
-            out.append((path, InputError(f"{path}: {type(exc).__name__}: {exc}")))
-    notes = list(_worker_notes)
-    _worker_notes.clear()
-    return out, notes
+    with include_run(say=False) as left_out:  # sent to the parent's run, said there
+        for path, name in task:
+            try:
+                out.append((path, _chunk_one(_worker_chunker, Path(path), name)))
+            except InputError as exc:
+                out.append((path, type(exc)(str(exc))))  # a plain copy pickles without a chain
+            except Exception as exc:  # an unexpected bug: report it with the file, keep its type
+                out.append((path, InputError(f"{path}: {type(exc).__name__}: {exc}")))
+    return out, list(left_out.notes.items())
 
 
 def _tasks(items: Iterator[tuple[Path, str]]) -> Iterator[list[tuple[str, str]]]:
@@ -164,28 +157,24 @@ def _parallel(items: Iterator[tuple[Path, str]], config: ChunkerConfig, workers:
     Chunker(config)  # fail fast on a bad config, and load the tokenizer before workers fork
     tasks = _tasks(items)
     pending: deque[Future[_TaskResult]] = deque()
-    said: set[str] = set()  # the includes this run has said it could not read
     with ProcessPoolExecutor(max_workers=workers, initializer=_init_worker,
                              initargs=(config,)) as pool:
         try:
             for task in tasks:
                 pending.append(pool.submit(_work, task))
                 if len(pending) >= workers * _WINDOW:
-                    yield from _results(pending.popleft(), on_error, said)
+                    yield from _results(pending.popleft(), on_error)
             while pending:
-                yield from _results(pending.popleft(), on_error, said)
+                yield from _results(pending.popleft(), on_error)
         finally:
             for future in pending:
                 future.cancel()
 
 
-def _results(future: Future[_TaskResult], on_error: Callable[[Path, InputError], None] | None,
-             said: set[str]) -> Iterator[tuple[Path, list[Chunk]]]:
+def _results(future: Future[_TaskResult], on_error: Callable[[Path, InputError], None] | None
+             ) -> Iterator[tuple[Path, list[Chunk]]]:
     results, notes = future.result()
-    for key, message in notes:
-        if key not in said:
-            said.add(key)
-            logging.getLogger(_INCLUDES_LOG).warning("%s", message)
+    note_all(notes)
     for path, result in results:
         if isinstance(result, InputError):
             if on_error is None:

@@ -70,8 +70,8 @@ def decode_document(path: Path) -> Decoded:
     Every failure is an :class:`~mdchunk.InputError` that starts with the path:
     ``cannot read: <reason>`` (a :class:`~mdchunk.errors.MissingFileError` when the file is
     not there, e.g. deleted while a run was under way), ``looks binary``, ``not valid UTF-16``
-    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line and byte and advice. An empty
-    file is ``""``, not an error.
+    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line, column and byte offset
+    and advice. An empty file is ``""``, not an error.
     """
     try:
         raw = path.read_bytes()
@@ -104,10 +104,22 @@ def decode_bytes(raw: bytes, name: str) -> Decoded:
     if chinese is not None:
         log.info("%s: read as GB18030 (confidence %.2f)", name, chinese.confidence)
         return chinese
-    line = raw.count(b"\n", 0, error.start) + 1
-    raise InputError(f"{name}: not valid UTF-8 (line {line}, byte {error.start}: "
+    raise InputError(f"{name}: not valid UTF-8 ({_where_in(raw, error.start)}: "
                      f"{raw[error.start:error.start + 1]!r}) nor GB18030 Chinese; convert it, "
                      "e.g. iconv -f <its encoding> -t UTF-8") from error
+
+
+def _where_in(raw: bytes, at: int) -> str:
+    """Where byte ``at`` of ``raw`` lies, as an editor shows it: its line, its column (the
+    characters before it on that line, which decode, as the first bad byte ends them, plus
+    one), and its offset from the file's start (0-based, as hex editors show it).
+
+    >>> _where_in(b"# A\\n\\nd\\xc3\\xa9j\\xe0 vu\\n", 9)
+    'line 3, column 4, byte offset 9'
+    """
+    line = raw.count(b"\n", 0, at) + 1
+    column = len(raw[raw.rfind(b"\n", 0, at) + 1:at].decode("utf-8", "replace")) + 1
+    return f"line {line}, column {column}, byte offset {at}"
 
 
 def _with_bom(raw: bytes, skip: int, codec: str, name: str) -> Decoded:

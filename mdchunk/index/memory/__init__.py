@@ -19,11 +19,14 @@ _INDEXES: dict[tuple[str, str], MemoryStore] = {}
 _MADE = threading.Lock()
 
 
-def open_store(config: StoreConfig) -> MemoryStore:
-    """The in-memory index ``config`` names, made empty the first time."""
+def open_store(config: StoreConfig, *, create: bool = True) -> MemoryStore:
+    """The in-memory index ``config`` names, made empty the first time; without ``create``,
+    an empty one that is not kept (a search leaves nothing behind)."""
     with _MADE:
         key = (config.db, config.collection)
         if key not in _INDEXES:
+            if not create:
+                return MemoryStore(config.collection)
             _INDEXES[key] = MemoryStore(config.collection)
         return _INDEXES[key]
 

@@ -86,6 +86,10 @@ class MemoryStore:
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None:
         self.leaves.update((r["id"], dict(r)) for r in rows)
 
+    def count(self) -> int:
+        """Leaves the index holds."""
+        return len(self.leaves)
+
     def delete_chunks(self, ids: Sequence[str]) -> None:
         for i in ids:
             self.leaves.pop(i, None)

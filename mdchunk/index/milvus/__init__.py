@@ -19,9 +19,10 @@ from .store import MilvusStore
 __all__ = ["ANALYZERS", "MilvusManifest", "MilvusStore", "is_local", "local_file", "open_store"]
 
 
-def open_store(config: StoreConfig) -> MilvusStore:
-    """The Milvus store of ``config``: a Lite file or a server, ``credential`` its token."""
-    return MilvusStore(config.db, config.collection, token=config.credential)
+def open_store(config: StoreConfig, *, create: bool = True) -> MilvusStore:
+    """The Milvus store of ``config``: a Lite file or a server, ``credential`` its token;
+    without ``create``, a Lite file that is not there is refused rather than made."""
+    return MilvusStore(config.db, config.collection, token=config.credential, create=create)
 
 
 def local_file(db: str) -> str | None:

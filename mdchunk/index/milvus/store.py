@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Self
@@ -64,10 +65,17 @@ class MilvusStore:
     :class:`pymilvus.MilvusClient`."""
 
     def __init__(self, uri: str = "./mdchunk.db", collection: str = "mdchunk", *,
-                 token: str | None = None, timeout: float = 10.0) -> None:
+                 token: str | None = None, timeout: float = 10.0, create: bool = True) -> None:
+        """``create=False`` for a reader (a search, a server that may not index): Milvus Lite
+        makes a file it is asked to open, so a path typed wrong (or the default
+        ``./mdchunk.db`` in another folder) would leave an empty index behind; refused instead,
+        naming the path."""
         self.uri = uri
         self.collection = collection
         self.timeout = timeout
+        if not create and is_local(uri) and not os.path.exists(uri):
+            raise StoreError(f"{uri}: no index here (no such Milvus Lite file); index into it "
+                             f"first: mdchunk index PATH --db {uri}")
         self._client = connect(uri, token, timeout)
         self.manifest = MilvusManifest(self._client, f"{collection}_manifest", self._errors)
         self.parents_collection = f"{collection}_parents"
