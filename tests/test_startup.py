@@ -148,3 +148,64 @@ def test_a_query_runs_on_one_blas_thread_and_a_batch_on_all(tmp_path: Path,
     assert use._model.threads == 3
     use.embed([query])
     assert use._model.threads == 1 and np.allclose(use.embed([query + "x"]), batch, atol=1e-6)
+
+
+# -- the ONNX export's checksums: hashed once, trusted while its files are unchanged ---------------
+
+
+def _fake_export(folder: Path) -> Path:
+    """An export folder as :mod:`mdchunk.embedding.onnx_export` writes it, with small files
+    (what is checked is the record, not what the files hold)."""
+    from mdchunk.embedding.onnx_runtime import FILES, checksum
+
+    folder.mkdir()
+    for index, name in enumerate((*FILES.values(), "tokenizer.json")):
+        (folder / name).write_bytes(bytes([index]) * 4096)
+    record = {"inputs": ["input_ids", "attention_mask"], "max_seq_length": 256,
+              "do_lower_case": False,
+              "files": {name: checksum(folder / name)
+                        for name in (*FILES.values(), "tokenizer.json")}}
+    (folder / "export.json").write_text(json.dumps(record), encoding="utf-8")
+    return folder
+
+
+def test_an_exports_checksums_are_hashed_once_while_its_files_are_unchanged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdchunk.embedding import onnx_runtime
+    from mdchunk.embedding.onnx_runtime import CHECKED, FILES, Export
+
+    folder = _fake_export(tmp_path / "export")
+    hashed: list[str] = []
+    real = onnx_runtime.checksum
+
+    def counting(path: Path) -> str:
+        hashed.append(path.name)
+        return real(path)
+
+    monkeypatch.setattr(onnx_runtime, "checksum", counting)
+    assert Export(folder).intact() and len(hashed) == 3 and (folder / CHECKED).is_file()
+    assert Export(folder).intact() and len(hashed) == 3  # trusted: nothing hashed again
+    int8 = folder / FILES[True]
+    with int8.open("r+b") as handle:  # one byte changed in place: same size
+        handle.write(b"\xff")
+    assert not Export(folder).intact() and "model.int8.onnx" in hashed[3:]
+    assert not Export(folder).intact()  # a failed check is not remembered as a pass
+    int8.write_bytes(bytes([1]) * 4096)  # put back as it was: hashed again, and intact
+    assert Export(folder).intact()
+    hashed.clear()
+    assert Export(folder).intact() and hashed == []
+
+
+def test_an_unwritable_or_unreadable_check_record_only_costs_the_hashing(tmp_path: Path) -> None:
+    from mdchunk.embedding.onnx_runtime import CHECKED, Export
+
+    folder = _fake_export(tmp_path / "export")
+    (folder / CHECKED).write_text("{not json", encoding="utf-8")
+    assert Export(folder).intact()
+    assert json.loads((folder / CHECKED).read_text(encoding="utf-8")).keys() == set(
+        Export(folder).files)
+    (folder / CHECKED).unlink()
+    (folder / CHECKED).mkdir()  # cannot be read nor replaced, whoever runs the test
+    assert Export(folder).intact() and (folder / CHECKED).is_dir()
+    assert sorted(p.name for p in folder.iterdir()) == sorted([CHECKED, "export.json",
+                                                               *Export(folder).files])

