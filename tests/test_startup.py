@@ -138,6 +138,27 @@ def test_use_weights_are_kept_uncompressed_and_a_spoilt_copy_is_not_used(use_cac
 
 
 @needs_use
+@pytest.mark.slow  # loads USE
+def test_without_a_writable_cache_use_reads_its_packaged_weights_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mdchunk.embedding.multilingual import UniversalSentenceEncoder
+
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    monkeypatch.setenv("MDCHUNK_CACHE", str(blocked))
+    loads: list[str] = []
+    real = np.load
+
+    def counting(file: object, *args: object, **kwargs: object) -> object:
+        loads.append(Path(str(file)).name)
+        return real(file, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(np, "load", counting)
+    vectors = UniversalSentenceEncoder(threads=1).embed(TEXTS)
+    assert vectors.shape == (len(TEXTS), 512) and loads == ["weights.npz"]
+
+
+@needs_use
 @pytest.mark.slow  # parses USE's tokenizer
 def test_a_broken_or_unwritable_tokenizer_cache_costs_only_the_parse(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -168,6 +168,12 @@ def _cached_weights() -> Path | None:
     path = cache_home() / "use" / f"weights-{key}.npz"
     if path.is_file():
         return path
+    try:  # where no copy can be written, the packaged file is read once, not twice
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    if not os.access(path.parent, os.W_OK):
+        return None
     with np.load(packaged, allow_pickle=False) as archive:
         arrays = {name: archive[name] for name in archive.files}
     return path if write_whole(path, lambda handle: np.savez(handle, **arrays)) else None
