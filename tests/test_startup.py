@@ -240,6 +240,10 @@ def test_an_exports_checksums_are_hashed_once_while_its_files_are_unchanged(
     assert Export(folder).intact()
     hashed.clear()
     assert Export(folder).intact() and hashed == []
+    record = json.loads((folder / "export.json").read_text(encoding="utf-8"))
+    record["files"]["tokenizer.json"] = "0" * 32  # the record rewritten, the files not
+    (folder / "export.json").write_text(json.dumps(record), encoding="utf-8")
+    assert not Export(folder).intact() and "tokenizer.json" in hashed
 
 
 def test_an_unwritable_or_unreadable_check_record_only_costs_the_hashing(tmp_path: Path) -> None:

