@@ -38,25 +38,32 @@ class Run:
     report: str
 
 
-def index_once(checkout: Path, corpus: Path, work: Path, side: str,
-               env: dict[str, str] | None = None) -> Run:
-    """One ``mdchunk index`` of ``corpus`` into a new database, measured."""
-    db = work / f"{side}-{corpus.name}.db"
-    shutil.rmtree(db, ignore_errors=True)
+def run_mdchunk(checkout: Path, *args: str, cwd: Path, env: dict[str, str] | None = None
+                ) -> tuple[str, float, float, float]:
+    """Run ``mdchunk ARGS`` as a process of its own, with ``checkout`` first on ``PYTHONPATH``:
+    (its output, wall s, CPU s, peak RSS MB); a failed run ends the bench with its output."""
     environ = {**os.environ, "PYTHONPATH": str(checkout), "HF_HUB_OFFLINE": "1", **(env or {})}
     started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "mdchunk.cli", "index", str(corpus),
-                              "--db", str(db)], env=environ, cwd=work,
+    child = subprocess.Popen([sys.executable, "-m", "mdchunk.cli", *args], env=environ, cwd=cwd,
                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert child.stdout is not None
     output = child.stdout.read()
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - started
     if os.waitstatus_to_exitcode(status) != 0:
-        raise SystemExit(f"{side}: mdchunk index {corpus} failed:\n{output}")
+        raise SystemExit(f"{checkout}: mdchunk {' '.join(args)} failed:\n{output}")
+    return output, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
+
+
+def index_once(checkout: Path, corpus: Path, work: Path, side: str,
+               env: dict[str, str] | None = None) -> Run:
+    """One ``mdchunk index`` of ``corpus`` into a new database, measured."""
+    db = work / f"{side}-{corpus.name}.db"
+    shutil.rmtree(db, ignore_errors=True)
+    output, wall, cpu, peak = run_mdchunk(checkout, "index", str(corpus), "--db", str(db),
+                                          cwd=work, env=env)
     report = next((line for line in output.splitlines() if line.startswith("added ")), "")
-    return Run(side, corpus.name, wall, usage.ru_utime + usage.ru_stime,
-               usage.ru_maxrss / 1024, report)
+    return Run(side, corpus.name, wall, cpu, peak, report)
 
 
 @contextmanager

@@ -61,13 +61,15 @@ def configure_logging() -> logging.Handler:
     # becomes our one line.
     for client in ("pymilvus", "milvus_lite"):
         logging.getLogger(client).setLevel(logging.CRITICAL)
-    try:  # jieba (Milvus Lite's Chinese analyzer) sets its own DEBUG level when imported
-        import jieba
-
-        jieba.setLogLevel(logging.ERROR)
-    except ImportError:
-        pass
+    # jieba (Milvus Lite's Chinese analyzer) sets its logger's level to DEBUG when it is
+    # imported, which would undo a level set here; a filter on the logger outlasts that, and
+    # jieba is imported only by a search or run that needs its dictionary, not by every command.
+    logging.getLogger("jieba").addFilter(_errors_only)
     return handler
+
+
+def _errors_only(record: logging.LogRecord) -> bool:
+    return record.levelno >= logging.ERROR
 
 
 def main() -> None:

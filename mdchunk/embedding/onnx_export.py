@@ -45,7 +45,7 @@ from typing import Any
 from ..errors import DependencyError
 from .int8_rows import RowQuantizationError, quantize_rows
 from .onnx_runtime import FILES, Export, OnnxSession, checksum, read_json
-from .resolve import model_folder
+from .resolve import cache_home, model_folder
 from .torch_runtime import load_model
 
 __all__ = ["EXPORTER_VERSION", "ONNX_HINT", "QUANTIZED_OPS", "Export", "Unexportable",
@@ -86,13 +86,8 @@ class Unexportable(Exception):
 
 
 def cache_root() -> Path:
-    """Where exports are cached: ``$MDCHUNK_CACHE/onnx``, else ``$XDG_CACHE_HOME/mdchunk/onnx``,
-    else ``~/.cache/mdchunk/onnx``."""
-    base = os.environ.get("MDCHUNK_CACHE")
-    if base:
-        return Path(base).expanduser() / "onnx"
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "mdchunk" / "onnx"
+    """Where exports are cached: ``onnx`` in :func:`~.resolve.cache_home`."""
+    return cache_home() / "onnx"
 
 
 def _model_files(folder: Path) -> list[Path]:

