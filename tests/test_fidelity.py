@@ -124,12 +124,9 @@ def test_comments_in_every_container_are_left_out_of_embed_text(budget: int, cou
     assert "".join(c.text for c in chunks).count("<!--") == TRANSLATED.count("<!--")
 
 
-def test_both_readers_find_the_comments_of_a_table_row() -> None:
-    from mdchunk.formats.markdown import parse_markdown_it
-
+def test_the_comments_of_a_table_row_are_found() -> None:
     source = "| a <!-- c --> |\n| --- |\n| <!-- d --> x |\n"
-    assert parse_markdown(source).comments == parse_markdown_it(source).comments == (
-        (4, 14), (27, 37))
+    assert parse_markdown(source).comments == ((4, 14), (27, 37))
 
 
 # -- 3. shortcodes in code spans ---------------------------------------------------------------

@@ -1,10 +1,8 @@
-"""What both Markdown readers build blocks with: spans from line ranges, fence lines, headings.
+"""How the Markdown reader builds blocks: spans from line ranges, fence lines, headings.
 
-markdown-it-py (:mod:`.markdown`) and markdown-it-pyrs (:mod:`.markdown_rs`) both name the lines
-a block covers; a :class:`BlockMaker` turns those into the same character spans of the original
-source, and a heading's inline content into the same plain title and explicit id
-(:func:`split_heading_id`), so that the two readers give the same :class:`~.blocks.Block` s.
-It sits beside :mod:`.blocks`, below both readers.
+markdown-it-py names the lines a block covers; a :class:`BlockMaker` turns those into character
+spans of the original source, and a heading's inline content into its plain title and explicit
+id (:func:`split_heading_id`). :mod:`.markdown` walks the token stream with it.
 """
 
 from __future__ import annotations
@@ -67,7 +65,7 @@ class BlockMaker:
 
     def row(self, start: int, end: int) -> Block:
         """A table's row, the HTML comments of its cells recorded (each cell's text between
-        unescaped pipes, parsed inline: both readers split it the same way)."""
+        unescaped pipes, parsed inline)."""
         if "<!--" in self.source[start:end]:
             self.find_comments(start, end, [comment for cell in _CELL_SEPARATOR.split(
                 self.source[start:end]) for comment in self.comments_of(cell.strip())])
@@ -119,7 +117,7 @@ class BlockMaker:
 
     def front_matter(self, token: Token) -> Block:
         """The block of the front matter token of markdown-it-py's ``front_matter`` rule
-        (mdit-py-plugins), fences included; both readers take it from that rule's token."""
+        (mdit-py-plugins), fences included."""
         assert token.map is not None
         return Block("front_matter", *self.span(token.map))
 
