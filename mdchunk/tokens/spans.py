@@ -5,10 +5,11 @@ whose counts add up at *joints* (:attr:`~.counter.TokenCounter.line_additive`: l
 text on them, and the blank before a word; cl100k_base, property-tested), a span's count is the
 sum of the counts of the stretches between the registered joints it covers, and each stretch is
 encoded once and kept, however many candidate chunks hold it. The joints are the starts of a
-page's blocks and of the parts a block is cut into. A span that ends on a block's last word,
-before the blanks that lead to the next joint, is its stretch less the blanks: the block's last
-line encoded with and without them. Any other tokenizer has no joints: each span is encoded
-once and kept. Every count comes from the tokenizer's public ``encode``.
+page's blocks, of the lines of a block long enough to be cut (so that the parts it is cut into
+are sums of lines already counted), and of the parts a block is cut into. A span that ends on a
+block's last word, before the blanks that lead to the next joint, is its stretch less the
+blanks: its last word encoded with and without them. Any other tokenizer has no joints: each
+span is encoded once and kept. Every count comes from the tokenizer's public ``encode``.
 """
 
 from __future__ import annotations
@@ -24,14 +25,19 @@ __all__ = ["TEXT_AHEAD", "SpanCounts"]
 
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
+#: A line break before a line with text on it: the line's start is a joint.
+_BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
 
 
 class SpanCounts:
     """Exact token counts of spans of ``source``, from stretches between registered joints."""
 
-    def __init__(self, source: str, counter: TokenCounter) -> None:
+    def __init__(self, source: str, counter: TokenCounter, long_block: int) -> None:
         self.source = source
         self.counter = counter
+        #: Characters from which a block may well be cut into parts (the budget: a token holds
+        #: one character or more): its lines are counted apart from the start.
+        self.long_block = long_block
         #: Counts of the stretches encoded so far (a span, for a tokenizer without joints).
         self._stretches: dict[tuple[int, int], int] = {}
         self._estimates: dict[tuple[int, int], int] = {}
@@ -42,13 +48,22 @@ class SpanCounts:
         self._small: dict[str, int] = {}
 
     def use_blocks(self, blocks: Sequence[Block]) -> None:
-        """Register the document's top-level blocks: their starts are where exact counts may be
-        summed (line-additive tokenizers), and each block is planned with the blank after it."""
+        """Register the document's top-level blocks: their starts, and the line starts of a long
+        block, are where exact counts may be summed (line-additive tokenizers), and each block
+        is planned with the blank after it."""
         starts = [b.start for b in blocks]
         following = [*starts[1:], blocks[-1].end] if blocks else []
         self._next_start.update(zip([(b.start, b.end) for b in blocks], following))
-        if self.counter.line_additive:
-            self._add_joints([pos for pos in starts if self.is_joint(pos)])
+        if not self.counter.line_additive:
+            return
+        joints: list[int] = []
+        for block in blocks:
+            if self.is_joint(block.start):
+                joints.append(block.start)
+            if block.end - block.start >= self.long_block:
+                joints += [m.end() for m in _BEFORE_TEXT_LINE.finditer(
+                    self.source, block.start, block.end)]
+        self._add_joints(joints)
 
     def _add_joints(self, found: Iterable[int]) -> None:
         """Register ``found`` (ascending)."""
@@ -117,8 +132,9 @@ class SpanCounts:
     def _last_stretch(self, start: int, end: int) -> int:
         """Tokens of the stretch ``source[start:end]`` that ends a span. A block's span stops
         before the blanks that lead to the next joint; when the stretch to that joint is
-        counted already, the block's last line (a joint) is encoded with and without those
-        blanks, not the block again: the counts before that line are the same in both."""
+        counted already, what follows the last joint before the span's last word is encoded
+        with and without those blanks, not the block again: the counts before that joint are
+        the same in both."""
         known = self._stretches.get((start, end))
         if known is not None:
             return known
@@ -128,13 +144,29 @@ class SpanCounts:
         whole = self._stretches.get((start, following)) if following is not None else None
         if whole is None or following is None or source[end:following].strip():
             return self._stretch(start, end)
-        line = max(source.rfind("\n", start, end), source.rfind("\r", start, end)) + 1
-        if line <= start or not TEXT_AHEAD.match(source, line, end):
+        joint = self._last_joint(start, end)
+        if joint is None:
             return self._stretch(start, end)
-        tokens = whole - self.count_small(source[line:following]) \
-            + self.count_small(source[line:end])
+        tokens = whole - self.count_small(source[joint:following]) \
+            + self.count_small(source[joint:end])
         self._stretches[(start, end)] = tokens
         return tokens
+
+    def _last_joint(self, start: int, end: int) -> int | None:
+        """The last joint inside ``(start, end)`` with text after it before ``end``: the blank
+        before the last word of the last line (after text), else that line's start."""
+        source = self.source
+        line = max(source.rfind("\n", start, end), source.rfind("\r", start, end)) + 1
+        blank = max(source.rfind(" ", line, end), source.rfind("\t", line, end))
+        if blank > start:
+            while blank > line and source[blank - 1] in " \t":
+                blank -= 1  # to the start of the run of blanks
+            if blank > start and not source[blank - 1].isspace() \
+                    and TEXT_AHEAD.match(source, blank, end):
+                return blank
+        if line > start and TEXT_AHEAD.match(source, line, end):
+            return line
+        return None
 
     def count_small(self, text: str) -> int:
         """Tokens of a short text met again and again (a word, a breadcrumb, a fence)."""
