@@ -187,7 +187,7 @@ _PARAGRAPHS = st.lists(st.lists(_pieces.map(str.strip).filter(bool), min_size=1,
 def test_each_block_is_encoded_once_and_its_span_from_its_last_line(paragraphs: list[str],
                                                                     long_block: int) -> None:
     """Every block's estimate (the block with the blank after it) encodes its stretch once (a
-    long block's lines one by one) and is exact; its span without that blank is then exact too,
+    long block's lines one by one, a short text once a page) and is exact; its span without that blank is then exact too,
     from the same stretch and the end of its last line encoded with and without the blank, not
     the block again."""
     counter = get_counter("cl100k_base")
@@ -197,7 +197,11 @@ def test_each_block_is_encoded_once_and_its_span_from_its_last_line(paragraphs: 
         expected = counter.count(text[block.start:end]) + (end == block.end)
         assert counts.estimate(block.start, block.end) == expected
         assert counts.estimate(block.start, block.end) == expected
-    assert "".join(calls) == text[:blocks[-1].end], "each character encoded once, in order"
+    pos = 0  # each character encoded once at most, in order (a short text met again is known)
+    for part in calls:
+        pos = text.index(part, pos) + len(part)
+    short = [part for part in calls if len(part) <= 32]
+    assert pos <= blocks[-1].end and len(set(short)) == len(short)
     calls.clear()
     for block, end in zip(blocks, following):
         assert counts.count_span(block.start, block.end) == counter.count(

@@ -25,6 +25,8 @@ __all__ = ["TEXT_AHEAD", "SpanCounts"]
 
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
+#: Characters up to which a stretch is counted by its text (:meth:`SpanCounts.count_small`).
+_SHORT = 32
 #: A line break before a line with text on it: the line's start is a joint.
 _BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
 
@@ -123,10 +125,13 @@ class SpanCounts:
         return total + self._last_stretch(pos, end)
 
     def _stretch(self, start: int, end: int) -> int:
-        """Tokens of ``source[start:end]``, encoded on first use and kept."""
+        """Tokens of ``source[start:end]``, encoded on first use and kept; a short one is kept by
+        its text too: the words of a paragraph cut between words, a table's cells, repeat."""
         tokens = self._stretches.get((start, end))
         if tokens is None:
-            tokens = self._stretches[(start, end)] = self.counter.count(self.source[start:end])
+            text = self.source[start:end]
+            tokens = self._stretches[(start, end)] = (
+                self.count_small(text) if end - start <= _SHORT else self.counter.count(text))
         return tokens
 
     def _last_stretch(self, start: int, end: int) -> int:
