@@ -116,22 +116,24 @@ class SpanCounts:
         if known is not None:
             return known
         if not self.counter.line_additive:
-            return self._stretch(start, end)
+            return self._encode(start, end)
         joints = self._joints
         total, pos = 0, start
         for joint in joints[bisect_right(joints, start):bisect_left(joints, end)]:
-            total += self._stretch(pos, joint)
+            known = self._stretches.get((pos, joint))
+            total += self._encode(pos, joint) if known is None else known
             pos = joint
+        if end in self._joint_set:  # ends where the next stretch starts: a stretch itself
+            known = self._stretches.get((pos, end))
+            return total + (self._encode(pos, end) if known is None else known)
         return total + self._last_stretch(pos, end)
 
-    def _stretch(self, start: int, end: int) -> int:
-        """Tokens of ``source[start:end]``, encoded on first use and kept; a short one is kept by
-        its text too: the words of a paragraph cut between words, a table's cells, repeat."""
-        tokens = self._stretches.get((start, end))
-        if tokens is None:
-            text = self.source[start:end]
-            tokens = self._stretches[(start, end)] = (
-                self.count_small(text) if end - start <= _SHORT else self.counter.count(text))
+    def _encode(self, start: int, end: int) -> int:
+        """Tokens of ``source[start:end]``, kept; a short text is kept by its text too: the
+        words of a paragraph cut between words, a table's cells, repeat."""
+        text = self.source[start:end]
+        tokens = self._stretches[(start, end)] = (
+            self.count_small(text) if end - start <= _SHORT else self.counter.count(text))
         return tokens
 
     def _last_stretch(self, start: int, end: int) -> int:
@@ -148,10 +150,10 @@ class SpanCounts:
         following = joints[at] if at < len(joints) else None
         whole = self._stretches.get((start, following)) if following is not None else None
         if whole is None or following is None or source[end:following].strip():
-            return self._stretch(start, end)
+            return self._encode(start, end)
         joint = self._last_joint(start, end)
         if joint is None:
-            return self._stretch(start, end)
+            return self._encode(start, end)
         tokens = whole - self.count_small(source[joint:following]) \
             + self.count_small(source[joint:end])
         self._stretches[(start, end)] = tokens
