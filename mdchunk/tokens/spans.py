@@ -37,8 +37,8 @@ class SpanCounts:
     def __init__(self, source: str, counter: TokenCounter, long_block: int) -> None:
         self.source = source
         self.counter = counter
-        #: Characters from which a block may well be cut into parts (the budget: a token holds
-        #: one character or more): its lines are counted apart from the start.
+        #: Characters from which a block may well be cut into parts (the budget: most tokens
+        #: hold a character or more): its lines are counted apart from the start.
         self.long_block = long_block
         #: Counts of the stretches encoded so far (a span, for a tokenizer without joints).
         self._stretches: dict[tuple[int, int], int] = {}
