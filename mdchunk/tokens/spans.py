@@ -37,8 +37,10 @@ class SpanCounts:
     def __init__(self, source: str, counter: TokenCounter, long_block: int) -> None:
         self.source = source
         self.counter = counter
-        #: Characters from which a block may well be cut into parts (the budget: most tokens
-        #: hold a character or more): its lines are counted apart from the start.
+        #: Characters from which a block may well be cut into parts (the chunker gives three
+        #: times the budget): its lines are counted apart from the start. Lower, more blocks
+        #: that fit are encoded a line at a time (a call each); higher, more cut blocks are
+        #: encoded whole, then in parts.
         self.long_block = long_block
         #: Counts of the stretches encoded so far (a span, for a tokenizer without joints).
         self._stretches: dict[tuple[int, int], int] = {}
