@@ -43,6 +43,7 @@ SIZES: dict[str, int] = {
     "nested empty headings": 90_000,
     "unclosed fence": 5_000_000,
     "tiny sections": 1_000_000,
+    "comments in containers": 1_000_000,  # 11,000 items and quotes, each with a comment
     "NUL, lone surrogates, emoji": 2_000_000,
 }
 

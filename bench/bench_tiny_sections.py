@@ -9,11 +9,8 @@ do not count); the report gives MB/s and how many times slower the tiny sections
 
     python bench/bench_tiny_sections.py [--size 300000] [--repeat 5] [--peers]
 
-Rows: mdchunk as it is, mdchunk with markdown-it-py reading every document (the fast reader of
-:mod:`mdchunk.formats.markdown_rs` switched off: what it saves), the floor (markdown-it-py parse
-and one tiktoken pass), with ``--peers`` the peers of ``bench/peers.py``, and the Rust parser
-building its node tree and nothing else (the runbooks are not read by it: a reference only).
-It also prints how many chunks mdchunk makes of each: top-level sections never share a chunk.
+Rows: mdchunk as it is, the floor (markdown-it-py parse and one tiktoken pass), and with
+``--peers`` the peers of ``bench/peers.py``. It also prints how many chunks mdchunk makes of each: top-level sections never share a chunk.
 """
 
 from __future__ import annotations
@@ -34,11 +31,6 @@ from peers import PEER_NAMES, make_adapters  # noqa: E402
 
 import mdchunk  # noqa: E402
 from tests.pathological import document  # noqa: E402
-
-try:  # absent before the fast reader: the same bench measures the commits before it
-    from mdchunk.formats import markdown_rs
-except ImportError:
-    markdown_rs = None
 
 MAX_TOKENS, OVERLAP = 256, 32
 
@@ -66,20 +58,6 @@ def best_time(run: Callable[[str], object], text: str, repeat: int) -> float:
     return best
 
 
-def without_fast_reader(run: Callable[[str], object]) -> Callable[[str], object]:
-    """``run`` with every document read by markdown-it-py (the reference reader)."""
-    assert markdown_rs is not None
-
-    def reference_only(text: str) -> object:
-        fast = markdown_rs.parse_fast
-        markdown_rs.parse_fast = lambda source: None
-        try:
-            return run(text)
-        finally:
-            markdown_rs.parse_fast = fast
-    return reference_only
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=300_000, help="characters of each document")
@@ -95,17 +73,8 @@ def main(argv: list[str] | None = None) -> int:
     adapters = make_adapters(["mdchunk", "floor", *(PEER_NAMES if args.peers else ())],
                              MAX_TOKENS, OVERLAP)
     rows: list[tuple[str, Callable[[str], object]]] = [("mdchunk", adapters["mdchunk"].run)]
-    if markdown_rs is not None:
-        rows.append(("mdchunk, markdown-it-py only",
-                     without_fast_reader(adapters["mdchunk"].run)))
     rows += [(a.label, a.run) for name, a in adapters.items() if name != "mdchunk"]
-    rust = markdown_rs._rust_parser() if markdown_rs is not None else None
-    if rust is not None:  # what any chunker reading through this parser pays before its work
-        rows.append(("Rust parser's node tree alone", rust.tree))
-    fast = ([markdown_rs.parse_fast(text) is not None for text in (tiny, real)]
-            if markdown_rs is not None else [False, False])
     print(f"tiny sections {len(tiny):,} chars, runbooks {len(real):,} chars; "
-          f"read by the Rust parser: tiny {fast[0]}, runbooks {fast[1]}; "
           f"best of {args.repeat}, CPU s (process_time)")
     counts = [len(adapters["mdchunk"].run(text)) for text in (tiny, real)]
     print(f"mdchunk chunks: tiny {counts[0]:,}, runbooks {counts[1]:,} "

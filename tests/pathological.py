@@ -63,6 +63,13 @@ def _tiny_sections(size: int) -> str:
     return "".join(f"## S{i}\n\nline {i}\n\n- a\n- b\n\n" for i in range(size // 30))
 
 
+def _comments_in_containers(size: int) -> str:
+    """A translated page that keeps the original of each list item and quote in a comment of
+    several lines (a Hugo site's zh-cn pages)."""
+    return "".join(f"- 检查节点 {i}。\n  <!--\n  Check node {i}\n  and its pods.\n  -->\n\n"
+                   f"> 注意 {i}。\n> <!-- Back up {i}\n> first. -->\n\n" for i in range(size // 90))
+
+
 def _odd_characters(size: int) -> str:
     return "text \x00 👩‍👩‍👧‍👦 \ud800 more. 🇺🇳 e\u0301 " * (size // 36)
 
@@ -80,6 +87,7 @@ KINDS: dict[str, Callable[[int], str]] = {
     "nested empty headings": _nested_empty_headings,
     "unclosed fence": _unclosed_fence,
     "tiny sections": _tiny_sections,
+    "comments in containers": _comments_in_containers,
     "NUL, lone surrogates, emoji": _odd_characters,
 }
 

@@ -1,32 +1,19 @@
-"""Block's and Draft's hand-written constructors and the span copies the readers make are what
-the dataclass machinery would make (issue 32: they are written out for speed, so a field added
-to Block or Draft must be added to them too)."""
+"""Blocks, drafts and chunks are frozen dataclasses built field by field; the readers' tiling of
+blocks is what it was written to be."""
 
 from __future__ import annotations
 
-import inspect
-from dataclasses import MISSING, FrozenInstanceError, fields, replace
+from dataclasses import FrozenInstanceError, fields, replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from mdchunk.chunks.chunk import Chunk
-from mdchunk.formats.blocks import Block, _with_span, tile
+from mdchunk.formats.blocks import Block, tile
 from mdchunk.plan.drafts import Draft
 
 from .test_grammar import profile
-
-
-@pytest.mark.parametrize("cls", [Block, Draft, Chunk])
-def test_the_constructor_takes_every_field_with_its_default(cls: type) -> None:
-    """A field made by a default factory defaults to ``None``, for which the constructor makes
-    one (Chunk's ``metadata``)."""
-    parameters = list(inspect.signature(cls.__init__).parameters.values())[1:]
-    assert [p.name for p in parameters] == [f.name for f in fields(cls)]
-    assert [p.default for p in parameters] == [
-        None if f.default_factory is not MISSING
-        else inspect.Parameter.empty if f.default is MISSING else f.default for f in fields(cls)]
 
 
 def test_a_chunk_is_built_as_the_dataclass_would() -> None:
@@ -55,23 +42,6 @@ def test_a_draft_is_built_and_copied_as_the_dataclass_would() -> None:
                                                   "T\n\nbody", 8, True, 3)
     with pytest.raises(FrozenInstanceError):
         draft.start = 1  # type: ignore[misc]
-
-
-_blocks = st.builds(Block, kind=st.sampled_from(["heading", "table", "code"]),
-                    start=st.integers(0, 50), end=st.integers(0, 50),
-                    children=st.just((Block("row", 1, 2),)) | st.just(()),
-                    level=st.integers(0, 6), title=st.text(max_size=3),
-                    heading_id=st.text(max_size=3), prefix=st.text(max_size=3),
-                    continued=st.booleans())
-
-
-@profile(100)
-@given(block=_blocks, start=st.integers(0, 50), end=st.integers(0, 50))
-def test_a_block_s_span_copy_is_dataclasses_replace(block: Block, start: int, end: int) -> None:
-    copy = _with_span(block, start, end)
-    assert copy == replace(block, start=start, end=end)
-    assert [getattr(copy, f.name) for f in fields(Block)] == \
-        [getattr(replace(block, start=start, end=end), f.name) for f in fields(Block)]
 
 
 def test_a_block_is_still_frozen() -> None:

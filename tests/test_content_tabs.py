@@ -7,8 +7,6 @@ import pytest
 
 import mdchunk
 from mdchunk.formats import Block, parse_markdown
-from mdchunk.formats.markdown import parse_markdown_it
-from mdchunk.formats.markdown_rs import may_read
 from mdchunk.formats.site_markup import render_markup
 
 from .test_guarantees import assert_markdown_guarantees
@@ -97,34 +95,18 @@ def test_the_marker_shows_its_label_in_embed_text() -> None:
     assert chunks[0].kinds == ["tabs"]
 
 
-SOURCES = [PAGE, '=== "A"\n    a\n=== "B"\n    b\n', "- item\n\n    === \"A\"\n\n        body\n",
-           '> === "A"\n>     quoted\n', '=== "A"\n\n    ## Inside\n\n    Text.\n']
-
-
-@pytest.mark.parametrize("source", SOURCES)
-def test_the_fast_reader_never_takes_content_tabs_on_an_mkdocs_page(source: str) -> None:
-    """markdown-it-pyrs has no content tab rule: for site="mkdocs" the reference reads every
-    document with a marker, and both readers give the same Document either way."""
-    assert not may_read(source, "mkdocs")
-    assert parse_markdown(source, "mkdocs") == parse_markdown_it(source, "mkdocs")
-    assert parse_markdown(source) == parse_markdown_it(source)
-
-
-def test_the_fixture_is_read_alike_by_both_readers() -> None:
+def test_the_fixture_has_tabs_only_on_an_mkdocs_page() -> None:
     from .conftest import FIXTURES
 
     source = (FIXTURES / "mkdocs-content-tabs.md").read_text(encoding="utf-8")
-    assert not may_read(source, "mkdocs")
-    for site in ("mkdocs", "plain"):
-        assert parse_markdown(source, site) == parse_markdown_it(source, site)
+    assert "tabs" in [b.kind for b in parse_markdown(source, "mkdocs").blocks]
     assert "tabs" not in [b.kind for b in parse_markdown(source).blocks]
 
 
-def test_a_setext_heading_still_goes_to_the_fast_reader() -> None:
-    """``===`` underlines are everywhere: only a marker with a quoted label keeps the fast
-    reader away."""
+def test_a_setext_heading_is_no_content_tab() -> None:
+    """``===`` underlines are everywhere: only a marker with a quoted label is a tab."""
     source = "Title\n=====\n\nText.\n"
-    assert may_read(source, "mkdocs") == may_read(source, "plain")
+    assert parse_markdown(source, "mkdocs") == parse_markdown(source, "plain")
 
 
 @pytest.mark.parametrize("max_tokens,overlap", [(32, 0), (48, 8), (64, 8), (128, 16),

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mdchunk.formats.markdown import parse_markdown_it
+from mdchunk.formats.markdown import parse_markdown
 from mdchunk.formats.markdown_it_parser import (
     block_parser,
     full_parser,
@@ -76,7 +76,7 @@ def test_every_fixture(path) -> None:  # type: ignore[no-untyped-def]
 
 def test_a_page_with_footnotes_keeps_them_as_blocks() -> None:
     source = "# Page\n\nText.[^1]\n\n[^1]: The note.\n\n[^2]: Never used.\n"
-    kinds = [block.kind for block in parse_markdown_it(source).blocks]
+    kinds = [block.kind for block in parse_markdown(source).blocks]
     # a footnote nothing references is dropped by markdown-it, shown by no page: a gap of
     # the page's metadata, as a link's definition is
     assert kinds == ["heading", "paragraph", "footnote", "link_definitions"]

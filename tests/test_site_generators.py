@@ -12,7 +12,6 @@ from mdchunk.cli.options import SiteOption
 from mdchunk.errors import ConfigError
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown_it_parser import full_parser, other_sites_rules, unused_rules
-from mdchunk.formats.markdown_rs import may_read, refusals
 from mdchunk.formats.sites import (
     GENERATORS,
     SITES,
@@ -70,11 +69,9 @@ def test_each_record_says_what_its_site_does(site: str, flavour: str, explicit_i
     assert other_sites_rules(site).isdisjoint(rules)
 
 
-def test_the_fast_reader_refuses_what_a_records_rules_may_read() -> None:
-    assert list(refusals(TABS, "mkdocs")) == ["a mkdocs rule (content tabs)"]
-    assert not may_read(TABS, "mkdocs")
+def test_the_parser_reads_a_records_rules_only_for_its_site() -> None:
     for site in ("plain", "docusaurus", "hugo"):
-        assert may_read(TABS, site), site
+        assert "content_tabs" in unused_rules(TABS, site), site
     assert "content_tabs" not in unused_rules(TABS, "mkdocs")
     assert "content_tabs" in unused_rules(TABS, "plain")
 
@@ -86,8 +83,7 @@ def test_a_name_no_record_has_reads_as_plain_markdown() -> None:
 
 def test_adding_a_generator_is_adding_a_record(monkeypatch: pytest.MonkeyPatch) -> None:
     """A new generator (here MkDocs routes and content tabs with Hugo's slugs) works everywhere
-    the site matters once its record is in the table: anchors, URLs, the parser's rules and the
-    fast reader's refusals."""
+    the site matters once its record is in the table: anchors, URLs and the parser's rules."""
     zensical = SiteGenerator("zensical", "a test record", HUGO, "in_place",  # type: ignore[arg-type]
                              mkdocs_route, parser_rules=generator("mkdocs").parser_rules)
     table: tuple[SiteGenerator, ...] = (*GENERATORS, zensical)
@@ -98,7 +94,7 @@ def test_adding_a_generator_is_adding_a_record(monkeypatch: pytest.MonkeyPatch) 
     doc = parse_markdown("## Setup\n\nx\n\n## Setup\n" + TABS, site)
     assert list(anchors(doc.blocks, site).values()) == ["setup", "setup-1"]
     assert [b.kind for b in doc.blocks][-1] == "tabs"
-    assert list(refusals(TABS, site)) == ["a zensical rule (content tabs)"]
+    assert "content_tabs" not in unused_rules(TABS, site)
     assert "content_tabs_open" in [t.type for t in full_parser(site).parse(TABS)]
     assert doc.blocks == parse_markdown("## Setup\n\nx\n\n## Setup\n" + TABS, "mkdocs").blocks
 

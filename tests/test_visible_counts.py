@@ -62,7 +62,7 @@ def test_count_visible_is_the_count_of_the_text_it_shows(page: str, site: str) -
     doc = parse_markdown(page, site=site)
     hidden = doc.hidden(True)
     assert hidden, "the page has markup to hide"
-    counts = SpanCounts(doc.source, counter, long_text=64)
+    counts = SpanCounts(doc.source, counter, long_block=8)
     counts.use_blocks(doc.blocks)
     starts = sorted({0, len(doc.source), *(b.start for b in doc.blocks),
                      *(b.end for b in doc.blocks), *(a for a, _, _ in hidden),

@@ -5,13 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 __all__ = ["Chunk", "ChunkList", "chunk_id", "json_ready"]
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     """A verbatim slice of a document plus what an embedder should see of it.
 
@@ -51,47 +51,9 @@ class Chunk:
     #: for a page without a ``#`` heading); ``None`` when ``headings`` holds none.
     title: str | None = None
 
-    def __init__(self, id: str, doc_id: str, index: int, level: int, parent_id: str | None,
-                 text: str, start: int, end: int, line_start: int, line_end: int,
-                 headings: list[str], section_path: str, embed_text: str, token_count: int,
-                 kinds: list[str], metadata: dict[str, Any] | None = None,
-                 oversized: bool = False, anchor: str | None = None, url: str | None = None,
-                 title: str | None = None) -> None:
-        # As Block's: the slots' own setters, not the frozen dataclass' object.__setattr__
-        # for each of twenty fields (0.7% of chunking rocketmq-docs); ``metadata`` left out
-        # is a new dict, as its default factory makes. tests/test_blocks.py holds this
-        # signature to the fields.
-        _SET_ID(self, id)
-        _SET_DOC_ID(self, doc_id)
-        _SET_INDEX(self, index)
-        _SET_LEVEL(self, level)
-        _SET_PARENT_ID(self, parent_id)
-        _SET_TEXT(self, text)
-        _SET_START(self, start)
-        _SET_END(self, end)
-        _SET_LINE_START(self, line_start)
-        _SET_LINE_END(self, line_end)
-        _SET_HEADINGS(self, headings)
-        _SET_SECTION_PATH(self, section_path)
-        _SET_EMBED_TEXT(self, embed_text)
-        _SET_TOKEN_COUNT(self, token_count)
-        _SET_KINDS(self, kinds)
-        _SET_METADATA(self, {} if metadata is None else metadata)
-        _SET_OVERSIZED(self, oversized)
-        _SET_ANCHOR(self, anchor)
-        _SET_URL(self, url)
-        _SET_TITLE(self, title)
-
     def to_dict(self) -> dict[str, Any]:
         """All fields as JSON-ready values (lists and dicts are copies)."""
         return asdict(self)
-
-
-#: Each field's slot setter, in field order (frozen: nothing else may set them).
-(_SET_ID, _SET_DOC_ID, _SET_INDEX, _SET_LEVEL, _SET_PARENT_ID, _SET_TEXT, _SET_START, _SET_END,
- _SET_LINE_START, _SET_LINE_END, _SET_HEADINGS, _SET_SECTION_PATH, _SET_EMBED_TEXT,
- _SET_TOKEN_COUNT, _SET_KINDS, _SET_METADATA, _SET_OVERSIZED, _SET_ANCHOR, _SET_URL,
- _SET_TITLE) = (Chunk.__dict__[field.name].__set__ for field in fields(Chunk))
 
 
 class ChunkList(list[Chunk]):

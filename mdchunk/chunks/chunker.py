@@ -24,7 +24,6 @@ from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.breadcrumbs import crumb_titles
-from ..plan.collector import collector_paused
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
@@ -123,8 +122,7 @@ class Chunker:
         path = Path(path)
         doc_id = path.as_posix() if doc_id is None else doc_id
         try:
-            with collector_paused():  # as in _read
-                reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
+            reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
             return reading, self.chunk_reading(reading, doc_id, levels)
         except InputError:
             raise
@@ -135,21 +133,16 @@ class Chunker:
                       levels: Sequence[int] | None = None) -> list[Chunk]:
         """Chunks of a document already read (:func:`~.read.read`, :func:`~.read.read_file`):
         leaves at ``max_tokens``, or every level of a hierarchy when ``levels`` or the config's
-        levels are given: the one choice every entry point makes alike. The cyclic collector
-        rests meanwhile (see :mod:`mdchunk.plan.collector`): its walks over the objects a
-        document's packing keeps cost ~3% of packing, the chunks' assembly included."""
-        with collector_paused():
-            if levels is None and self.config.levels is None:
-                return self._flat(reading, doc_id)
-            return self._hierarchy(reading, doc_id, self._hierarchy_config(levels))
+        levels are given: the one choice every entry point makes alike."""
+        if levels is None and self.config.levels is None:
+            return self._flat(reading, doc_id)
+        return self._hierarchy(reading, doc_id, self._hierarchy_config(levels))
 
     def _read(self, fmt: FormatName, text: str, doc_id: str,
               metadata: Mapping[str, Any] | None) -> Reading | None:
         """The document read by format ``fmt`` (:func:`~.read.read`), with this chunker's
-        include root; the cyclic collector rests meanwhile, as it does while packing: reading
-        makes a page's blocks, which live as long as its chunks."""
-        with collector_paused():
-            return read(text, doc_id, metadata, self.config, reader=fmt, includes=self.includes)
+        include root."""
+        return read(text, doc_id, metadata, self.config, reader=fmt, includes=self.includes)
 
     # -- assembly -----------------------------------------------------------------------------
 

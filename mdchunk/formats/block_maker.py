@@ -1,10 +1,8 @@
-"""What both Markdown readers build blocks with: spans from line ranges, fence lines, headings.
+"""How the Markdown reader builds blocks: spans from line ranges, fence lines, headings.
 
-markdown-it-py (:mod:`.markdown`) and markdown-it-pyrs (:mod:`.markdown_rs`) both name the lines
-a block covers; a :class:`BlockMaker` turns those into the same character spans of the original
-source, and a heading's inline content into the same plain title and explicit id
-(:func:`split_heading_id`), so that the two readers give the same :class:`~.blocks.Block` s.
-It sits beside :mod:`.blocks`, below both readers.
+markdown-it-py names the lines a block covers; a :class:`BlockMaker` turns those into character
+spans of the original source, and a heading's inline content into its plain title and explicit
+id (:func:`split_heading_id`). :mod:`.markdown` walks the token stream with it.
 """
 
 from __future__ import annotations
@@ -67,7 +65,7 @@ class BlockMaker:
 
     def row(self, start: int, end: int) -> Block:
         """A table's row, the HTML comments of its cells recorded (each cell's text between
-        unescaped pipes, parsed inline: both readers split it the same way)."""
+        unescaped pipes, parsed inline)."""
         if "<!--" in self.source[start:end]:
             self.find_comments(start, end, [comment for cell in _CELL_SEPARATOR.split(
                 self.source[start:end]) for comment in self.comments_of(cell.strip())])
@@ -81,12 +79,7 @@ class BlockMaker:
         found = []
         pos = start
         for comment in comments:
-            if "\n" not in comment:
-                at = self.source.find(comment, pos, end)
-                match = (at, at + len(comment)) if at >= 0 else None
-            else:
-                hit = _behind_markers(comment).search(self.source, pos, end)
-                match = hit.span() if hit else None
+            match = _find_behind_markers(self.source, comment, pos, end)
             if match is None:
                 continue
             found.append(match)
@@ -119,7 +112,7 @@ class BlockMaker:
 
     def front_matter(self, token: Token) -> Block:
         """The block of the front matter token of markdown-it-py's ``front_matter`` rule
-        (mdit-py-plugins), fences included; both readers take it from that rule's token."""
+        (mdit-py-plugins), fences included."""
         assert token.map is not None
         return Block("front_matter", *self.span(token.map))
 
@@ -271,13 +264,48 @@ def link_definitions(source: str, blocks: Sequence[Block], start: int) -> list[B
     return out
 
 
-def _behind_markers(comment: str) -> re.Pattern[str]:
-    """A pattern for ``comment`` (several lines, as a parser gives a container's content) as
-    the source has it: any line break, then any indentation and ``>`` markers, before each
-    line after the first."""
-    lines = NEWLINE.split(comment)
-    return re.compile(re.escape(lines[0]) + "".join(
-        r"(?:\r\n?|\n)[ \t>]*" + re.escape(line.lstrip(" \t")) for line in lines[1:]))
+def _find_behind_markers(source: str, comment: str, pos: int, end: int
+                         ) -> tuple[int, int] | None:
+    """Where ``comment`` (as a parser gives a container's content: several lines, each after the
+    first without its indentation and ``>`` markers) first lies in ``source[pos:end]``: its
+    first line, then before each later line any line break and any run of blanks and ``>``
+    markers. Found by ``str.find`` and ``startswith``, not by a pattern built from the comment's
+    text: a page that keeps its original in comments would compile one per comment."""
+    first, *rest = NEWLINE.split(comment)
+    at = source.find(first, pos, end)
+    while at >= 0:
+        stop = _lines_behind_markers(source, rest, at + len(first), end)
+        if stop is not None:
+            return at, stop
+        at = source.find(first, at + 1, end)
+    return None
+
+
+def _lines_behind_markers(source: str, lines: Sequence[str], at: int, end: int) -> int | None:
+    """Where ``lines`` end when each follows, from ``at``, a line break and a run of blanks
+    and ``>`` markers; ``None`` where one does not. A line that itself starts with markers
+    (``> quoted`` inside a comment) takes them from the end of that run."""
+    for line in lines:
+        if source.startswith("\r\n", at, end):
+            at += 2
+        elif at < end and source[at] in "\r\n":
+            at += 1
+        else:
+            return None
+        run = at
+        while at < end and source[at] in _MARKERS:
+            at += 1
+        text = line.lstrip(" \t")
+        words = text.lstrip(_MARKERS)
+        lead = text[:len(text) - len(words)]
+        if not source.endswith(lead, run, at) or not source.startswith(words, at, end):
+            return None
+        at += len(words)
+    return at
+
+
+#: What a container puts before each line of its content in the source.
+_MARKERS = " \t>"
 
 
 def _html_comments(html: str) -> list[str]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from itertools import accumulate
 from typing import Literal, NamedTuple
 
@@ -77,7 +77,7 @@ class Markup(NamedTuple):
     name: str = ""
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Block:
     """A node of the block tree: a kind, a span of the source, and the children it may be cut
     between (list items, table rows, the blocks of a quote). Leaves have no children; the packer
@@ -99,28 +99,6 @@ class Block:
     #: The rest of a block whose start a coarser chunk took (see :func:`clip`): a chunk that
     #: starts with it repeats ``prefix``, as one that starts inside a cut block does.
     continued: bool = False
-
-    def __init__(self, kind: str, start: int, end: int, children: tuple[Block, ...] = (),
-                 level: int = 0, title: str = "", heading_id: str = "", prefix: str = "",
-                 continued: bool = False) -> None:
-        # The dataclass' own __init__ of a frozen class sets each field through
-        # object.__setattr__; the slots' own setters (bound below) take half the
-        # time, and the readers and packers make tens of thousands of blocks a corpus.
-        # tests/test_blocks.py holds this signature to the fields.
-        _SET_KIND(self, kind)
-        _SET_START(self, start)
-        _SET_END(self, end)
-        _SET_CHILDREN(self, children)
-        _SET_LEVEL(self, level)
-        _SET_TITLE(self, title)
-        _SET_HEADING_ID(self, heading_id)
-        _SET_PREFIX(self, prefix)
-        _SET_CONTINUED(self, continued)
-
-
-#: Each field's slot setter, in field order (frozen: nothing else may set them).
-(_SET_KIND, _SET_START, _SET_END, _SET_CHILDREN, _SET_LEVEL, _SET_TITLE, _SET_HEADING_ID,
- _SET_PREFIX, _SET_CONTINUED) = (Block.__dict__[field.name].__set__ for field in fields(Block))
 
 
 @dataclass(frozen=True, slots=True)
@@ -230,7 +208,7 @@ def tile(source: str, blocks: list[Block], start: int, end: int) -> list[Block]:
         if last < next_start and not source[last:next_start].isspace():
             last = rstrip_end(source, last, next_start)
         out.append(block if first == block.start and last == block.end
-                   else _with_span(block, first, last))
+                   else replace(block, start=first, end=last))
     return out
 
 
@@ -281,15 +259,6 @@ def rewrite_spans(source: str, start: int, end: int, rewrites: Sequence[Rewrite]
         pos = b
     parts.append(source[pos:end])
     return "".join(parts)
-
-
-def _with_span(block: Block, start: int, end: int) -> Block:
-    """``block`` over ``source[start:end]``: :func:`dataclasses.replace` of the span, built
-    directly (some ten times faster; ``tests/test_blocks.py`` holds the two alike)."""
-    if (start, end) == (block.start, block.end):
-        return block
-    return Block(block.kind, start, end, block.children, block.level, block.title,
-                 block.heading_id, block.prefix, block.continued)
 
 
 def _lstrip_start(source: str, start: int, end: int) -> int:

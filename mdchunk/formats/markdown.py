@@ -13,13 +13,12 @@ from typing import Any
 
 from markdown_it.token import Token
 
-from . import markdown_rs
 from .block_maker import BlockMaker, plain_text
 from .blocks import Block, Document, LineIndex, tile
 from .kinds import KIND_OF_TOKEN, kind
 from .markdown_it_parser import block_parser, inline_pass, unused_rules
 
-__all__ = ["parse_markdown", "parse_markdown_it"]
+__all__ = ["parse_markdown"]
 
 # Wrappers whose children are the real blocks (markdown-it gives footnote_block no map).
 _TRANSPARENT = frozenset({"footnote_block", "thead", "tbody"})
@@ -29,18 +28,10 @@ def parse_markdown(source: str, site: str = "plain") -> Document:
     """Parse ``source`` into top-level blocks whose spans index ``source`` itself; syntax that
     only ``site``'s pages mean (MkDocs content tabs) is read only for it.
 
-    The Rust parser reads the documents it is known to read alike (:mod:`.markdown_rs`), many
-    times faster on documents of many small blocks; markdown-it-py reads every other one.
-
     >>> doc = parse_markdown("# Title\\r\\n\\r\\nSome text.\\r\\n")
     >>> [(b.kind, doc.source[b.start:b.end]) for b in doc.blocks]
     [('heading', '# Title'), ('paragraph', 'Some text.')]
     """
-    return markdown_rs.parse_fast(source, site) or parse_markdown_it(source, site)
-
-
-def parse_markdown_it(source: str, site: str = "plain") -> Document:
-    """:func:`parse_markdown` by markdown-it-py and its plugins: the reference reader."""
     env: dict[str, Any] = {}
     unused = unused_rules(source, site)
     tokens = block_parser(unused).parse(source, env)

@@ -1,9 +1,8 @@
 """The markdown-it-py parser as mdchunk configures it, and which of its rules a document may use.
 
-Both Markdown readers need this: :mod:`.markdown` parses with it, and :mod:`.markdown_rs` reads
-only documents that none of the plugins' rules (:data:`RULE_TRIGGERS`) may act on; both parse a
-heading's inline markup with it (:meth:`~.block_maker.BlockMaker.heading`). It sits below both
-readers, so neither imports the other.
+:mod:`.markdown` parses with it, leaving out the rules a page cannot trigger
+(:data:`RULE_TRIGGERS`), and :meth:`~.block_maker.BlockMaker.heading` parses a heading's inline
+markup with it.
 """
 
 from __future__ import annotations

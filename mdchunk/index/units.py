@@ -22,7 +22,6 @@ from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from itertools import accumulate
 
-from ..formats.front_matter_token import split_front_matter
 from ..text import clean_text
 from ..text.sentences import sentence_spans
 from .rows import embed_hash
@@ -124,9 +123,8 @@ def _raw_units(text: str, code_lines: int = CODE_LINES, page_start: bool = False
     leaf = _Lines(text)
     lines = leaf.lines
     i = 0
-    front = split_front_matter(text) if page_start and text.startswith("---") else None
-    if front is not None:  # from the line the text after it starts
-        i = bisect_right(leaf.starts, front[0]) - 1
+    if page_start and text.startswith("---"):  # from the line after the front matter
+        i = _front_matter_lines(text)
     while i < len(lines):
         line = lines[i]
         if _COMMENT.match(line):  # to the end of the line that closes it
@@ -197,3 +195,13 @@ def _prose(text: str, offsets: list[int]) -> Iterator[tuple[str, Span]]:
     each with its span in the leaf (``offsets`` maps the paragraph's characters to it)."""
     for a, b in sentence_spans(text, at_line_breaks=False):
         yield " ".join(text[a:b].split()), (offsets[a], offsets[b - 1] + 1)
+
+
+def _front_matter_lines(text: str) -> int:
+    """The lines the front matter opening ``text`` takes (0 where it has none), as the page's
+    reader finds it (mdit-py-plugins' front matter rule, alone: nothing else is parsed)."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    first = MarkdownIt("zero").use(front_matter_plugin).parse(text)[:1]
+    return first[0].map[1] if first and first[0].type == "front_matter" and first[0].map else 0

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 from ..formats.blocks import Block, Rewrite
 from ..formats.kinds import HEADING_KINDS
@@ -21,7 +21,7 @@ from .visible import clipped, count_visible, visible_text
 __all__ = ["Draft", "Drafter", "Tiling"]
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(frozen=True, slots=True)
 class Draft:
     """A planned chunk: a span of the source and everything derived from where it sits."""
 
@@ -37,30 +37,9 @@ class Draft:
     #: there, between the breadcrumb and the text (:mod:`mdchunk.chunks.context`).
     crumb: int = 0
 
-    def __init__(self, start: int, end: int, path: tuple[Block, ...], prefix: str,
-                 kinds: tuple[str, ...], embed_text: str, token_count: int,
-                 oversized: bool = False, crumb: int = 0) -> None:
-        # As Block's: the slots' own setters, not the frozen dataclass' object.__setattr__
-        # for each field (every candidate chunk is a draft: 1.5% of the instructions of
-        # chunking rocketmq-docs). tests/test_blocks.py holds this signature to the fields.
-        _SET_START(self, start)
-        _SET_END(self, end)
-        _SET_PATH(self, path)
-        _SET_PREFIX(self, prefix)
-        _SET_KINDS(self, kinds)
-        _SET_EMBED_TEXT(self, embed_text)
-        _SET_TOKEN_COUNT(self, token_count)
-        _SET_OVERSIZED(self, oversized)
-        _SET_CRUMB(self, crumb)
-
     @property
     def is_headings_only(self) -> bool:
         return set(self.kinds) <= HEADING_KINDS
-
-
-#: Each field's slot setter, in field order (frozen: nothing else may set them).
-(_SET_START, _SET_END, _SET_PATH, _SET_PREFIX, _SET_KINDS, _SET_EMBED_TEXT, _SET_TOKEN_COUNT,
- _SET_OVERSIZED, _SET_CRUMB) = (Draft.__dict__[field.name].__set__ for field in fields(Draft))
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ class PackingKit:
            ) -> PackingKit:
         """``tiling`` makes drafts tile the source (a hierarchy's first level); ``hidden``
         spans (markup no site shows: :meth:`Document.hidden`) are left out of ``embed_text``."""
-        counts = SpanCounts(source, counter, long_text=3 * config.max_tokens)
+        counts = SpanCounts(source, counter, long_block=3 * config.max_tokens)
         crumbs = Breadcrumbs(counts, config.max_tokens)
         return cls(source, config, counts, crumbs, SentenceIndex(source),
                    Drafter(counts, crumbs, config.max_tokens, tiling, hidden))

@@ -418,16 +418,13 @@ class PieceCutter:
         counts = self.counts
         if not counts.counter.line_additive:
             return
-        joints = []
         found = counts.joints_before([(prev.end, part.start)
                                       for prev, part in zip(parts, parts[1:])])
         for prev, part, joint in zip(parts, parts[1:], found):
             if joint is None:
                 continue
-            joints.append(joint)
             prev.cost = ((prev.cost or (prev.start, prev.end))[0], joint)
             part.cost = (joint, part.end)
         for part in parts:  # a part with a blank on neither side keeps the "+1" estimate
             if part.cost == (part.start, part.end):
                 part.cost = None
-        counts.prime(joints, parts[0].start, parts[-1].end)

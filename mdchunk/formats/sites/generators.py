@@ -2,11 +2,10 @@
 
 A record names the generator's heading slugs and how its explicit ids are numbered
 (:mod:`.slugger`), its page URLs (:mod:`.routes`), the parser rules for syntax only its pages
-mean (which the fast reader, having none of them, must refuse), whether its pages are MDX, and
-the words ``--site`` shows for it. The code that used to ask ``site == "hugo"`` asks the
-record: :func:`~mdchunk.formats.sites.anchors`, :func:`~mdchunk.formats.sites.page_path`, the
-parser (:mod:`..markdown_it_parser`), the fast reader's refusals (:mod:`..markdown_rs`) and
-the markup pass (:mod:`..site_markup`).
+mean, whether its pages are MDX, and the words ``--site`` shows for it. Whatever differs by
+site asks the record: :func:`~mdchunk.formats.sites.anchors`,
+:func:`~mdchunk.formats.sites.page_path`, the parser (:mod:`..markdown_it_parser`) and the
+markup pass (:mod:`..site_markup`).
 
 What a record does not hold is read on every site: markup that means nothing else in Markdown
 (Hugo shortcodes and callouts, Docusaurus tabs and ``:::`` containers, admonitions, GitHub
@@ -45,15 +44,13 @@ class SiteRule:
 
     #: The rule's name in the parser (:func:`~..markdown_it_parser.configured` adds it).
     name: str
-    #: What the fast reader's refusal calls it.
-    label: str
     #: A test every document the rule acts on passes: the parser leaves the rule out for the
-    #: others, and the fast reader refuses the ones that pass.
+    #: others.
     may_act: Callable[[str], bool]
 
 
 #: MkDocs Material content tabs: ``=== "Label"`` is a paragraph and a code block elsewhere.
-CONTENT_TABS = SiteRule("content_tabs", "content tabs", may_hold_content_tabs)
+CONTENT_TABS = SiteRule("content_tabs", may_hold_content_tabs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +76,7 @@ class SiteGenerator:
     shortcodes_in_code: bool = False
 
     def rules_that_may_act(self, source: str) -> tuple[SiteRule, ...]:
-        """Its parser rules that may act on ``source`` (none: the fast reader may read it)."""
+        """Its parser rules that may act on ``source``."""
         return tuple(rule for rule in self.parser_rules if rule.may_act(source))
 
 
