@@ -46,11 +46,11 @@ class ServedStore(MemoryStore):
 RUN_METADATA = {"team": "sre"}
 
 
-def served_store(embedder: HashEmbedder) -> ServedStore:
+def served_store(embedder: HashEmbedder, store: ServedStore | None = None) -> ServedStore:
     """Every document of :data:`DOCS` chunked at two levels, leaves embedded, parents kept,
     each chunk's metadata its front matter over :data:`RUN_METADATA` (as an index run writes
-    them), in English, and one manifest entry a document."""
-    store = ServedStore()
+    them), in English, and one manifest entry a document; into ``store`` when given."""
+    store = store if store is not None else ServedStore()
     store.open(IndexMeta(embedder.name, embedder.dim, "test", "standard"))
     chunker = Chunker(ChunkerConfig(levels=(256, 24), overlap_tokens=0))
     for doc_id, text in DOCS.items():

@@ -222,6 +222,15 @@ def test_the_listening_socket_lets_asyncio_turn_nagle_off() -> None:
         sock.close()
 
 
+def test_index_metadata_is_checked_as_index_meta_is(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nok\n")
+    config = ServeConfig(allow_index=True, index_roots=(tmp_path,))
+    with TestClient(create_app(config, fake_service(config))) as client:
+        for metadata, words in (({"": 1}, "non-empty string"), ([1], "valid dictionary")):
+            answer = client.post("/v1/index", json={"paths": ["a.md"], "metadata": metadata})
+            assert answer.status_code == 400 and words in answer.json()["error"]["message"]
+
+
 def test_index_while_another_run_holds_the_lock_is_409(tmp_path: Path) -> None:
     from mdchunk.index.config import StoreConfig
     from mdchunk.index.lock import index_lock
