@@ -65,7 +65,7 @@ def test_concurrent_requests_share_a_model_call_and_get_their_own_vectors() -> N
     answers = at_once(batcher, requests)
     assert len(model.calls) < len(requests)  # coalesced
     assert max(len(call) for call in model.calls) > 1
-    assert sorted(t for call in model.calls for t in call) == sorted(sum(requests, []))
+    assert sorted(t for call in model.calls for t in call) == sorted(t for request in requests for t in request)
     for request, answer in zip(requests, answers, strict=True):
         assert np.array_equal(answer, HashEmbedder(16).embed(request))  # bit for bit
 

@@ -33,7 +33,7 @@ class Deadline:
         self.at = time.monotonic() + seconds
         self._lock = threading.Lock()
         self._reason: str | None = None
-        self._on_cancel: list[Callable[[], None]] = []
+        self._on_cancel: list[Callable[[], object]] = []
 
     @property
     def reason(self) -> str | None:
@@ -61,7 +61,7 @@ class Deadline:
         for callback in callbacks:
             callback()
 
-    def on_cancel(self, callback: Callable[[], None]) -> None:
+    def on_cancel(self, callback: Callable[[], object]) -> None:
         """Call ``callback`` when the request is cancelled (at once if it already is)."""
         with self._lock:
             if self._reason is None:

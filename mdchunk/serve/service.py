@@ -84,8 +84,12 @@ class Service:
         #: Milvus Lite answers one call at a time per client; a server's client is thread-safe
         #: but the lock costs nothing beside a search's round trip.
         self._store_lock = threading.Lock()
-        self.batcher = EmbedBatcher(lambda texts: self.embedder.embed(texts),
-                                    max_texts=config.batch_texts, max_wait=config.batch_wait)
+        self.batcher = EmbedBatcher(self._model_embed, max_texts=config.batch_texts,
+                                    max_wait=config.batch_wait)
+
+    def _model_embed(self, texts: list[str]) -> Any:
+        """The served model's vectors (read at each call: an indexing job may change it)."""
+        return self.embedder.embed(texts)
 
     def _load_embedder(self) -> Embedder:
         if self.meta is None:
