@@ -154,20 +154,23 @@ def http_search(url: str, queries: list[str]) -> Callable[[int], bool]:
 
 def library_search(db: str, queries: list[str]) -> tuple[Callable[[int], bool], Any]:
     """Search through the library in this process, model and store opened once."""
+    from mdchunk.index.config import SearchConfig
     from mdchunk.index.milvus import MilvusStore
+    from mdchunk.index.search import search_store
     from mdchunk.serve import ServeConfig
     from mdchunk.serve.service import Service
 
     store = MilvusStore(db, "mdchunk")
     service = Service(ServeConfig(), store=store)  # the library's calls, no HTTP
     lock = threading.Lock()
-    from mdchunk.index.search import search_store
+    config = SearchConfig(k=5, mode="hybrid")
+    meta = store.check()
 
     def call(i: int) -> bool:
         query = queries[i % len(queries)]
         vector = service.embedder.embed([query])[0]
         with lock:
-            hits = search_store(store, query, vector, mode="hybrid", k=5)
+            hits = search_store(store, query, vector, config, index=meta)
         return bool(hits)
 
     return call, store
@@ -304,15 +307,18 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--rss-requests", type=int, default=10_000)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--db", help="an index of the corpora an earlier run made (not indexed "
+                                     "again)")
     args = parser.parse_args()
     lines = [f"load at the start: `{uptime()}`", ""]
     folders = [corpora_root() / name for name in CORPORA if (corpora_root() / name).is_dir()]
     queries = queries_of(folders)
     work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
-    db = str(work / "kb.db")
+    db = args.db or str(work / "kb.db")
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mdchunk.cli", "index", *map(str, folders),
-                    "--db", db], check=True, env=env(), capture_output=True)
+    if not args.db:
+        subprocess.run([sys.executable, "-m", "mdchunk.cli", "index", *map(str, folders),
+                        "--db", db], check=True, env=env(), capture_output=True)
     lines.append(f"indexed {', '.join(f.name for f in folders)} in "
                  f"{time.perf_counter() - started:.1f}s; {len(queries)} queries")
     lines += ["", "| path | clients | p50 ms | p95 ms | p99 ms | req/s | errors |",
@@ -371,6 +377,7 @@ def main() -> None:
         for server in (proc, off):
             server.terminate()
             server.wait(60)
+    print("\n".join([*lines, *batching, *pools]), flush=True)  # kept should a later part fail
     call, store = library_search(db, queries)
     for clients in CLIENTS:
         result = load(call, clients, args.requests)

@@ -157,6 +157,14 @@ def test_a_wait_that_runs_out_is_503_with_retry_after() -> None:
         assert client.post("/v1/embed", json={"texts": ["c"]}).status_code == 200
 
 
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("max_queue", -1, r"0 \(no queue\) or more"), ("queue_timeout", 0, "positive number"),
+    ("batch_texts", 0, "at least 1"), ("batch_wait", 2.0, "0 to 1 second")])
+def test_the_queue_and_batching_bounds_are_checked(field: str, value: float, words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        ServeConfig(**{field: value})  # type: ignore[arg-type]
+
+
 def test_a_request_over_its_time_is_503_at_its_time() -> None:
     """Issue 45: answered when its time runs out, not when the model returns."""
     with slow_client(ServeConfig(timeout=0.2), 1.0) as client:
