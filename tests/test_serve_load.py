@@ -100,7 +100,7 @@ def test_a_stuck_query_holds_no_slot_and_the_next_one_stops_waiting_for_it() -> 
         for query in ("stuck maxmemory", "promote standby"):
             status, answer, seconds = results[query]
             assert status == 503 and answer["error"]["code"] == "timeout", answer
-            assert seconds < 2.0  # answered at its time, not when the store returns
+            assert seconds < 5.0  # answered at its time (0.5 s), not when the store returns
         # both slots are free while the stuck search still holds the store
         for _ in range(2):
             status, answer = post(f"{url}/v1/embed", b'{"texts": ["x"]}')
