@@ -1,6 +1,7 @@
-"""``mdchunk serve`` under load (issue 33): search latency and throughput over HTTP against the
-library in-process, ``/v1/embed`` against the plain bridge users write today, and the server's
-memory before and after many requests.
+"""``mdchunk serve`` under load (issues 33 and 45): search latency and throughput over HTTP
+against the library in-process, batched model calls against none, what a backend's thread pool
+sees with the defaults, ``/v1/embed`` against the plain bridge users write today, and the
+server's memory before and after many requests.
 
     HF_HUB_OFFLINE=1 .venv/bin/python bench/bench_serve.py [--requests 200] [--rss-requests 10000]
         [--out bench/results/serve.md]
@@ -8,10 +9,15 @@ memory before and after many requests.
 1. The runbook corpora (``gitlab-com-runbooks``, ``openshift-runbooks`` from
    ``../shared/corpora``, or ``MDCHUNK_CORPORA``) are indexed into one Milvus Lite file with
    ``mdchunk index`` and every default; the queries are the documents' titles and headings.
-2. ``mdchunk serve --port 0`` is started on that file (``--max-concurrent 64``, so that 32
-   clients are never refused), and each of 1, 8 and 32 clients (threads, one ``httpx`` client
-   each) sends ``POST /v1/search`` (hybrid, k=5) until ``--requests`` have been answered:
+2. ``mdchunk serve --port 0`` is started on that file with every default, and a second one on
+   a copy of it with ``--batch-texts 1`` (no batched model calls); each of 1, 8, 32 and 64
+   clients (threads, one ``httpx`` client each) sends ``POST /v1/search`` (hybrid, k=5), then
+   single-text ``POST /v1/embed``, until ``--requests`` (at least 4 a client) have been
+   answered, to one server then the other, so that each pair is measured side by side:
    p50/p95/p99 latency, requests per second, errors.
+   Then plain ``urllib`` clients (a connection a request, as ``java.net.http`` without a pool
+   behaves) put issue 45's load on the defaults: 16 threads x 20 searches, 64 x 10 searches,
+   32 x 10 single-text embeds; answers other than 200 are counted.
 3. The server is stopped, and the same queries run through the library in this process with the
    model and the store opened once (``search_store``, as the service calls it), at the same
    concurrency: the service's overhead is the ratio of the two.
@@ -32,6 +38,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -46,7 +53,9 @@ ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
 CORPORA = ("gitlab-com-runbooks", "openshift-runbooks")
-CLIENTS = (1, 8, 32)
+CLIENTS = (1, 8, 32, 64)
+#: Issue 45's load: (threads, requests a thread, path).
+POOLS = ((16, 20, "/v1/search"), (64, 10, "/v1/search"), (32, 10, "/v1/embed"))
 
 
 def corpora_root() -> Path:
@@ -145,20 +154,23 @@ def http_search(url: str, queries: list[str]) -> Callable[[int], bool]:
 
 def library_search(db: str, queries: list[str]) -> tuple[Callable[[int], bool], Any]:
     """Search through the library in this process, model and store opened once."""
+    from mdchunk.index.config import SearchConfig
     from mdchunk.index.milvus import MilvusStore
+    from mdchunk.index.search import search_store
     from mdchunk.serve import ServeConfig
     from mdchunk.serve.service import Service
 
     store = MilvusStore(db, "mdchunk")
     service = Service(ServeConfig(), store=store)  # the library's calls, no HTTP
     lock = threading.Lock()
-    from mdchunk.index.search import search_store
+    config = SearchConfig(k=5, mode="hybrid")
+    meta = store.check()
 
     def call(i: int) -> bool:
         query = queries[i % len(queries)]
         vector = service.embedder.embed([query])[0]
         with lock:
-            hits = search_store(store, query, vector, mode="hybrid", k=5)
+            hits = search_store(store, query, vector, config, index=meta)
         return bool(hits)
 
     return call, store
@@ -228,6 +240,63 @@ def mixed_calls(url: str, queries: list[str]) -> Callable[[int], bool]:
     return call
 
 
+def http_embed_one(url: str, texts: list[str]) -> Callable[[int], bool]:
+    """Single-text ``/v1/embed`` calls: a query embedded for a backend's own search."""
+    import httpx
+
+    local = threading.local()
+
+    def call(i: int) -> bool:
+        if not hasattr(local, "client"):
+            local.client = httpx.Client(base_url=url, timeout=120)
+        return local.client.post("/v1/embed", json={"texts": [texts[i % len(texts)]]}
+                                 ).status_code == 200
+
+    return call
+
+
+def pool_statuses(url: str, threads: int, each: int, path: str, queries: list[str]
+                  ) -> dict[int, int]:
+    """``threads`` urllib clients sending ``each`` requests each, a connection a request: how
+    many answers of each status."""
+    import urllib.error
+    import urllib.request
+
+    statuses: dict[int, int] = {}
+    lock = threading.Lock()
+
+    def work(t: int) -> None:
+        for i in range(each):
+            query = queries[(t * each + i) % len(queries)]
+            body = {"query": query, "k": 5} if path == "/v1/search" else {"texts": [query]}
+            request = urllib.request.Request(f"{url}{path}", data=json.dumps(body).encode(),
+                                             headers={"content-type": "application/json"})
+            try:
+                with urllib.request.urlopen(request, timeout=120) as answer:
+                    status = answer.status
+            except urllib.error.HTTPError as error:
+                status = error.code
+            except OSError:
+                status = 0
+            with lock:
+                statuses[status] = statuses.get(status, 0) + 1
+
+    workers = [threading.Thread(target=work, args=(t,)) for t in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return statuses
+
+
+def metric(url: str, name: str) -> float:
+    import httpx
+
+    text = httpx.get(f"{url}/metrics", timeout=30).text
+    found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
 def row(name: str, clients: int, result: dict[str, float]) -> str:
     return (f"| {name} | {clients} | {result['p50']:.1f} | {result['p95']:.1f} | "
             f"{result['p99']:.1f} | {result['rps']:.1f} | {int(result['errors'])} |")
@@ -238,27 +307,65 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--rss-requests", type=int, default=10_000)
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--db", help="an index of the corpora an earlier run made (not indexed "
+                                     "again)")
     args = parser.parse_args()
     lines = [f"load at the start: `{uptime()}`", ""]
     folders = [corpora_root() / name for name in CORPORA if (corpora_root() / name).is_dir()]
     queries = queries_of(folders)
     work = Path(tempfile.mkdtemp(prefix="bench-serve-"))
-    db = str(work / "kb.db")
+    db = args.db or str(work / "kb.db")
     started = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "mdchunk.cli", "index", *map(str, folders),
-                    "--db", db], check=True, env=env(), capture_output=True)
+    if not args.db:
+        subprocess.run([sys.executable, "-m", "mdchunk.cli", "index", *map(str, folders),
+                        "--db", db], check=True, env=env(), capture_output=True)
     lines.append(f"indexed {', '.join(f.name for f in folders)} in "
                  f"{time.perf_counter() - started:.1f}s; {len(queries)} queries")
     lines += ["", "| path | clients | p50 ms | p95 ms | p99 ms | req/s | errors |",
               "|---|---:|---:|---:|---:|---:|---:|"]
     served: dict[int, dict[str, float]] = {}
-    proc, url = start([sys.executable, "-m", "mdchunk.cli", "serve", "--port", "0", "--db", db,
-                       "--max-concurrent", "64", "--timeout", "120"])
+    unbatched_db = str(work / "kb-unbatched.db")
+    # Milvus Lite opens a file in one process at a time
+    (shutil.copytree if Path(db).is_dir() else shutil.copyfile)(db, unbatched_db)
+    serve = [sys.executable, "-m", "mdchunk.cli", "serve", "--port", "0"]
+    proc, url = start([*serve, "--db", db])
+    off, off_url = start([*serve, "--db", unbatched_db, "--batch-texts", "1"])
     try:
         wait_ready(url)
+        wait_ready(off_url)
+        batching = ["", "| endpoint | clients | batching | p50 ms | p99 ms | req/s | errors | "
+                    "texts a model call |", "|---|---:|---|---:|---:|---:|---:|---:|"]
         for clients in CLIENTS:
-            served[clients] = load(http_search(url, queries), clients, args.requests)
+            count = max(args.requests, 4 * clients)
+            for endpoint, make in (("/v1/search", http_search), ("/v1/embed 1 text",
+                                                                 http_embed_one)):
+                for name, address in (("on", url), ("off", off_url)):
+                    calls = metric(address, "mdchunk_embed_batch_texts_count")
+                    texts = metric(address, "mdchunk_embed_batch_texts_sum")
+                    result = load(make(address, queries), clients, count)
+                    calls = metric(address, "mdchunk_embed_batch_texts_count") - calls
+                    texts = metric(address, "mdchunk_embed_batch_texts_sum") - texts
+                    if endpoint == "/v1/search" and name == "on":
+                        served[clients] = result
+                    per_call = f"{texts / calls:.2f}" if calls else "-"
+                    batching.append(
+                        f"| {endpoint} | {clients} | {name} | {result['p50']:.1f} | "
+                        f"{result['p99']:.1f} | {result['rps']:.1f} | {int(result['errors'])} | "
+                        f"{per_call} |")
+        for clients in CLIENTS:
             lines.append(row("serve /v1/search", clients, served[clients]))
+        pools = ["", "| urllib clients (defaults) | requests | 200 | other answers |",
+                 "|---|---:|---:|---|"]
+        for threads, each, path in POOLS:
+            statuses = pool_statuses(url, threads, each, path, queries)
+            others = ", ".join(f"{n} x {s or 'no answer'}" for s, n in sorted(statuses.items())
+                               if s != 200) or "none"
+            pools.append(f"| {threads} threads x {each} {path} | {threads * each} | "
+                         f"{statuses.get(200, 0)} | {others} |")
+        waited = metric(url, "mdchunk_queue_wait_seconds_sum")
+        admitted = max(metric(url, "mdchunk_queue_wait_seconds_count"), 1)
+        pools.append(f"\nmean wait for a slot over the run so far: "
+                     f"{waited / admitted * 1000:.1f} ms")
         texts = queries * 4
         embed_served = load(embed_calls(url, "/v1/embed", texts), 8, args.requests)
         rss_before = rss_kb(proc.pid)
@@ -267,8 +374,10 @@ def main() -> None:
         mixed = load(mixed_calls(url, queries), 8, args.rss_requests - args.rss_requests // 2)
         rss_after = rss_kb(proc.pid)
     finally:
-        proc.terminate()
-        proc.wait(60)
+        for server in (proc, off):
+            server.terminate()
+            server.wait(60)
+    print("\n".join([*lines, *batching, *pools]), flush=True)  # kept should a later part fail
     call, store = library_search(db, queries)
     for clients in CLIENTS:
         result = load(call, clients, args.requests)
@@ -296,7 +405,7 @@ def main() -> None:
               f"{args.rss_requests} {rss_after / 1024:.0f} MiB "
               f"({(rss_after - rss_half) / 1024:+.0f} MiB over the second half; "
               f"{int(mixed['errors'])} errors, {mixed['rps']:.1f} req/s)",
-              "", f"load at the end: `{uptime()}`"]
+              *batching, *pools, "", f"load at the end: `{uptime()}`"]
     text = "\n".join(lines) + "\n"
     print(text)
     if args.out:

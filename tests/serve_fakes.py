@@ -5,6 +5,7 @@ the app, the guard) is the real thing."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -12,15 +13,16 @@ from contextlib import contextmanager
 from typing import Any
 
 from mdchunk import Chunker, ChunkerConfig
-from mdchunk.index.rows import chunk_row, parent_row
-from mdchunk.index.store import IndexMeta
+from mdchunk.index.rows import chunk_row, document_version, parent_row
+from mdchunk.index.store import IndexMeta, ManifestEntry
 from mdchunk.serve import ServeConfig
 from mdchunk.serve.service import Service
 from tests.conftest_milvus import HashEmbedder
 from tests.test_store_interface import MemoryStore
 
 DOCS = {
-    "ops/redis.md": "# Redis memory\n\n## Eviction\n\nWhen used_memory reaches maxmemory, Redis "
+    "ops/redis.md": "---\ntags: [cache, memory]\nversion: \"7.2\"\n---\n"
+                    "# Redis memory\n\n## Eviction\n\nWhen used_memory reaches maxmemory, Redis "
                     "evicts keys by the maxmemory-policy such as allkeys-lru.\n\n"
                     "## Fragmentation\n\nA high mem_fragmentation_ratio means freed pages; "
                     "activedefrag reclaims them.\n",
@@ -40,20 +42,29 @@ class ServedStore(MemoryStore):
         return len(self.leaves)
 
 
-def served_store(embedder: HashEmbedder) -> ServedStore:
-    """Every document of :data:`DOCS` chunked at two levels, leaves embedded, parents kept."""
-    store = ServedStore()
+#: The index run's own metadata (``index --meta team=sre``): every chunk has it.
+RUN_METADATA = {"team": "sre"}
+
+
+def served_store(embedder: HashEmbedder, store: ServedStore | None = None) -> ServedStore:
+    """Every document of :data:`DOCS` chunked at two levels, leaves embedded, parents kept,
+    each chunk's metadata its front matter over :data:`RUN_METADATA` (as an index run writes
+    them), in English, and one manifest entry a document; into ``store`` when given."""
+    store = store if store is not None else ServedStore()
     store.open(IndexMeta(embedder.name, embedder.dim, "test", "standard"))
     chunker = Chunker(ChunkerConfig(levels=(256, 24), overlap_tokens=0))
     for doc_id, text in DOCS.items():
-        chunks = chunker.chunk(text, doc_id)
+        chunks = [dataclasses.replace(c, metadata={**RUN_METADATA, **c.metadata})
+                  for c in chunker.chunk(text, doc_id)]
         leaves = [c for c in chunks if c.level == max(x.level for x in chunks)]
         vectors = embedder.embed([c.embed_text for c in leaves])
+        page = {"path": doc_id, "file_type": "md", "title": "T", "lang": "en",
+                "version": document_version(chunks[0].metadata, doc_id)}
         store.add_metadata_keys(key for c in chunks for key in c.metadata)
-        store.upsert_chunks([chunk_row(c, path=doc_id, file_type="md", title="T", vector=v)
-                             for c, v in zip(leaves, vectors)])
-        store.upsert_parents([parent_row(c, path=doc_id, file_type="md", title="T",
-                                         child_count=2) for c in chunks if c not in leaves])
+        store.upsert_chunks([chunk_row(c, **page, vector=v) for c, v in zip(leaves, vectors)])
+        store.upsert_parents([parent_row(c, **page, child_count=2)
+                              for c in chunks if c not in leaves])
+        store.manifest.put([ManifestEntry(doc_id, "hash", "test", len(leaves), doc_id)])
     return store
 
 
@@ -65,17 +76,19 @@ def fake_service(config: ServeConfig | None = None) -> Service:
 
 
 @contextmanager
-def live_server(token: str | None = None) -> Iterator[str]:
-    """The app over :func:`fake_service`, served by uvicorn on a thread on 127.0.0.1 (a free
-    port): real HTTP for a client in another language or a browser. Yields its base URL."""
+def live_server(token: str | None = None, config: ServeConfig | None = None,
+                service: Service | None = None) -> Iterator[str]:
+    """The app over ``service`` (default :func:`fake_service`), served by uvicorn on a thread
+    on 127.0.0.1 (a free port): real HTTP for a client in another language or a browser.
+    Yields its base URL."""
     import uvicorn
 
     from mdchunk.serve.app import create_app
     from mdchunk.serve.runner import bound_socket
 
-    config = ServeConfig(port=0, token=token)
+    config = config or ServeConfig(port=0, token=token)
     sock = bound_socket("127.0.0.1", 0)
-    server = uvicorn.Server(uvicorn.Config(create_app(config, fake_service(config)),
+    server = uvicorn.Server(uvicorn.Config(create_app(config, service or fake_service(config)),
                                            log_level="warning"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

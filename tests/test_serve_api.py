@@ -15,7 +15,7 @@ from fastapi.testclient import TestClient
 from mdchunk import ChunkerConfig, chunk_hierarchy, chunk_markdown
 from mdchunk.serve import ServeConfig
 from mdchunk.serve.app import create_app
-from tests.serve_fakes import fake_service
+from tests.serve_fakes import DOCS, RUN_METADATA, fake_service
 
 TEXT = "# Guide\n\n## Install\n\nRun `pip install mdchunk`.\n\n## Use\n\nCall chunk_markdown.\n"
 
@@ -148,6 +148,24 @@ def test_collections_name_the_model_and_counts(client: TestClient) -> None:
     (collection,) = client.get("/v1/collections").json()["collections"]
     assert collection["model"] == "test/hash-8" and collection["analyzer"] == "standard"
     assert collection["chunks"] > 4
+    assert collection["documents"] == len(DOCS)
+
+
+def test_hits_carry_their_pages_metadata(client: TestClient) -> None:
+    """Issue 45: front matter over the run's metadata, the page's language and version, on
+    every hit, its parent's too."""
+    for expand in ("none", "parent"):
+        hits = client.post("/v1/search", json={"query": "maxmemory evicts keys promote standby",
+                                                "k": 5, "mode": "bm25",
+                                                "expand": expand}).json()["hits"]
+        by_path = {hit["path"]: hit for hit in hits}
+        redis, postgres = by_path["ops/redis.md"], by_path["ops/postgres.md"]
+        assert redis["metadata"] == {**RUN_METADATA, "tags": ["cache", "memory"],
+                                     "version": "7.2"}
+        assert (redis["lang"], redis["version"]) == ("en", "7.2")
+        assert postgres["metadata"] == RUN_METADATA and postgres["version"] == ""
+    leaf = client.get(f"/v1/chunks/{redis['leaf_ids'][0]}").json()
+    assert leaf["metadata"]["tags"] == ["cache", "memory"]
 
 
 def test_probes_and_metrics(client: TestClient) -> None:

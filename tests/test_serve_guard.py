@@ -1,7 +1,8 @@
-"""The bounds of ``mdchunk serve`` in process: the bearer token, the body size limit, the
-concurrency limit (503 + Retry-After at once, never a queue), the per-request timeout, CORS
-only for the origins given, a host beyond loopback refused without a token, and
-``/v1/index`` kept inside its roots."""
+"""The bounds of ``mdchunk serve`` in process: the bearer token, the body size limit, admission
+(a request beyond the running limit waits for its slot; 503 + Retry-After only when the queue
+is full or the wait runs out; probes never wait), the per-request timeout, CORS only for the
+origins given, a host beyond loopback refused without a token, and ``/v1/index`` kept inside
+its roots. Work that ends with its request, and the 413 over real HTTP: test_serve_load."""
 
 from __future__ import annotations
 
@@ -89,29 +90,90 @@ def test_a_body_over_the_limit_is_413() -> None:
         assert streamed.status_code == 413
 
 
-def test_beyond_the_concurrency_limit_is_503_at_once() -> None:
+def _posting(client: TestClient, statuses: list[int], path: str, body: dict[str, object]
+             ) -> threading.Thread:
+    thread = threading.Thread(target=lambda: statuses.append(
+        client.post(path, json=body).status_code))
+    thread.start()
+    return thread
+
+
+def test_beyond_the_running_limit_a_request_waits_for_its_slot() -> None:
+    """Issue 45: one slot, three requests at once: the two beyond it wait and are answered
+    (none refused), one after another; the wait is in /metrics."""
     config = ServeConfig(max_concurrent=1)
+    with slow_client(config, 0.4) as client:
+        statuses: list[int] = []
+        started = time.perf_counter()
+        threads = [_posting(client, statuses, "/v1/embed", {"texts": [text]})
+                   for text in ("a", "b", "c")]
+        for thread in threads:
+            thread.join()
+        assert statuses == [200, 200, 200]
+        assert time.perf_counter() - started >= 3 * 0.4  # one at a time: they waited
+        metrics = client.get("/metrics").text
+        assert "mdchunk_queue_wait_seconds_count 3.0" in metrics
+        waited = float(metrics.split("mdchunk_queue_wait_seconds_sum ")[1].split()[0])
+        assert waited >= 0.4 + 0.8 - 0.2  # the second waited for one, the third for two
+        assert "mdchunk_queue_depth 0.0" in metrics and "mdchunk_running 0.0" in metrics
+
+
+def test_a_full_queue_is_refused_at_once_and_probes_never_wait() -> None:
+    config = ServeConfig(max_concurrent=1, max_queue=1)
     with slow_client(config, 1.0) as client:
-        first: dict[str, int] = {}
-        thread = threading.Thread(target=lambda: first.update(
-            status=client.post("/v1/embed", json={"texts": ["a"]}).status_code))
-        thread.start()
+        statuses: list[int] = []
+        first = _posting(client, statuses, "/v1/embed", {"texts": ["a"]})
+        time.sleep(0.3)
+        second = _posting(client, statuses, "/v1/embed", {"texts": ["b"]})  # waits
         time.sleep(0.3)
         started = time.perf_counter()
-        second = client.post("/v1/embed", json={"texts": ["b"]})
+        third = client.post("/v1/embed", json={"texts": ["c"]})
         assert time.perf_counter() - started < 0.5  # refused, not queued
+        assert third.status_code == 503 and third.headers["retry-after"] == "1"
+        assert third.json()["error"]["code"] == "busy" and "waiting" in third.text
+        for probe in ("/healthz", "/readyz", "/metrics"):  # never wait for a slot
+            started = time.perf_counter()
+            assert client.get(probe).status_code == 200
+            assert time.perf_counter() - started < 0.5
+        assert "mdchunk_queue_depth 1.0" in client.get("/metrics").text
+        first.join()
+        second.join()
+        assert statuses == [200, 200]
+
+
+def test_a_wait_that_runs_out_is_503_with_retry_after() -> None:
+    config = ServeConfig(max_concurrent=1, queue_timeout=0.3)
+    with slow_client(config, 1.0) as client:
+        statuses: list[int] = []
+        first = _posting(client, statuses, "/v1/embed", {"texts": ["a"]})
+        time.sleep(0.2)
+        started = time.perf_counter()
+        second = client.post("/v1/embed", json={"texts": ["b"]})
+        assert 0.25 <= time.perf_counter() - started < 0.8
         assert second.status_code == 503 and second.headers["retry-after"] == "1"
-        assert second.json()["error"]["code"] == "busy"
-        assert client.get("/healthz").status_code == 200  # probes are never refused
-        thread.join()
-        assert first["status"] == 200
+        assert "no slot within 0.3s" in second.json()["error"]["message"]
+        first.join()
+        assert statuses == [200]
         assert client.post("/v1/embed", json={"texts": ["c"]}).status_code == 200
 
 
-def test_a_request_over_its_time_is_503() -> None:
+@pytest.mark.parametrize(("field", "value", "words"), [
+    ("max_queue", -1, r"0 \(no queue\) or more"), ("queue_timeout", 0, "positive number"),
+    ("batch_texts", 0, "at least 1"), ("batch_wait", 2.0, "0 to 1 second")])
+def test_the_queue_and_batching_bounds_are_checked(field: str, value: float, words: str) -> None:
+    with pytest.raises(ConfigError, match=words):
+        ServeConfig(**{field: value})  # type: ignore[arg-type]
+
+
+def test_a_request_over_its_time_is_503_at_its_time() -> None:
+    """Issue 45: answered when its time runs out, not when the model returns."""
     with slow_client(ServeConfig(timeout=0.2), 1.0) as client:
+        started = time.perf_counter()
         answer = client.post("/v1/embed", json={"texts": ["a"]})
+        assert time.perf_counter() - started < 0.8
         assert answer.status_code == 503 and answer.json()["error"]["code"] == "timeout"
+        assert answer.headers["retry-after"] == "1"
+        assert 'mdchunk_errors_total{code="timeout"} 1.0' in client.get("/metrics").text
 
 
 def test_cors_only_for_the_origins_given() -> None:
@@ -166,6 +228,15 @@ def test_the_listening_socket_lets_asyncio_turn_nagle_off() -> None:
         assert sock.proto == socket.IPPROTO_TCP
     finally:
         sock.close()
+
+
+def test_index_metadata_is_checked_as_index_meta_is(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("# A\n\nok\n")
+    config = ServeConfig(allow_index=True, index_roots=(tmp_path,))
+    with TestClient(create_app(config, fake_service(config))) as client:
+        for metadata, words in (({"": 1}, "non-empty string"), ([1], "valid dictionary")):
+            answer = client.post("/v1/index", json={"paths": ["a.md"], "metadata": metadata})
+            assert answer.status_code == 400 and words in answer.json()["error"]["message"]
 
 
 def test_index_while_another_run_holds_the_lock_is_409(tmp_path: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("fastapi")
 
 from .conftest import run_mdchunk
-from .conftest_milvus import milvus_server, write_corpus  # noqa: F401  (a fixture)
+from .conftest_milvus import CORPUS, milvus_server, write_corpus  # noqa: F401  (a fixture)
 from .serve_processes import Server, running, serve_env
 
 # pymilvus is asked for without importing it, so that collecting this module costs nothing
@@ -32,7 +32,7 @@ QUERIES = ["replica falls behind the primary", "redis evicts keys at maxmemory",
 
 
 def index(root: Path, *store: str) -> None:
-    done = run_mdchunk("index", str(root), *store, "--backend", "torch")
+    done = run_mdchunk("index", str(root), *store, "--backend", "torch", "--meta", "team=sre")
     assert done.returncode == 0, done.stderr
 
 
@@ -66,6 +66,19 @@ def test_search_answers_as_the_command_does(server: Server, kb: dict[str, Any]) 
             assert [h["id"] for h in hits] == [h["id"] for h in expected]
             assert [h["score"] for h in hits] == pytest.approx([h["score"] for h in expected])
             assert all(h["path"] and h["line_start"] >= 1 for h in hits)
+            assert [(h["metadata"], h["lang"]) for h in hits] == \
+                [(h["metadata"], h["lang"]) for h in expected]
+
+
+def test_hits_carry_their_pages_metadata(kb: dict[str, Any]) -> None:
+    """Issue 45: ``search --json`` (the library's hits) carries the run's ``--meta``, the
+    page's front matter over it, and its language."""
+    hits = [hit for found in kb["expected"].values() for hit in found]
+    assert hits and all(hit["metadata"]["team"] == "sre" for hit in hits)
+    assert all(hit["lang"] for hit in hits)
+    postgres = [hit for hit in hits if hit["path"].endswith("postgres_replication.md")]
+    assert postgres and all(hit["metadata"] == {"team": "sre", "title": "PostgreSQL replication",
+                                                "source_encoding": "utf-8"} for hit in postgres)
 
 
 def test_every_endpoint(server: Server) -> None:
@@ -107,7 +120,8 @@ def test_index_rewrites_while_searches_go_on(server: Server, kb: dict[str, Any])
     with server.client() as client:
         refused = client.post("/v1/index", json={"paths": ["../"]})
         assert refused.status_code == 400
-        job = client.post("/v1/index", json={"paths": ["."]})
+        # the run's metadata as `index --meta` gave it: only the changed page is rewritten
+        job = client.post("/v1/index", json={"paths": ["."], "metadata": {"team": "sre"}})
         assert job.status_code == 202, job.text
         searched = 0
         while (state := client.get(f"/v1/jobs/{job.json()['id']}").json())["state"] == "running":
@@ -118,7 +132,9 @@ def test_index_rewrites_while_searches_go_on(server: Server, kb: dict[str, Any])
         assert state["report"]["updated"] == 1 and searched >= 1
         hits = client.post("/v1/search", json={"query": "swapping Redis host",
                                                "mode": "bm25"}).json()["hits"]
-        assert "swapping" in hits[0]["text"]
+        assert "swapping" in hits[0]["text"] and hits[0]["metadata"]["team"] == "sre"
+        (collection,) = client.get("/v1/collections").json()["collections"]
+        assert collection["documents"] == len(CORPUS)
 
 
 def test_two_servers_over_one_milvus_answer_alike(milvus_server: str,  # noqa: F811

@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 from mcp import Client
 
 from mdchunk.serve.mcp_tools import mcp_server
-from tests.serve_fakes import fake_service
+from tests.serve_fakes import RUN_METADATA, fake_service
 
 
 def payload(result: Any) -> Any:
@@ -38,6 +38,7 @@ def test_the_tools_are_listed_and_answer() -> None:
                                                              "k": 2, "mode": "bm25"}))
             assert hits and hits[0]["path"] == "ops/postgres.md"
             assert {"path", "lines", "url", "text", "id"} <= set(hits[0])
+            assert hits[0]["metadata"] == RUN_METADATA and hits[0]["lang"] == "en"
             first, last = map(int, hits[0]["lines"].split("-"))
             assert 1 <= first <= last
             parent = payload(await client.call_tool("get_chunk", {"id": hits[0]["id"],

@@ -24,7 +24,8 @@ _SERVE_HINT = "mdchunk serve needs its extra: pip install 'mdchunk[serve]'"
 
 
 @with_flags(*STORE, "model", "backend", "token", "old_token", "host", "port", "token_file",
-            "max_concurrent", "max_body_bytes", "timeout", "cors_origins", "allow_index",
+            "max_concurrent", "max_queue", "queue_timeout", "batch_texts", "batch_wait_ms",
+            "max_body_bytes", "timeout", "cors_origins", "allow_index",
             "index_roots", *CHUNKER_SHAPE, "levels", "base_url", "site", "parent_pid",
             "exit_on_stdin_eof")
 def serve(
@@ -37,11 +38,24 @@ def serve(
         "--token-file", help="A file holding the bearer token every request must send "
                              "(else MDCHUNK_SERVE_TOKEN).")] = None,
     max_concurrent: Annotated[int, typer.Option(
-        "--max-concurrent", help="Requests answered at once; more get 503 + Retry-After.")] = 8,
+        "--max-concurrent", help="Requests answered at once; more wait for a slot.")] = 16,
+    max_queue: Annotated[int, typer.Option(
+        "--max-queue", help="Requests that may wait for a slot; more get 503 + "
+                            "Retry-After.")] = 512,
+    queue_timeout: Annotated[float, typer.Option(
+        "--queue-timeout", help="Seconds a request may wait for a slot; longer gets 503 + "
+                                "Retry-After.")] = 30.0,
+    batch_texts: Annotated[int, typer.Option(
+        "--batch-texts", help="Most query texts of concurrent requests embedded by one model "
+                              "call (1: no batching).")] = 64,
+    batch_wait_ms: Annotated[float, typer.Option(
+        "--batch-wait-ms", help="Milliseconds a model call may wait for more requests' "
+                                "texts.")] = 2.0,
     max_body_bytes: Annotated[int, typer.Option(
         "--max-body-bytes", help="Largest request body; larger gets 413.")] = 8 * 1024 * 1024,
     timeout: Annotated[float, typer.Option(
-        "--timeout", help="Seconds a request may take; longer gets 503.")] = 30.0,
+        "--timeout", help="Seconds a request's work may take; longer gets 503 and its work "
+                          "stops.")] = 30.0,
     cors_origins: Annotated[Optional[list[str]], typer.Option(
         "--cors-origin", help="A browser origin allowed to call (repeatable; none: CORS "
                               "off).")] = None,
@@ -68,7 +82,9 @@ def serve(
         store, embedder, chunker = _served(flags)
         config = ServeConfig(
             store, chunker, embedder, host=host, port=port, token=read_token(token_file),
-            max_concurrent=max_concurrent, max_body_bytes=max_body_bytes, timeout=timeout,
+            max_concurrent=max_concurrent, max_queue=max_queue, queue_timeout=queue_timeout,
+            batch_texts=batch_texts, batch_wait=batch_wait_ms / 1000,
+            max_body_bytes=max_body_bytes, timeout=timeout,
             cors_origins=tuple(cors_origins or ()), allow_index=allow_index,
             index_roots=tuple(index_roots or ()))
         raise typer.Exit(run_server(config, parent_pid=parent_pid,

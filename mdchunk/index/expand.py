@@ -22,6 +22,7 @@ import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from .rows import leaf_hit
 from .store import Expand, SearchHit
 
 __all__ = ["CANDIDATES_PER_HIT", "MERGE_RATIO", "ParentLookup", "absorb", "auto_merge",
@@ -64,14 +65,8 @@ def lift(parent: Mapping[str, Any], children: Iterable[SearchHit]) -> SearchHit:
     best score, and their leaves' marks moved into the parent's text."""
     children = list(children)
     marks, leaf_ids = _marks(parent["start"], children)
-    return SearchHit(
-        score=max(child.score for child in children), id=str(parent["id"]),
-        doc_id=parent["doc_id"], path=parent["path"], title=parent["title"],
-        section_path=parent["section_path"], line_start=parent["line_start"],
-        line_end=parent["line_end"], text=parent["text"], level=parent["level"],
-        parent_id=parent["parent_id"] or None, start=parent["start"], end=parent["end"],
-        marks=marks, leaf_ids=leaf_ids, url=parent.get("url") or None,
-        anchor=parent.get("anchor") or None)
+    return dataclasses.replace(leaf_hit(max(child.score for child in children), parent),
+                               marks=marks, leaf_ids=leaf_ids)
 
 
 def to_parents(hits: Sequence[SearchHit], parents: ParentLookup) -> list[SearchHit]:

@@ -5,7 +5,8 @@ store, built by :mod:`.rows` and :mod:`.search`, shown by the CLI and the server
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 __all__ = ["Location", "Match", "SearchHit"]
 
@@ -56,7 +57,8 @@ class SearchHit:
     ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth
     in the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span
     in ``text`` (``text[a:b]`` is that leaf's text), in document order; an unexpanded leaf
-    marks all of itself. Tuples, so that a hit stays hashable.
+    marks all of itself. Tuples, so that a hit stays hashable (``metadata`` is left out of its
+    hash).
     """
 
     score: float
@@ -86,3 +88,9 @@ class SearchHit:
     #: :data:`~mdchunk.index.highlights.MAX_MATCHES`, inside the matching leaves' ``marks``;
     #: empty when nothing in the text shares a word with the query (and no unit says it).
     matches: tuple[Match, ...] = ()
+    #: Its page's metadata as indexed: the front matter over the run's own (``index --meta``,
+    #: ``IndexConfig.metadata``), what ``where=`` filters on; ``lang`` and ``version`` are the
+    #: page's language and site version (``""``: not known).
+    metadata: dict[str, Any] = field(default_factory=dict, hash=False)
+    lang: str = ""
+    version: str = ""

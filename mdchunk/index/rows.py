@@ -222,4 +222,6 @@ def leaf_hit(score: float, row: Mapping[str, Any]) -> SearchHit:
         line_end=row["line_end"], text=row["text"], level=row["level"],
         parent_id=row["parent_id"] or None, start=row["start"], end=row["end"],
         marks=((0, len(row["text"])),), leaf_ids=(str(row["id"]),),
-        url=row.get("url") or None, anchor=row.get("anchor") or None)
+        url=row.get("url") or None, anchor=row.get("anchor") or None,
+        metadata=dict(row.get("metadata") or {}), lang=row.get("lang") or "",
+        version=row.get("version") or "")

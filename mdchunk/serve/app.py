@@ -20,6 +20,7 @@ from .. import __version__
 from ..errors import ConfigError, DependencyError, InputError, LockedError, StoreError
 from .api import router, state_of
 from .config import ServeConfig
+from .deadline import Abandoned
 from .docs_page import add_docs
 from .guard import ERROR_STATUS, Guard
 from .jobs import Forbidden, add_index_routes
@@ -36,7 +37,8 @@ log = logging.getLogger(__name__)
 _CODES: tuple[tuple[type[Exception], str], ...] = (
     (NotFound, "not_found"), (LockedError, "locked"), (NotReady, "not_ready"),
     (InputError, "bad_request"), (ConfigError, "bad_request"), (DependencyError, "bad_request"),
-    (StoreError, "store"), (RecursionError, "bad_request"), (Forbidden, "forbidden"))
+    (StoreError, "store"), (RecursionError, "bad_request"), (Forbidden, "forbidden"),
+    (Abandoned, "timeout"))
 _HTTP_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
                405: "method_not_allowed", 409: "locked", 413: "too_large", 503: "busy"}
 
@@ -59,6 +61,7 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         if service is None:
             state.open_in_background()
+        _enough_threads(config.max_concurrent)
         try:
             async with AsyncExitStack() as stack:
                 if mcp is not None and not state.mcp_started:
@@ -89,10 +92,20 @@ def create_app(config: ServeConfig, service: Service | None = None) -> FastAPI:
         app.add_middleware(CORSMiddleware, allow_origins=list(config.cors_origins),
                            allow_methods=["GET", "POST"],
                            allow_headers=["authorization", "content-type"])
-    app.add_middleware(Guard, token=config.token, max_concurrent=config.max_concurrent,
+    app.add_middleware(Guard, token=config.token, admission=state.admission,
                        max_body_bytes=config.max_body_bytes, timeout=config.timeout,
                        metrics=state.metrics)
     return app
+
+
+def _enough_threads(running: int) -> None:
+    """Worker threads for every request holding a slot, and as many again for work that
+    ended with its request but has not reached its next check yet (the endpoints and MCP
+    tools run on the event loop's default thread pool, 40 threads unless told)."""
+    import anyio.to_thread
+
+    limiter = anyio.to_thread.current_default_thread_limiter()
+    limiter.total_tokens = max(limiter.total_tokens, 2 * running)
 
 
 def _mcp(state: ServerState) -> tuple[Any, Any] | None:

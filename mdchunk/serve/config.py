@@ -54,9 +54,13 @@ class ServeConfig:
     """A server: the index it serves (``store``; its model from the collection, else
     ``embedder``), where it listens, and its bounds.
 
-    ``max_concurrent`` requests run at once; one more is answered 503 with ``Retry-After``
-    (never queued). A body over ``max_body_bytes`` is answered 413, a request that takes more
-    than ``timeout`` seconds 503. ``token`` (never shown in a repr) is required of every
+    ``max_concurrent`` requests are answered at once; up to ``max_queue`` more wait for a slot,
+    each for at most ``queue_timeout`` seconds, and only beyond that is one answered 503 with
+    ``Retry-After`` (the defaults serve a 64-thread client pool on two cores). The query texts of
+    concurrent requests are embedded by one model call of up to ``batch_texts`` texts, waiting
+    at most ``batch_wait`` seconds for more (``batch_texts`` 1: no batching). A body over
+    ``max_body_bytes`` is answered 413, a request whose work takes more than ``timeout``
+    seconds 503 (and its work stops). ``token`` (never shown in a repr) is required of every
     ``/v1`` and MCP request when given, and must be given for a ``host`` other than loopback.
     ``cors_origins`` are the browser origins allowed to call (none: CORS off).
     ``index_roots`` are the folders ``POST /v1/index`` may read, and only with ``allow_index``
@@ -70,7 +74,11 @@ class ServeConfig:
     host: str = LOOPBACK
     port: int = 8765
     token: str | None = field(default=None, repr=False)
-    max_concurrent: int = 8
+    max_concurrent: int = 16
+    max_queue: int = 512
+    queue_timeout: float = 30.0
+    batch_texts: int = 64
+    batch_wait: float = 0.002
     max_body_bytes: int = 8 * 1024 * 1024
     timeout: float = 30.0
     cors_origins: tuple[str, ...] = ()
@@ -84,11 +92,17 @@ class ServeConfig:
                               "bearer token: --token-file FILE or MDCHUNK_SERVE_TOKEN")
         if not 0 <= self.port <= 65535:
             raise ConfigError(f"port={self.port} must be 0 (any free port) to 65535")
-        for name in ("max_concurrent", "max_body_bytes"):
+        for name in ("max_concurrent", "max_body_bytes", "batch_texts"):
             if getattr(self, name) < 1:
                 raise ConfigError(f"{name}={getattr(self, name)} must be at least 1")
-        if self.timeout <= 0:
-            raise ConfigError(f"timeout={self.timeout} must be a positive number of seconds")
+        if self.max_queue < 0:
+            raise ConfigError(f"max_queue={self.max_queue} must be 0 (no queue) or more")
+        for name in ("timeout", "queue_timeout"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{name}={getattr(self, name)} must be a positive number of "
+                                  "seconds")
+        if not 0 <= self.batch_wait <= 1:
+            raise ConfigError(f"batch_wait={self.batch_wait} must be 0 to 1 second")
         if self.allow_index and not self.index_roots:
             raise ConfigError("allow_index=True needs at least one root folder to index from "
                               "(--index-root)")

@@ -1,7 +1,20 @@
 """The bounds every request passes before the app sees it, as one ASGI middleware: the bearer
-token (compared in constant time), the body size limit (413), the concurrency limit (503 with
-``Retry-After``: a request beyond it is refused at once, never queued) and the per-request
-timeout (503); each request counted in :mod:`.metrics`."""
+token (compared in constant time), the body size limit (413), admission (:mod:`.admission`: a
+``/v1`` or MCP request beyond the running limit waits for a slot; 503 with ``Retry-After`` only
+when the queue is full or the wait runs out) and the request's :class:`~.deadline.Deadline`
+(503 past its time); each request counted in :mod:`.metrics`. Probes never wait.
+
+The body is read here, within the size limit, before the app runs; the app then runs as a task
+of its own while the guard watches the connection, so that a request past its time, or whose
+client went away, is answered (or dropped) at once and its deadline cancelled: the work on the
+worker threads stops at its next step (:mod:`.deadline`) and its slot goes to the next request.
+
+A body over the limit is answered 413 the way nginx does, with a lingering close: the answer is
+sent at once, and the rest of the body is read and thrown away (up to :data:`DRAIN_BYTES`, for
+at most :data:`DRAIN_SECONDS`) before the connection closes, so that a client that sends its
+whole body before reading (urllib, Java's HttpClient) reads the 413 instead of a reset
+connection.
+"""
 
 from __future__ import annotations
 
@@ -12,9 +25,11 @@ import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from .admission import Admission, Busy
+from .deadline import Deadline, request_deadline
 from .metrics import Metrics
 
-__all__ = ["ERROR_STATUS", "Guard", "error_body"]
+__all__ = ["DRAIN_BYTES", "DRAIN_SECONDS", "ERROR_STATUS", "Guard", "error_body"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -24,10 +39,16 @@ App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 #: Paths anyone may call, token or not, busy or not: a supervisor's probes.
 _OPEN = frozenset({"/healthz", "/readyz"})
+#: Paths whose requests do the work and wait for a slot (the rest answer at once).
+_ADMITTED = ("/v1/", "/mcp")
 #: The status of each error code the server answers with.
 ERROR_STATUS = {"bad_request": 400, "unauthorized": 401, "not_found": 404, "locked": 409,
                 "too_large": 413, "busy": 503, "timeout": 503, "not_ready": 503,
                 "store": 503, "internal": 500, "method_not_allowed": 405, "forbidden": 403}
+#: The most of a body over the limit read and thrown away after the 413, and for how long.
+DRAIN_BYTES = 256 * 1024 * 1024
+DRAIN_SECONDS = 30.0
+_RETRY = [(b"retry-after", b"1")]
 
 
 def error_body(code: str, message: str) -> bytes:
@@ -35,33 +56,32 @@ def error_body(code: str, message: str) -> bytes:
     return json.dumps({"error": {"code": code, "message": message}}).encode()
 
 
-class _TooLarge(Exception):
-    """The body grew past the limit while it was being read."""
-
-
 class Guard:
     """Wraps the app: see the module's docstring. ``token`` ``None`` lets every request in."""
 
-    def __init__(self, app: App, *, token: str | None, max_concurrent: int,
+    def __init__(self, app: App, *, token: str | None, admission: Admission,
                  max_body_bytes: int, timeout: float, metrics: Metrics) -> None:
         self.app = app
         self.token = token
-        self.max_concurrent = max_concurrent
+        self.admission = admission
         self.max_body_bytes = max_body_bytes
         self.timeout = timeout
         self.metrics = metrics
-        self.in_flight = 0
+        #: Apps still running after their request ended (kept until their thread returns).
+        self._left: set[asyncio.Future[None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         started = time.perf_counter()
-        status = {"code": 500, "sent": False}
+        status = {"code": 500, "sent": False, "complete": False}
 
         async def send_noting(message: Message) -> None:
             if message["type"] == "http.response.start":
                 status["code"], status["sent"] = message["status"], True
+            elif message["type"] == "http.response.body" and not message.get("more_body"):
+                status["complete"] = True
             await send(message)
 
         self.metrics.in_flight.inc()
@@ -84,44 +104,133 @@ class Guard:
             await self._refuse(send, "unauthorized", "a valid bearer token is required",
                                [(b"www-authenticate", b"Bearer")])
             return
-        declared = _content_length(scope)
-        if declared is not None and declared > self.max_body_bytes:
-            await self._too_large(send)
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            await self._too_large(scope, receive, send, 0)
             return
-        if self.in_flight >= self.max_concurrent:
-            await self._refuse(send, "busy", f"{self.max_concurrent} requests are being "
-                               "answered; try again shortly", [(b"retry-after", b"1")])
-            return
-        self.in_flight += 1
-        over = {"limit": False, "answered": False}
+        admitted = path.startswith(_ADMITTED)
+        if admitted:
+            try:
+                await self.admission.enter()
+            except Busy as exc:
+                await self._refuse(send, "busy", str(exc), _RETRY)
+                return
         try:
-            await asyncio.wait_for(self.app(scope, self._bounded(receive, over),
-                                            self._replacing(send, over)), self.timeout)
-        except _TooLarge:
-            if not status["sent"]:
-                await self._too_large(send)
-        except TimeoutError:
-            if not status["sent"]:
-                await self._refuse(send, "timeout", f"no answer within {self.timeout:g}s",
-                                   [(b"retry-after", b"1")])
+            await self._answer(scope, receive, send, status)
         finally:
-            self.in_flight -= 1
+            if admitted:
+                self.admission.leave()
 
-    def _replacing(self, send: Send, over: dict[str, bool]) -> Send:
-        """``send``, except that once the body went past the limit the app's answer (a 400
-        for a body it could not read) is replaced by the 413."""
+    async def _answer(self, scope: Scope, receive: Receive, send: Send,
+                      status: dict[str, Any]) -> None:
+        """Read the body, then run the app until it answers, its time runs out (503) or the
+        client goes away."""
+        deadline = Deadline(self.timeout)
+        try:
+            async with asyncio.timeout(deadline.remaining()):
+                body, seen = await self._body(receive)
+        except TimeoutError:
+            await self._refuse(send, "timeout", "the body did not arrive within "
+                               f"{self.timeout:g}s", _RETRY)
+            return
+        if body is None:  # over the limit, or the client left while sending it
+            if seen >= 0:
+                await self._too_large(scope, receive, send, seen)
+            return
+        ended = asyncio.Event()  # no one waits for the app's answer any more
+        pending = [{"type": "http.request", "body": body, "more_body": False}]
 
-        async def replacing(message: Message) -> None:
-            if not over["limit"]:
+        async def replay() -> Message:
+            if pending:
+                return pending.pop()
+            await ended.wait()
+            return {"type": "http.disconnect"}
+
+        async def sending(message: Message) -> None:
+            if not ended.is_set():  # else the guard answered, or no one reads: dropped
                 await send(message)
-            elif not over["answered"]:
-                over["answered"] = True
-                await self._too_large(send)
 
-        return replacing
+        undo = request_deadline(deadline)  # the app's task and threads copy this context
+        try:
+            app = asyncio.ensure_future(self.app(scope, replay, sending))
+        finally:
+            undo()
+        gone = asyncio.ensure_future(_client_gone(receive))
+        try:
+            await asyncio.wait({app, gone}, timeout=deadline.remaining(),
+                               return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the server stops
+            deadline.cancel("the server is stopping")
+            app.cancel()
+            gone.cancel()
+            raise
+        if app.done() or (gone.done() and status["complete"]) \
+                or (status["sent"] and not gone.done()):  # an answer under way is finished
+            gone.cancel()
+            await app  # the app's own error, if it raised, goes on as before
+            return
+        reason = "client_gone" if gone.done() else "timeout"
+        deadline.cancel("the client went away" if gone.done()
+                        else f"no answer within {self.timeout:g}s")
+        self.metrics.abandoned.labels(reason).inc()
+        ended.set()
+        app.cancel()
+        self._leave_running(app)
+        gone.cancel()
+        if reason == "timeout":
+            await self._refuse(send, "timeout", f"no answer within {self.timeout:g}s", _RETRY)
 
-    async def _too_large(self, send: Send) -> None:
-        await self._refuse(send, "too_large", f"the body is over {self.max_body_bytes} bytes")
+    def _leave_running(self, app: asyncio.Future[None]) -> None:
+        """Keep ``app`` until it ends (a worker thread is not cancelled: it returns at its next
+        check of the deadline), its outcome read so that nothing is logged for it."""
+        self._left.add(app)
+
+        def ended(task: asyncio.Future[None]) -> None:
+            self._left.discard(task)
+            if not task.cancelled():
+                task.exception()
+
+        app.add_done_callback(ended)
+
+    async def _body(self, receive: Receive) -> tuple[bytes | None, int]:
+        """The whole body, and its size; ``None`` when it passes the limit (with the bytes
+        read so far) or the client left (-1)."""
+        parts: list[bytes] = []
+        seen = 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None, -1
+            chunk = message.get("body", b"")
+            seen += len(chunk)
+            if seen > self.max_body_bytes:
+                return None, seen
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(parts), seen
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send, seen: int) -> None:
+        """413 at once, then the rest of the body read and dropped (see the module's
+        docstring); the connection closes after. A client that asked to be told before
+        sending (``Expect: 100-continue``) sends nothing: nothing is read."""
+        self.metrics.errors.labels("too_large").inc()
+        body = error_body("too_large", f"the body is over {self.max_body_bytes} bytes")
+        await send({"type": "http.response.start", "status": ERROR_STATUS["too_large"],
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()),
+                                (b"connection", b"close")]})
+        await send({"type": "http.response.body", "body": body, "more_body": True})
+        if _header(scope, b"expect") != "100-continue":
+            try:
+                async with asyncio.timeout(DRAIN_SECONDS):
+                    while seen <= DRAIN_BYTES:
+                        message = await receive()
+                        seen += len(message.get("body", b""))
+                        if message["type"] != "http.request" or not message.get("more_body"):
+                            break
+            except TimeoutError:
+                pass
+        await send({"type": "http.response.body", "body": b""})
 
     def _authorized(self, scope: Scope) -> bool:
         if self.token is None:
@@ -129,23 +238,6 @@ class Guard:
         given = dict(scope["headers"]).get(b"authorization", b"")
         expected = b"Bearer " + self.token.encode()
         return hmac.compare_digest(given, expected)
-
-    def _bounded(self, receive: Receive, over: dict[str, bool]) -> Receive:
-        """``receive``, raising :class:`_TooLarge` once the body passes the limit (a body
-        sent in chunks declares no length)."""
-        seen = 0
-
-        async def bounded() -> Message:
-            nonlocal seen
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                if seen > self.max_body_bytes:
-                    over["limit"] = True
-                    raise _TooLarge
-            return message
-
-        return bounded
 
     async def _refuse(self, send: Send, code: str, message: str,
                       headers: list[tuple[bytes, bytes]] | None = None) -> None:
@@ -158,9 +250,13 @@ class Guard:
         await send({"type": "http.response.body", "body": body})
 
 
-def _content_length(scope: Scope) -> int | None:
-    value = dict(scope["headers"]).get(b"content-length")
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
+async def _client_gone(receive: Receive) -> None:
+    """Returns once the client has gone (or the answer is complete: the server then says
+    the same)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    value = dict(scope["headers"]).get(name)
+    return value.decode("latin-1").strip().lower() if value is not None else None

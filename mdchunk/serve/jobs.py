@@ -8,6 +8,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 import uuid
+from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any
@@ -66,27 +67,28 @@ class Jobs:
         self._jobs: dict[str, Future[dict[str, Any]]] = {}
         self._lock = threading.Lock()
 
-    def start(self, paths: list[str]) -> str:
+    def start(self, paths: list[str], metadata: Mapping[str, Any] | None = None) -> str:
+        """Start indexing ``paths`` with ``metadata`` (as ``index --meta`` gives it); the
+        job's id."""
         config = self.state.config
         if not config.allow_index:
             raise Forbidden("indexing is off on this server (start it with --allow-index)")
         checked = checked_paths(paths, config.index_roots)
+        run = IndexConfig(config.chunker, embedder=config.embedder, store=config.store,
+                          prune=False, rebuild=False, metadata=metadata or {})
         with self._lock:
             if any(not job.done() for job in self._jobs.values()):
                 raise LockedError("an indexing job of this server is running; wait for it")
             with index_lock(config.store.db, config.store.collection):
                 pass  # another process's run holds it: refused now, not later in the job
             job_id = uuid.uuid4().hex
-            self._jobs[job_id] = self._pool.submit(self._run, checked)
+            self._jobs[job_id] = self._pool.submit(self._run, checked, run)
         return job_id
 
-    def _run(self, paths: list[Path]) -> dict[str, Any]:
+    def _run(self, paths: list[Path], run: IndexConfig) -> dict[str, Any]:
         from ..index import index_paths
 
-        config = self.state.config
-        report = index_paths(paths, config=IndexConfig(
-            config.chunker, embedder=config.embedder, store=config.store, prune=False,
-            rebuild=False))
+        report = index_paths(paths, config=run)
         self.state.service.refresh()
         return dataclasses.asdict(report)
 
@@ -114,10 +116,10 @@ def add_index_routes(app: FastAPI, state: ServerState) -> Jobs:
 
     @app.post("/v1/index", status_code=202, responses=responses)
     def index(body: IndexRequest, request: Request) -> JobResponse:
-        """Index ``paths`` (under the server's roots) as a job; its report at
-        ``/v1/jobs/{id}``."""
+        """Index ``paths`` (under the server's roots) as a job, each chunk given
+        ``metadata`` as ``mdchunk index --meta`` gives it; its report at ``/v1/jobs/{id}``."""
         state_of(request).service  # noqa: B018  (503 while the index opens)
-        return JobResponse(id=jobs.start(body.paths), state="running")
+        return JobResponse(id=jobs.start(body.paths, body.metadata), state="running")
 
     @app.get("/v1/jobs/{job_id}", responses=ERRORS)
     def job(job_id: str) -> JobResponse:

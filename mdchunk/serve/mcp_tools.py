@@ -28,13 +28,15 @@ INSTRUCTIONS = ("Search an indexed documentation corpus (Markdown runbooks, guid
 
 
 def cited(hit: SearchHit) -> dict[str, Any]:
-    """A hit as a tool answers it: its text, where it comes from, and the lines of it that
-    best match the query (``matching_lines``, as ``lines`` says them: cite those)."""
+    """A hit as a tool answers it: its text, where it comes from, the lines of it that best
+    match the query (``matching_lines``, as ``lines`` says them: cite those), and its page's
+    metadata (front matter and the index run's, ``lang``, ``version``)."""
     return {"id": hit.id, "path": hit.path, "lines": f"{hit.line_start}-{hit.line_end}",
             "url": hit.url, "section_path": hit.section_path, "score": round(hit.score, 6),
             "level": hit.level, "parent_id": hit.parent_id, "text": hit.text,
             "also_in": [f"{x.path}:{x.line_start}-{x.line_end}" for x in hit.locations[1:]],
-            "matching_lines": [f"{m.line_start}-{m.line_end}" for m in hit.matches]}
+            "matching_lines": [f"{m.line_start}-{m.line_end}" for m in hit.matches],
+            "metadata": hit.metadata, "lang": hit.lang, "version": hit.version}
 
 
 def mcp_server(service: Callable[[], Service]) -> MCPServer:

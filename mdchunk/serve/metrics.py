@@ -1,4 +1,6 @@
-"""``GET /metrics``: requests, latency, errors and requests in flight, in Prometheus text
+"""``GET /metrics``: requests, latency, errors and requests in flight; the admission queue
+(requests answered and waiting now, seconds waited for a slot), work abandoned (past its time,
+or its client gone) and the model calls that batched requests' texts; in Prometheus text
 format, each server with a registry of its own (two apps in one process count apart)."""
 
 from __future__ import annotations
@@ -43,6 +45,20 @@ class Metrics:
                               ["code"], registry=self.registry)
         self.in_flight = Gauge("mdchunk_in_flight", "Requests being answered now.",
                                registry=self.registry)
+        self.running = Gauge("mdchunk_running", "Requests holding a slot now.",
+                             registry=self.registry)
+        self.queue_depth = Gauge("mdchunk_queue_depth", "Requests waiting for a slot now.",
+                                 registry=self.registry)
+        self.queue_wait = Histogram("mdchunk_queue_wait_seconds",
+                                    "Seconds a request waited for a slot (0: none).",
+                                    registry=self.registry,
+                                    buckets=(0, .001, .01, .05, .1, .25, .5, 1, 2.5, 5, 10, 30))
+        self.abandoned = Counter("mdchunk_abandoned", "Requests whose work was told to stop.",
+                                 ["reason"], registry=self.registry)
+        self.batch_texts = Histogram("mdchunk_embed_batch_texts",
+                                     "Texts of concurrent requests embedded by one model call.",
+                                     registry=self.registry,
+                                     buckets=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512))
 
     def observe(self, method: str, path: str, status: int, seconds: float) -> None:
         route = route_of(path)

@@ -124,15 +124,22 @@ class SearchResponse(BaseModel):
 
 
 class CollectionsResponse(BaseModel):
-    collections: list[dict[str, Any]]
+    collections: list[dict[str, Any]] = Field(
+        description="Each served collection: name, db, model, dim, backend, analyzer, schema, "
+                    "chunks (leaves) and documents.")
 
 
 class IndexRequest(BaseModel):
-    """Paths to index, each under one of the roots the server was started with."""
+    """Paths to index, each under one of the roots the server was started with, and metadata
+    every chunk of theirs gets beside its page's front matter (``mdchunk index --meta``)."""
 
     model_config = _STRICT
 
     paths: list[str] = Field(min_length=1, max_length=1000)
+    metadata: dict[str, Any] = Field(
+        default_factory=dict, description="Keys and JSON values every chunk is given (front "
+        "matter wins a key), for search filters (where) and hits' metadata; indexing the same "
+        "documents with other metadata rewrites them.")
 
 
 class JobResponse(BaseModel):

@@ -1,7 +1,10 @@
 """The warm half of a server: the embedder and the open store, made once at start and shared by
 every request. Each method is one endpoint's work, done by the library (chunking by
 :class:`~mdchunk.Chunker`, searching by :func:`~mdchunk.index.search.search_store`): the
-server adds no second implementation of either."""
+server adds no second implementation of either. Query texts go to the model through one
+:class:`~.batching.EmbedBatcher` (concurrent requests' texts in one call), and each step that
+waits (for the model, for the store) first checks the request's
+:class:`~.deadline.Deadline`: a request no one waits for any more stops there."""
 
 from __future__ import annotations
 
@@ -9,7 +12,8 @@ import base64
 import binascii
 import dataclasses
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -29,9 +33,15 @@ from ..index.store import IndexMeta, SearchHit
 from ..index.stores import open_store
 from ..text import ENCODING_KEY
 from ..text.decode import decode_bytes
+from .batching import EmbedBatcher
 from .config import ServeConfig
+from .deadline import current_deadline
 
 __all__ = ["NotFound", "Service", "chunk_document"]
+
+
+#: How often a request waiting for the store looks whether it has ended.
+_STORE_POLL = 0.05
 
 
 class NotFound(LookupError):
@@ -76,6 +86,12 @@ class Service:
         #: Milvus Lite answers one call at a time per client; a server's client is thread-safe
         #: but the lock costs nothing beside a search's round trip.
         self._store_lock = threading.Lock()
+        self.batcher = EmbedBatcher(self._model_embed, max_texts=config.batch_texts,
+                                    max_wait=config.batch_wait)
+
+    def _model_embed(self, texts: list[str]) -> Any:
+        """The served model's vectors (read at each call: an indexing job may change it)."""
+        return self.embedder.embed(texts)
 
     def _load_embedder(self) -> Embedder:
         if self.meta is None:
@@ -95,13 +111,26 @@ class Service:
 
     def refresh(self) -> None:
         """Read the index's meta again (after an indexing job made or rebuilt it)."""
-        with self._store_lock:
+        with self._store_held():
             self.meta = self.store.meta()
         if self.meta is not None and self.meta.model != self.embedder.name:
             self.embedder = self._load_embedder()
 
     def close(self) -> None:
+        self.batcher.close()
         self.store.close()
+
+    @contextmanager
+    def _store_held(self) -> Iterator[None]:
+        """The store, held for this request alone; waiting for it ends with the request."""
+        deadline = current_deadline(self.config.timeout)
+        while not self._store_lock.acquire(timeout=_STORE_POLL):
+            deadline.check()
+        try:
+            deadline.check()
+            yield
+        finally:
+            self._store_lock.release()
 
     # -- endpoints --------------------------------------------------------------------------
 
@@ -110,7 +139,8 @@ class Service:
                 "backend": backend_of(self.embedder)}
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        return [[float(x) for x in vector] for vector in self.embedder.embed(list(texts))]
+        vectors = self.batcher.embed(texts, current_deadline(self.config.timeout))
+        return [[float(x) for x in vector] for vector in vectors]
 
     def _check_index(self) -> IndexMeta:
         if self.meta is None:
@@ -124,15 +154,16 @@ class Service:
         if not query.strip():
             raise InputError("the query is empty")
         meta = self._check_index()
-        vector = None if search.mode == "bm25" else self.embedder.embed([query])[0]
-        with self._store_lock:
+        vector = None if search.mode == "bm25" else self.batcher.embed(
+            [query], current_deadline(self.config.timeout))[0]
+        with self._store_held():
             return search_store(self.store, query, vector, search, index=meta)
 
     def chunk(self, chunk_id: str, *, expand_parent: bool = False) -> SearchHit:
         """The stored chunk ``chunk_id`` (a leaf or a parent), or with ``expand_parent`` a
         leaf's parent marking where the leaf lies in it."""
         self._check_index()
-        with self._store_lock:
+        with self._store_held():
             leaves = self.store.chunks([chunk_id])
             if leaves:
                 hit = leaf_hit(0.0, leaves[0])
@@ -150,19 +181,23 @@ class Service:
 
     def parents_of(self, ids: Sequence[str]) -> dict[str, SearchHit]:
         """The stored parents among ``ids``, by id (one store call for a page of hits)."""
-        with self._store_lock:
+        with self._store_held():
             rows = self.store.parents(list(dict.fromkeys(ids)))
         return {str(row["id"]): dataclasses.replace(leaf_hit(0.0, row), marks=(), leaf_ids=())
                 for row in rows}
 
     def collections(self) -> list[dict[str, Any]]:
-        """The served collection: what it was built with and how many leaves it holds."""
+        """The served collection: what it was built with, how many leaves it holds and how
+        many documents (those whose write is done)."""
         meta = self.meta
         if meta is None:
             return []
-        with self._store_lock:
+        with self._store_held():
             count = self.store.count()
+            entries = self.store.manifest.entries()
+        documents = sum(not entry.pending for entry in entries.values())
         return [{"name": self.config.store.collection, "db": self.config.store.db,
                  "model": meta.model, "dim": meta.dim, "backend": meta.backend,
-                 "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count}]
+                 "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count,
+                 "documents": documents}]
 

@@ -1,12 +1,13 @@
 """What one server holds while it runs: its config, its :class:`~.service.Service` once that is
 open and warm (opened in the background, so that the server answers ``/healthz`` at once and
-``/readyz`` only after the warm-up query), and its metrics."""
+``/readyz`` only after the warm-up query), its admission queue and its metrics."""
 
 from __future__ import annotations
 
 import logging
 import threading
 
+from .admission import Admission
 from .config import ServeConfig
 from .metrics import Metrics
 from .service import Service
@@ -26,12 +27,21 @@ class ServerState:
     def __init__(self, config: ServeConfig, service: Service | None = None) -> None:
         self.config = config
         self.metrics = Metrics()
+        self.admission = Admission(running=config.max_concurrent, waiting=config.max_queue,
+                                   wait_timeout=config.queue_timeout, metrics=self.metrics)
         self._service = service
         self.failure: str | None = None
         self.mcp_started = False
         self._opened = threading.Event()
         if service is not None:
+            self._attach(service)
             self._opened.set()
+
+    def _attach(self, service: Service) -> None:
+        """Let the service's batcher see how many requests are being answered (worth waiting
+        for), and count its model calls."""
+        service.batcher.expected = lambda: self.admission.running
+        service.batcher.observe = self.metrics.batch_texts.observe
 
     def open_in_background(self) -> threading.Thread:
         """Open and warm the service on a thread of its own; ``/readyz`` turns 200 after."""
@@ -42,6 +52,7 @@ class ServerState:
     def _open(self) -> None:
         try:
             service = Service(self.config)
+            self._attach(service)
             service.warm_up()
             self._service = service
         except Exception as exc:  # any failure is reported by /readyz, never a traceback

@@ -30,10 +30,13 @@ class MilvusManifest:
         create_manifest_collection(self._client, self.collection)
 
     def entries(self) -> dict[str, ManifestEntry]:
-        """Every document entry, read in pages (a knowledge base may exceed one query's limit)."""
+        """Every document entry, read in pages (a knowledge base may exceed one query's limit).
+        The collection is loaded first: a store opened to search (a server counting its
+        documents) has loaded only what a search reads."""
         fields = ["doc_id", "content_hash", "config", "chunk_count", "path"]
         entries: dict[str, ManifestEntry] = {}
         with self._errors("read manifest"):
+            self._client.load_collection(self.collection)
             for row in select_rows(self._client, self.collection, 'doc_id != ""', fields):
                 entries[row["doc_id"]] = ManifestEntry(*(row[f] for f in fields))
         return entries

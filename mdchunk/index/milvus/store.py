@@ -51,7 +51,8 @@ __all__ = ["MilvusStore"]
 log = logging.getLogger(__name__)
 
 _OUTPUT_FIELDS = ["doc_id", "path", "title", "section_path", "line_start", "line_end", "text",
-                  "level", "parent_id", "start", "end", "url", "anchor"]
+                  "level", "parent_id", "start", "end", "url", "anchor", "lang", "version",
+                  "metadata"]
 #: The chunk collection's property listing the metadata keys its documents have had.
 _KEYS_PROPERTY = "mdchunk.metadata_keys"
 #: The most hits one Milvus search returns (its top-k limit).
