@@ -16,7 +16,6 @@ from mdchunk.errors import ConfigError
 from mdchunk.index import index_paths, search
 from mdchunk.index.fusion import (
     DEFAULT_FUSION,
-    FUSION_DEPTH,
     PEAK_HEAD,
     Fusion,
     fuse,
@@ -24,6 +23,7 @@ from mdchunk.index.fusion import (
     rrf,
     score_fusion,
 )
+from mdchunk.index.config import DEFAULT_DEPTH
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
 from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.search import leaf_hits
@@ -219,9 +219,9 @@ def test_hybrid_search_fuses_with_the_default_fusion(corpus: Path,
     with MilvusStore(milvus["db"], milvus["collection"]) as store:
         store.check()
         vector = use.embed([query])[0]
-        dense = store.search(DenseQuery(vector), limit=FUSION_DEPTH)
-        bm25 = store.search(TextQuery(query), limit=FUSION_DEPTH)
-        hybrid = leaf_hits(store, "hybrid", query, vector, where=None, limit=4)
+        dense = store.search(DenseQuery(vector), limit=DEFAULT_DEPTH)
+        bm25 = store.search(TextQuery(query), limit=DEFAULT_DEPTH)
+        hybrid = leaf_hits(store, "hybrid", query, vector, where=None, limit=DEFAULT_DEPTH)[:4]
     expected = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25],
                     DEFAULT_FUSION)[:4]
     assert [(h.id, pytest.approx(s)) for h, (_, s) in zip(hybrid, expected, strict=True)] == \

@@ -100,7 +100,8 @@ def index(
 
 
 @with_flags("query", *STORE, "k", "mode", "path_prefix", "where", "model", "backend", "fusion",
-            "weights", "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page")
+            "weights", "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page",
+            "depth")
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],

@@ -22,7 +22,7 @@ import typer
 from ..config import Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
-from ..index.config import AnalyzerChoice, BackendChoice
+from ..index.config import DEFAULT_DEPTH, AnalyzerChoice, BackendChoice
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
@@ -260,6 +260,10 @@ FLAGS: dict[str, Flag] = {
     "token": Flag("milvus_token", MilvusToken),
     "old_token": Flag("token", OldToken),
     "k": Flag("k", Annotated[int, typer.Option("-k", help="How many hits.")], default=5),
+    "depth": Flag("depth", Annotated[int, typer.Option(
+        "--depth", min=1, help="Candidates each side draws, fused, reranked and collapsed "
+                               "before k are kept; k only cuts the result.")],
+        default=DEFAULT_DEPTH),
     "mode": Flag("mode", ModeOption, default="hybrid"),
     "path_prefix": Flag("path_prefix", Annotated[Optional[str], typer.Option(
         "--path-prefix", help="Only paths under this.")]),
@@ -274,7 +278,7 @@ FLAGS: dict[str, Flag] = {
 }
 #: The search config's fields the flags set.
 SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",
-                 "per_page", "where")
+                 "per_page", "where", "depth")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")

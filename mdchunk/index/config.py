@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from ..sources import Selection
     from .engine import Engine
 
-__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "AnalyzerChoice", "BackendChoice",
+__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "DEFAULT_DEPTH", "AnalyzerChoice", "BackendChoice",
            "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata",
            "keyword_defaults",
            "milvus_token_of", "refuse_both"]
@@ -43,6 +43,10 @@ BACKEND_CHOICES: tuple[str, ...] = get_args(BackendChoice)
 #: The BM25 analyzer, or ``auto`` (chosen by the corpus's language when a collection is made).
 AnalyzerChoice = Literal["auto", "standard", "jieba"]
 ANALYZER_CHOICES: tuple[str, ...] = get_args(AnalyzerChoice)
+#: Candidates each side of a search draws, whatever ``k`` is (:attr:`SearchConfig.depth`).
+#: Chosen on the styles bench (BENCHMARKS.md, issue 46): complete@5 at k=5 was the same at 50
+#: and 100 on every question set, and 100 holds the largest ``k`` the service answers.
+DEFAULT_DEPTH = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +158,13 @@ class SearchConfig:
     nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
     ``per_page`` keeps at most that many hits of one document (``None``: any number).
     ``where`` keeps only the leaves a filter keeps (the language: :mod:`mdchunk.index.where`;
-    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise)."""
+    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise).
+
+    ``depth`` is the candidate pool: each side draws that many leaves, fusion, the reranker,
+    collapsing and widening work on them, and ``k`` only cuts the result, so the first hits
+    never depend on how many are asked (a ``k`` past ``depth`` is refused: the pool could not
+    hold it). Fused ranks and min-max scores depend on the lists' length, which is why the
+    pool is fixed rather than grown with ``k``."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -168,6 +178,7 @@ class SearchConfig:
     collapse: bool = True
     per_page: int | None = None
     where: str | None = None
+    depth: int = DEFAULT_DEPTH
 
     def __post_init__(self) -> None:
         if self.where is not None:
@@ -178,6 +189,11 @@ class SearchConfig:
             raise ConfigError(f"expand={self.expand!r} must be 'none', 'parent' or 'auto'")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise ConfigError(f"k={self.k!r} must be a positive integer")
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+            raise ConfigError(f"depth={self.depth!r} must be a positive integer")
+        if self.k > self.depth:
+            raise ConfigError(f"k={self.k} is more than the candidate pool (depth="
+                              f"{self.depth}): ask for fewer hits, or a deeper pool")
         if not isinstance(self.collapse, bool):
             raise ConfigError(f"collapse={self.collapse!r} must be True or False")
         if self.per_page is not None and (isinstance(self.per_page, bool)
