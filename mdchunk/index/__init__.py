@@ -6,7 +6,7 @@ The embedders come from :mod:`mdchunk.embedding` (three names are re-exported he
 stored chunk), ``milvus`` (their implementation, a package holding everything
 Milvus-specific), ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it
 crash-safely, under a ``lock``), ``search`` (a store's dense and BM25 sides, fused by
-``fusion``), and ``expand`` (widening leaf hits to their parents). Importing this package
+``fusion``), ``evaluate`` (one's own questions asked and judged), and ``expand`` (widening leaf hits to their parents). Importing this package
 loads neither torch nor pymilvus: they load on first use.
 """
 
@@ -23,10 +23,12 @@ from .indexer import (
     plan_index,
     run_index,
 )
+from .evaluate import EvalReport, Question, evaluate, read_questions
 from .search import search
 from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "Expand", "IndexConfig",
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "EvalReport", "Expand",
+           "IndexConfig", "Question", "evaluate", "read_questions",
            "IndexMeta", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry", "SearchConfig",
            "SearchHit", "SearchMode", "SentenceTransformerEmbedder", "StoreConfig",
            "chunker_config", "config_fingerprint", "detect_analyzer", "index_config",

@@ -46,7 +46,7 @@ from .store import (
 from .where import search_filter
 
 __all__ = ["UNIT_DEPTH", "UNIT_WEIGHT", "collapse_identical", "leaf_hits",
-           "rerank_hits", "search", "search_store", "unit_scored"]
+           "query_embedder", "rerank_hits", "search", "search_store", "unit_scored"]
 
 #: Candidates a unit-scored dense side draws from each list (leaves, units), per hit kept.
 UNIT_DEPTH = 2
@@ -125,27 +125,35 @@ def search(
                      if name not in ("query", "config")}, _SEARCH_DEFAULTS)
     if not query.strip():
         raise ConfigError("the query is empty")
-    db, collection, token = config.store.db, config.store.collection, config.store.milvus_token
-    model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
         config = dataclasses.replace(config, rerank=load_reranker(config.rerank))
-    with MilvusStore(db, collection, token=token) as store:
-        vector = None
+    with MilvusStore(config.store.db, config.store.collection,
+                     token=config.store.milvus_token) as store:
         meta = store.check()
+        vector = None
         if config.mode != "bm25":
-            if backend not in (None, AUTO) and backend != meta.backend:
-                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
-                                 f"{backend}: search it without a backend, or re-index")
-            own = model is None or model == AUTO
-            embedder = load_embedder(meta.model if own else model, recorded_backend(meta.backend))
-            store.check(model=embedder.name, dim=embedder.dim)
-            if backend_of(embedder) != meta.backend and meta.backend != "numpy":
-                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
-                                 f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
-            if export_of(embedder) != meta.export:
-                _say_old_export(collection, meta.export or "1", export_of(embedder))
-            vector = embedder.embed([query])[0]
+            vector = query_embedder(store, meta, config).embed([query])[0]
         return search_store(store, query, vector, config, index=meta)
+
+
+def query_embedder(store: ChunkStore, meta: IndexMeta, config: SearchConfig) -> Embedder:
+    """The embedder a search of ``store`` (indexed as ``meta`` says) embeds its query with:
+    the collection's own model on its own backend unless ``config`` names them; another model,
+    or vectors another backend would make, are refused with a :class:`StoreError`."""
+    collection, model, backend = (config.store.collection, config.embedder.model,
+                                  config.embedder.backend)
+    if backend not in (None, AUTO) and backend != meta.backend:
+        raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
+                         f"{backend}: search it without a backend, or re-index")
+    own = model is None or model == AUTO
+    embedder = load_embedder(meta.model if own else model, recorded_backend(meta.backend))
+    store.check(model=embedder.name, dim=embedder.dim)
+    if backend_of(embedder) != meta.backend and meta.backend != "numpy":
+        raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
+                         f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
+    if export_of(embedder) != meta.export:
+        _say_old_export(collection, meta.export or "1", export_of(embedder))
+    return embedder
 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
