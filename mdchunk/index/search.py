@@ -179,13 +179,16 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     if config.rerank is not None:  # a new order: the best of each passage may be another
         pool = rerank_hits(load_reranker(config.rerank), query, pool)
     leaves = _kept(pool, config)
-    # Widened whole, so that duplicates are collapsed before k are cut; auto-merging alone is
-    # defined by k (it merges among the first leaves that leave k hits).
-    shown = config.k if config.expand == "auto" else len(leaves)
-    expanded = expand_hits(leaves, config.expand,
-                           lambda ids: {r["id"]: r for r in store.parents(ids)}, shown)
-    return with_matches(_kept(carry_locations(expanded, leaves), config)[:config.k], query,
-                        store=store, vector=vector, units=units)
+    if config.expand == "none":  # collapsed already: collapsing again would change nothing
+        shown = leaves[:config.k]
+    else:
+        # Widened whole, so that duplicates are collapsed before k are cut; auto-merging alone
+        # is defined by k (it merges among the first leaves that leave k hits).
+        widest = config.k if config.expand == "auto" else len(leaves)
+        expanded = expand_hits(leaves, config.expand,
+                               lambda ids: {r["id"]: r for r in store.parents(ids)}, widest)
+        shown = _kept(carry_locations(expanded, leaves), config)[:config.k]
+    return with_matches(shown, query, store=store, vector=vector, units=units)
 
 
 def _kept(hits: Sequence[SearchHit], config: SearchConfig) -> list[SearchHit]:
