@@ -59,8 +59,8 @@ sys.path.insert(0, str(HERE.parent))
 import bench_retrieval as br  # noqa: E402
 
 from mdchunk.embedding import vector_kind  # noqa: E402
-from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
 from mdchunk.index.config import DEFAULT_DEPTH  # noqa: E402
+from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
 from mdchunk.index.fusion import DEFAULT_FUSION, Fusion, fuse  # noqa: E402
 
 TOP_K = 5

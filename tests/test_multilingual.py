@@ -14,6 +14,7 @@ from mdchunk.embedding import DEFAULT_MODEL, Embedder, load_embedder
 from mdchunk.embedding.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
 from mdchunk.errors import ConfigError
 from mdchunk.index import index_paths, search
+from mdchunk.index.config import DEFAULT_DEPTH
 from mdchunk.index.fusion import (
     DEFAULT_FUSION,
     PEAK_HEAD,
@@ -23,7 +24,6 @@ from mdchunk.index.fusion import (
     rrf,
     score_fusion,
 )
-from mdchunk.index.config import DEFAULT_DEPTH
 from mdchunk.index.language import CJK_SHARE, Language, cjk_share, survey
 from mdchunk.index.milvus import MilvusStore
 from mdchunk.index.search import leaf_hits

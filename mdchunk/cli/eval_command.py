@@ -9,15 +9,15 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .options import SEARCH_FIELDS, STORE, milvus_token, settings_of, with_flags
+from .options import SEARCH_FIELDS, STORE, embedder_of, milvus_token, settings_of, with_flags
 from .output import one_line_errors, out
-from .settings import DEFAULT
 
 __all__ = ["evaluate"]
 
 @with_flags("questions", *STORE, "k", "modes", "path_prefix", "where", "model", "backend",
             "fusion", "weights", "token", "old_token", "expand", "rerank", "collapse",
-            "per_page", "depth", "compare", "compare_db", "as_json", "html", "min_hit",
+            "per_page", "depth", "query_prompt", "document_prompt", "compare", "compare_db",
+            "as_json", "html", "min_hit",
             "min_complete", "min_mrr")
 def evaluate(
     questions: Annotated[Path, typer.Argument(
@@ -59,7 +59,7 @@ def evaluate(
     with one_line_errors():
         from dataclasses import replace
 
-        from ..index.config import EmbedderConfig, SearchConfig, StoreConfig
+        from ..index.config import SearchConfig, StoreConfig
         from ..index.evaluate import evaluate as run_evaluate
         from ..index.evaluate import read_questions
         from .eval_report import as_json as report_json
@@ -68,9 +68,7 @@ def evaluate(
         settings = settings_of(flags)
         store = StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags))
         config = SearchConfig(
-            store, EmbedderConfig(settings.value("model"),
-                                  None if settings.origin("backend") == DEFAULT
-                                  else settings.value("backend")),
+            store, embedder_of(settings, search=True),
             **{f: flags[f] for f in SEARCH_FIELDS if f != "mode"})  # type: ignore[arg-type]
         asked = read_questions(questions)
         reports = [run_evaluate(asked, config, modes=wanted)]  # type: ignore[arg-type]

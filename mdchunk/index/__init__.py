@@ -6,12 +6,14 @@ The embedders come from :mod:`mdchunk.embedding` (three names are re-exported he
 stored chunk), ``milvus`` (their implementation, a package holding everything
 Milvus-specific), ``indexer`` (``build_config``, ``planning`` a run, then ``applying`` it
 crash-safely, under a ``lock``), ``search`` (a store's dense and BM25 sides, fused by
-``fusion``), ``evaluate`` (one's own questions asked and judged), and ``expand`` (widening leaf hits to their parents). Importing this package
+``fusion``), ``evaluate`` (one's own questions asked and judged), and ``expand`` (widening
+leaf hits to their parents). Importing this package
 loads neither torch nor pymilvus: they load on first use.
 """
 
 from ..embedding import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .config import EmbedderConfig, IndexConfig, SearchConfig, StoreConfig
+from .evaluate import EvalReport, Question, evaluate, read_questions
 from .indexer import (
     IndexPlan,
     IndexReport,
@@ -23,13 +25,36 @@ from .indexer import (
     plan_index,
     run_index,
 )
-from .evaluate import EvalReport, Question, evaluate, read_questions
 from .search import search
 from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "EvalReport", "Expand",
-           "IndexConfig", "Question", "evaluate", "read_questions",
-           "IndexMeta", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry", "SearchConfig",
-           "SearchHit", "SearchMode", "SentenceTransformerEmbedder", "StoreConfig",
-           "chunker_config", "config_fingerprint", "detect_analyzer", "index_config",
-           "index_paths", "plan_index", "run_index", "search"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "ChunkStore",
+    "Embedder",
+    "EmbedderConfig",
+    "EvalReport",
+    "Expand",
+    "IndexConfig",
+    "IndexMeta",
+    "IndexPlan",
+    "IndexReport",
+    "Manifest",
+    "ManifestEntry",
+    "Question",
+    "SearchConfig",
+    "SearchHit",
+    "SearchMode",
+    "SentenceTransformerEmbedder",
+    "StoreConfig",
+    "chunker_config",
+    "config_fingerprint",
+    "detect_analyzer",
+    "evaluate",
+    "index_config",
+    "index_paths",
+    "plan_index",
+    "read_questions",
+    "run_index",
+    "search",
+]

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from ..sources import Selection
     from .engine import Engine
 
-__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "DEFAULT_DEPTH", "AnalyzerChoice", "BackendChoice",
+__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "DEFAULT_DEPTH", "AnalyzerChoice",
+           "BackendChoice",
            "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata",
            "keyword_defaults",
            "milvus_token_of", "refuse_both"]
@@ -58,10 +59,17 @@ class EmbedderConfig:
     (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
     :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
     runtime be chosen (indexing) or read from the collection (search).
+
+    ``query_prompt`` and ``document_prompt`` are put before a query and before every passage
+    embedded (``""``: nothing); ``None`` (the default) is what the model declares, or what
+    :data:`~mdchunk.embedding.KNOWN_PROMPTS` says of its family (:mod:`mdchunk.embedding.prompts`).
+    An index records both; a search embeds with the recorded ones and refuses others.
     """
 
     model: str | Embedder | None = AUTO
     backend: BackendChoice | None = None
+    query_prompt: str | None = None
+    document_prompt: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKEND_CHOICES:
@@ -69,6 +77,9 @@ class EmbedderConfig:
                               f"{', '.join(BACKEND_CHOICES)}")
         if self.model is not None and isinstance(self.model, (str, os.PathLike)):
             object.__setattr__(self, "model", os.fspath(self.model))
+        for side in ("query_prompt", "document_prompt"):
+            if not isinstance(getattr(self, side), (str, type(None))):
+                raise ConfigError(f"{side}={getattr(self, side)!r} must be None or a string")
 
 
 @dataclass(frozen=True, slots=True)

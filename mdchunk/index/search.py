@@ -13,7 +13,14 @@ import logging
 from collections.abc import Sequence
 from typing import Any
 
-from ..embedding import Embedder, backend_of, export_of, load_embedder, recorded_backend
+from ..embedding import (
+    Embedder,
+    backend_of,
+    export_of,
+    load_embedder,
+    recorded_backend,
+    with_prompt,
+)
 from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
 from .collapse import carry_locations, collapse, collapse_identical, per_page, placed
@@ -138,8 +145,9 @@ def search(
 
 def query_embedder(store: ChunkStore, meta: IndexMeta, config: SearchConfig) -> Embedder:
     """The embedder a search of ``store`` (indexed as ``meta`` says) embeds its query with:
-    the collection's own model on its own backend unless ``config`` names them; another model,
-    or vectors another backend would make, are refused with a :class:`StoreError`."""
+    the collection's own model on its own backend unless ``config`` names them, after the
+    query prompt the collection records; another model, vectors another backend would make, or
+    prompts other than the collection's, are refused with a :class:`StoreError`."""
     collection, model, backend = (config.store.collection, config.embedder.model,
                                   config.embedder.backend)
     if backend not in (None, AUTO) and backend != meta.backend:
@@ -153,14 +161,22 @@ def query_embedder(store: ChunkStore, meta: IndexMeta, config: SearchConfig) -> 
                          f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
     if export_of(embedder) != meta.export:
         _say_old_export(collection, meta.export or "1", export_of(embedder))
-    return embedder
+    for side, asked, recorded in (("query", config.embedder.query_prompt, meta.query_prompt),
+                                  ("document", config.embedder.document_prompt,
+                                   meta.document_prompt)):
+        if asked is not None and asked != recorded:
+            raise StoreError(f"collection {collection!r} was built with {side} prompt "
+                             f"{recorded!r}, not {asked!r}: its vectors would not match; "
+                             f"search without --{side}-prompt, or re-index with it")
+    return with_prompt(embedder, meta.query_prompt)
 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
                  config: SearchConfig, *, index: IndexMeta | None = None) -> list[SearchHit]:
     """The ``config.k`` hits for ``query`` (and its ``vector``, for the dense side) in any
     store, under ``config.path_prefix``: ``config.depth`` leaves of ``config.mode`` 's side or
-    of both fused (:func:`leaf_hits`), reordered by ``config.rerank`` when given (:func:`rerank_hits`),
+    of both fused (:func:`leaf_hits`), reordered by ``config.rerank`` when given
+    (:func:`rerank_hits`),
     duplicates collapsed (``config.collapse``: :func:`~mdchunk.index.collapse.collapse`) and
     at most ``config.per_page`` of a page kept, before and after widening them as
     ``config.expand`` says (:func:`~mdchunk.index.expand.expand_hits`).
