@@ -525,6 +525,9 @@ def styles_part(args: argparse.Namespace, tmp: Path) -> str:
     search_styles.weighted_modes(args.weights)
     if args.depth:
         search_styles.SEARCH_OPTIONS["depth"] = args.depth
+    if args.links == "text":
+        search_styles.CLI_PRELUDE = (f"import sys; sys.path.insert(0, {str(HERE)!r}); "
+                                     "import link_text; link_text.install(); ")
     search_styles.write_settings(tmp / "run", args.setting or [])
     names = list(dict.fromkeys(q.corpus for q in questions))
     staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
@@ -563,6 +566,9 @@ def main(argv: list[str] | None = None) -> int:
                          "mdchunk.toml (lead_in = true); repeatable")
     ap.add_argument("--depth", type=int,
                     help="styles: search with this candidate pool (default: search's own)")
+    ap.add_argument("--links", choices=("as-written", "text"), default="as-written",
+                    help="styles: 'text' indexes each link as the page reads it, [text](url) "
+                         "as text (bench/link_text.py)")
     ap.add_argument("--index-args", default="",
                     help="styles: flags added to every `mdchunk index`, e.g. '--units'")
     ap.add_argument("--keep", type=Path,

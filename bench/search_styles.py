@@ -44,6 +44,10 @@ MODES: list[str] = ["dense", "bm25", "hybrid"]
 SEARCH_OPTIONS: dict[str, Any] = {}
 #: Runs ``mdchunk`` from this checkout (its package, not an installed one) as the CLI does.
 CLI = "import sys; from mdchunk.cli import main; sys.argv[0] = 'mdchunk'; sys.exit(main())"
+#: Run before :data:`CLI` in the ``mdchunk index`` child: a variant measured without a flag
+#: (``--links text``: :mod:`link_text`); recorded with the command, so kept databases of
+#: another variant are not reused.
+CLI_PRELUDE = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -144,7 +148,8 @@ def run_cli(args: Sequence[str], cwd: Path | None = None) -> tuple[float, float]
                                                       os.environ.get("PYTHONPATH")) if p)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", CLI_PRELUDE + CLI, *args], env=env,
+                          capture_output=True,
                           text=True, check=False, cwd=cwd)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -175,7 +180,7 @@ def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = (),
     db = folder / f"styles-{name}.db"
     args = [*cli_arguments(name, staged.folder, db), *extra]
     shown = ["mdchunk", *(a.replace(str(folder), "$KEEP").replace(str(into), "$TMP")
-                          for a in args)]
+                          for a in args)] + ([f"# {CLI_PRELUDE}"] if CLI_PRELUDE else [])
     record = folder / f"styles-{name}.json"
     if keep is not None and db.exists() and record.is_file():
         kept = Indexed(**json.loads(record.read_text(encoding="utf-8")))
