@@ -144,3 +144,27 @@ def test_the_index_records_its_prompts_and_search_embeds_the_query_after_them(
         [row] = opened.doc_chunks("a.md")
     assert (meta.query_prompt, meta.document_prompt) == ("", "")
     assert model.texts[-1] == passage.removeprefix("P> ")
+
+
+def test_the_server_embeds_a_query_after_the_recorded_prompt() -> None:
+    from mdchunk.index.store import IndexMeta
+    from mdchunk.serve.config import ServeConfig
+    from mdchunk.serve.service import Service
+
+    from .test_store_interface import MemoryStore, leaf
+
+    class Recorder(HashEmbedder):
+        texts: list[str] = []
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            self.texts += texts
+            return super().embed(texts)
+
+    embedder = Recorder(dim=2)
+    store = MemoryStore()
+    store.open(IndexMeta(embedder.name, 2, "c", "standard", query_prompt="Q> ",
+                         document_prompt="P> "))
+    store.upsert_chunks([leaf("a", "evict keys", (1.0, 0.0))])
+    service = Service(ServeConfig(), store=store, embedder=embedder)
+    [hit] = service.search(SearchConfig(k=1, mode="dense"), "evict keys")
+    assert hit.id == "a" and embedder.texts == ["Q> evict keys"]

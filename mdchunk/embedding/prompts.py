@@ -16,6 +16,7 @@ works the same on every backend (torch, ONNX, a user's own :class:`~.protocol.Em
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -108,12 +109,22 @@ def model_prompts(embedder: Embedder, query: str | None = None,
 
 class Prompted:
     """``inner`` with ``prompt`` put before every text it embeds; its window is the model's
-    less the prompt's tokens, so that a chunk sized to it is never cut by the model."""
+    less the prompt's tokens (counted when first asked: a query side never asks), so that a
+    chunk sized to it is never cut by the model."""
 
-    def __init__(self, inner: Embedder, prompt: str, prompt_tokens: int) -> None:
+    def __init__(self, inner: Embedder, prompt: str) -> None:
         self.inner, self.prompt = inner, prompt
         self.name, self.dim, self.tokenizer = inner.name, inner.dim, inner.tokenizer
-        self.max_tokens = max(1, inner.max_tokens - prompt_tokens)
+
+    @functools.cached_property
+    def max_tokens(self) -> int:
+        from ..tokens import get_counter
+
+        try:
+            spent = get_counter(self.tokenizer).count(self.prompt)
+        except MdchunkError:  # a tokenizer that cannot be had here: a word a token, roughly
+            spent = len(self.prompt.split()) + 2
+        return max(1, self.inner.max_tokens - spent)
 
     def __getattr__(self, name: str) -> object:  # backend, export, ...: the inner model's
         return getattr(self.inner, name)
@@ -127,12 +138,4 @@ class Prompted:
 
 def with_prompt(embedder: Embedder, prompt: str) -> Embedder:
     """``embedder`` embedding every text after ``prompt`` (itself when the prompt is empty)."""
-    if not prompt:
-        return embedder
-    from ..tokens import get_counter
-
-    try:
-        tokens = get_counter(embedder.tokenizer).count(prompt)
-    except MdchunkError:  # a tokenizer that cannot be had here: a word a token, roughly
-        tokens = len(prompt.split()) + 2
-    return Prompted(embedder, prompt, tokens)
+    return Prompted(embedder, prompt) if prompt else embedder

@@ -16,7 +16,7 @@ from typing import Any
 from ..chunks import Chunker
 from ..chunks.read import read
 from ..config import ChunkerConfig
-from ..embedding import Embedder, backend_of, load_embedder, recorded_backend
+from ..embedding import Embedder, backend_of, load_embedder, recorded_backend, with_prompt
 from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import ReaderChoice
@@ -122,7 +122,8 @@ class Service:
         if not query.strip():
             raise InputError("the query is empty")
         meta = self._check_index()
-        vector = None if search.mode == "bm25" else self.embedder.embed([query])[0]
+        vector = (None if search.mode == "bm25"  # after the query prompt the index records
+                  else with_prompt(self.embedder, meta.query_prompt).embed([query])[0])
         with self._store_lock:
             return search_store(self.store, query, vector, search, index=meta)
 
