@@ -166,3 +166,33 @@ def test_a_local_cross_encoder_reranks(store: MemoryStore, tmp_path: Path) -> No
     assert {h.id for h in reranked} == {h.id for h in plain}
     assert [h.score for h in reranked] == sorted((h.score for h in reranked), reverse=True)
     assert reranker("q", []) == []
+
+
+@pytest.mark.slow
+def test_the_command_line_reranks_the_pool_with_a_local_cross_encoder(tmp_path: Path) -> None:
+    """End to end: ``mdchunk search --rerank FOLDER`` over a Milvus Lite index reads the whole
+    pool (``--depth`` candidates) with the cross-encoder and keeps the ``-k`` it scores best,
+    each with the cross-encoder's score."""
+    import json
+
+    from mdchunk.index import index_paths
+    from mdchunk.index.milvus import MilvusStore
+
+    from .conftest_milvus import HashEmbedder, write_corpus
+
+    folder = _tiny_cross_encoder(tmp_path)
+    db = str(tmp_path / "index.db")
+    index_paths([write_corpus(tmp_path / "kb")], db=db, collection="kb", model=HashEmbedder())
+    query = "engineer dashboards incident"
+    with MilvusStore(db, "kb") as store:
+        pool = search_store(store, query, None, SearchConfig(mode="bm25", k=6, depth=6))
+    reranker = load_reranker(str(folder))
+    scores = reranker(query, [f"{h.section_path}\n\n{h.text}" for h in pool])
+    best = sorted(zip(scores, (h.id for h in pool), strict=True), reverse=True)[:2]
+    shown = runner.invoke(app, ["search", query, "--db", db, "--collection", "kb", "--mode",
+                                "bm25", "-k", "2", "--depth", "6", "--rerank", str(folder),
+                                "--json"])
+    assert shown.exit_code == 0, shown.output
+    hits = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert [(pytest.approx(h["score"], abs=1e-5), h["id"]) for h in hits] == \
+        [(pytest.approx(s, abs=1e-5), i) for s, i in best]
