@@ -116,7 +116,7 @@ def test_the_index_records_its_prompts_and_search_embeds_the_query_after_them(
     assert (meta.query_prompt, meta.document_prompt) == ("Q> ", "P> ")
     # the passage side: the leaf was embedded after the document prompt, not bare
     [passage] = model.texts
-    assert passage.startswith("P> # Redis") or passage.startswith("P> Redis"), passage
+    assert passage.startswith(("P> # Redis", "P> Redis")), passage
     prompted, bare = model.embed([passage, passage.removeprefix("P> ")])
     assert np.allclose(row["dense"], prompted, atol=1e-5)
     assert not np.allclose(row["dense"], bare, atol=1e-3)
@@ -154,10 +154,8 @@ def test_the_server_embeds_a_query_after_the_recorded_prompt() -> None:
     from .test_store_interface import MemoryStore, leaf
 
     class Recorder(HashEmbedder):
-        texts: list[str] = []
-
         def embed(self, texts: Sequence[str]) -> np.ndarray:
-            self.texts += texts
+            self.texts = [*getattr(self, "texts", []), *texts]
             return super().embed(texts)
 
     embedder = Recorder(dim=2)
