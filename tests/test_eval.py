@@ -101,6 +101,7 @@ def test_the_command_reports_compares_and_guards(indexed: tuple[Path, Path],
     assert record["compare"][0]["modes"]["bm25"]["all"] == record["modes"]["bm25"]["all"]
     html = page.read_text(encoding="utf-8")
     assert html.count("<svg") == 3  # a chart per mode and tag: all, postgres, redis
+    assert html.count("index.db:kb") >= 4  # two collections of one name: told by their file
     assert "maxmemory-policy allkeys-lru eviction" in html  # a miss, with the hits it got
     assert not re.search(r"(src|href)=|<script|@import|url\(", html)  # nothing to fetch
     # a floor not met fails with 1 and says which; usage errors stay 2

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
+from pathlib import PurePath
 from typing import Any
 
 from ..index.evaluate import EvalReport
@@ -26,13 +27,21 @@ def _cell(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
+def _names(reports: Sequence[EvalReport]) -> list[str]:
+    """What each report is called: its collection, with its database's file name when two
+    compared collections share a name."""
+    shared = len({r.collection for r in reports}) < len(reports)
+    return [f"{PurePath(r.db).name}:{r.collection}" if shared else r.collection
+            for r in reports]
+
+
 def table_rows(reports: Sequence[EvalReport]) -> tuple[list[str], list[list[str]]]:
     """The header and rows of the figures: a row per mode and tag (``all`` first), the
     questions and, for each collection, hit@k, complete@k, MRR and tokens."""
     k = reports[0].k
     header = ["mode", "tag", "questions"]
-    for report in reports:
-        name = f" ({report.collection})" if len(reports) > 1 else ""
+    for label in _names(reports):
+        name = f" ({label})" if len(reports) > 1 else ""
         header += [f"hit@{k}{name}", f"complete@{k}{name}", f"MRR{name}", f"tokens{name}"]
     rows = []
     for mode in reports[0].modes:
@@ -72,14 +81,14 @@ def _chart(reports: Sequence[EvalReport], mode: Any, tag: str | None) -> str:
     parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'role="img" aria-label="{html.escape(mode)} {html.escape(tag or "all")}">',
              f'<line x1="30" y1="120" x2="{width - 10}" y2="120" stroke="#999"/>']
-    x = 40
+    x, names = 40, _names(reports)
     for key, label in FIGURES:
         for i, report in enumerate(reports):
             value = getattr(report.scores(mode, tag), key)
             tall = 100 * (value or 0.0)
             parts.append(f'<rect x="{x}" y="{120 - tall:.1f}" width="{bar}" height="{tall:.1f}" '
                          f'fill="{COLOURS[i % len(COLOURS)]}"><title>{html.escape(label)} '
-                         f'{html.escape(report.collection)}: {_cell(value)}</title></rect>')
+                         f'{html.escape(names[i])}: {_cell(value)}</title></rect>')
             parts.append(f'<text x="{x + bar / 2}" y="{115 - tall:.1f}" font-size="10" '
                          f'text-anchor="middle">{_cell(value)}</text>')
             x += bar + 2
@@ -109,14 +118,15 @@ def html_page(reports: Sequence[EvalReport]) -> str:
     table = ("<table><tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in header) + "</tr>"
              + "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
                        for row in rows) + "</table>")
+    names = _names(reports)
     legend = " ".join(f'<span style="color:{COLOURS[i % len(COLOURS)]}">■</span> '
-                      f"{html.escape(r.collection)}" for i, r in enumerate(reports))
+                      f"{html.escape(name)}" for i, name in enumerate(names))
     sections = []
     for mode in main.modes:
         charts = "".join(f"<figure><figcaption>{html.escape(tag or 'all')}</figcaption>"
                          f"{_chart(reports, mode, tag)}</figure>" for tag in _groups(main))
-        misses = "".join(f"<h3>Misses: {html.escape(r.collection)}</h3>{_misses(r, mode)}"
-                         for r in reports)
+        misses = "".join(f"<h3>Misses: {html.escape(name)}</h3>{_misses(r, mode)}"
+                         for name, r in zip(names, reports, strict=True))
         sections.append(f"<h2>{html.escape(mode)}</h2><div class=charts>{charts}</div>{misses}")
     style = ("body{font:14px sans-serif;margin:2em;max-width:70em}table{border-collapse:"
              "collapse}td,th{border:1px solid #ccc;padding:2px 8px;text-align:right}"

@@ -127,6 +127,7 @@ class EvalReport:
     k: int
     modes: tuple[SearchMode, ...]
     asked: tuple[Asked, ...] = field(repr=False)
+    db: str = ""
 
     @property
     def tags(self) -> list[str]:
@@ -144,7 +145,7 @@ class EvalReport:
 
     def as_dict(self) -> dict[str, Any]:
         """The report as JSON: figures per mode, overall and per tag, and every miss."""
-        return {"collection": self.collection, "k": self.k, "modes": {
+        return {"collection": self.collection, "db": self.db, "k": self.k, "modes": {
             mode: {"all": dataclasses.asdict(self.scores(mode)),
                    "tags": {t: dataclasses.asdict(self.scores(mode, t)) for t in self.tags},
                    "misses": [{"question": a.question.question, "path": a.question.path,
@@ -182,7 +183,8 @@ def evaluate(questions: str | Path | Iterable[Question], config: SearchConfig | 
             for question, vector in zip(asked_list, vectors, strict=True):
                 hits = search_store(store, question.question, vector, side, index=meta)
                 asked.append(_judged(question, mode, hits, count))
-    return EvalReport(config.store.collection, config.k, tuple(modes), tuple(asked))
+    return EvalReport(config.store.collection, config.k, tuple(modes), tuple(asked),
+                      config.store.db)
 
 
 def _judged(question: Question, mode: SearchMode, hits: Sequence[SearchHit],
