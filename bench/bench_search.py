@@ -9,7 +9,7 @@
 what a user of ``mdchunk index`` / ``mdchunk search`` gets: the corpora of the retrieval bench
 (its hand-written questions and evidence spans) are indexed with :func:`mdchunk.index_paths`
 into Milvus Lite and searched through the store, leaves only, exactly as ``search`` ranks them
-(``k * CANDIDATES_PER_HIT`` candidates a side, identical texts collapsed, the top 5 judged).
+(``DEFAULT_DEPTH`` candidates a side, identical texts collapsed, the top 5 judged).
 A question is a hit when the top 5 leaves' spans cover its whole evidence.
 
 Three studies, each in one run on the same texts:
@@ -59,8 +59,9 @@ sys.path.insert(0, str(HERE.parent))
 import bench_retrieval as br  # noqa: E402
 
 from mdchunk.embedding import vector_kind  # noqa: E402
+from mdchunk.index.config import DEFAULT_DEPTH  # noqa: E402
 from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
-from mdchunk.index.fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse  # noqa: E402
+from mdchunk.index.fusion import DEFAULT_FUSION, Fusion, fuse  # noqa: E402
 
 TOP_K = 5
 MODELS = {"minilm": None, "use": "use-multilingual"}
@@ -245,7 +246,7 @@ def model_study(staged: dict[str, Staged], embedders: dict[str, CachedEmbedder],
     from mdchunk.index.milvus import MilvusStore
     from mdchunk.sources import discover
 
-    depth = max(TOP_K * CANDIDATES_PER_HIT, FUSION_DEPTH)  # as search() asks each side
+    depth = DEFAULT_DEPTH  # as search() asks each side
     chosen: dict[str, str] = {}
     for name, corpus in staged.items():
         auto = survey(discover([corpus.folder])).model
@@ -431,7 +432,7 @@ def window_study(staged: dict[str, Staged], use: CachedEmbedder, db: Path, table
     from mdchunk.index import index_paths
     from mdchunk.index.milvus import MilvusStore
 
-    depth = max(TOP_K * CANDIDATES_PER_HIT, FUSION_DEPTH)
+    depth = DEFAULT_DEPTH
     default = use.max_tokens
     try:
         for budget in (128, 256, 512):
@@ -522,6 +523,11 @@ def styles_part(args: argparse.Namespace, tmp: Path) -> str:
     if not questions:
         return "No question to ask (corpora absent, or nothing matches --questions/--corpus)."
     search_styles.weighted_modes(args.weights)
+    if args.depth:
+        search_styles.SEARCH_OPTIONS["depth"] = args.depth
+    if args.links == "text":
+        search_styles.CLI_PRELUDE = (f"import sys; sys.path.insert(0, {str(HERE)!r}); "
+                                     "import link_text; link_text.install(); ")
     search_styles.write_settings(tmp / "run", args.setting or [])
     names = list(dict.fromkeys(q.corpus for q in questions))
     staged = {name: stage(name, (name,), questions, args.corpus_dir, tmp / "styles")
@@ -558,6 +564,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--setting", action="append",
                     help="styles: a chunker option for mdchunk index, as a TOML line of an "
                          "mdchunk.toml (lead_in = true); repeatable")
+    ap.add_argument("--depth", type=int,
+                    help="styles: search with this candidate pool (default: search's own)")
+    ap.add_argument("--links", choices=("as-written", "text"), default="as-written",
+                    help="styles: 'text' indexes each link as the page reads it, [text](url) "
+                         "as text (bench/link_text.py)")
     ap.add_argument("--index-args", default="",
                     help="styles: flags added to every `mdchunk index`, e.g. '--units'")
     ap.add_argument("--keep", type=Path,

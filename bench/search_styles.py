@@ -40,8 +40,14 @@ TOP_K = 5
 #: The modes asked, each a column; ``--weights`` adds hybrid at other weights
 #: (``hybrid@0.5,0.5``: :func:`weighted_modes`).
 MODES: list[str] = ["dense", "bm25", "hybrid"]
+#: Keywords every ``search`` call is given besides the mode (``--depth``: ``{"depth": 50}``).
+SEARCH_OPTIONS: dict[str, Any] = {}
 #: Runs ``mdchunk`` from this checkout (its package, not an installed one) as the CLI does.
 CLI = "import sys; from mdchunk.cli import main; sys.argv[0] = 'mdchunk'; sys.exit(main())"
+#: Run before :data:`CLI` in the ``mdchunk index`` child: a variant measured without a flag
+#: (``--links text``: :mod:`link_text`); recorded with the command, so kept databases of
+#: another variant are not reused.
+CLI_PRELUDE = ""
 
 
 # --------------------------------------------------------------------------------------------
@@ -142,7 +148,8 @@ def run_cli(args: Sequence[str], cwd: Path | None = None) -> tuple[float, float]
                                                       os.environ.get("PYTHONPATH")) if p)}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    done = subprocess.run([sys.executable, "-c", CLI, *args], env=env, capture_output=True,
+    done = subprocess.run([sys.executable, "-c", CLI_PRELUDE + CLI, *args], env=env,
+                          capture_output=True,
                           text=True, check=False, cwd=cwd)
     wall = time.perf_counter() - started
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -173,7 +180,7 @@ def index_corpus(name: str, staged: Any, into: Path, extra: Sequence[str] = (),
     db = folder / f"styles-{name}.db"
     args = [*cli_arguments(name, staged.folder, db), *extra]
     shown = ["mdchunk", *(a.replace(str(folder), "$KEEP").replace(str(into), "$TMP")
-                          for a in args)]
+                          for a in args)] + ([f"# {CLI_PRELUDE}"] if CLI_PRELUDE else [])
     record = folder / f"styles-{name}.json"
     if keep is not None and db.exists() and record.is_file():
         kept = Indexed(**json.loads(record.read_text(encoding="utf-8")))
@@ -197,6 +204,7 @@ class Answer:
     complete: bool
     tokens: int
     hits: list[tuple[str, int, int]]  # doc id, start, end
+    seconds: float = 0.0  # wall time of the search() call, the query's embedding included
 
 
 def query_embedder(db: Path, collection: str) -> tuple[Any, str, str]:
@@ -221,13 +229,15 @@ def ask(question: br.Question, indexed: Indexed, db: Path, embedder: Any,
     for name in MODES:
         mode, _, pair = name.partition("@")
         weights = tuple(float(w) for w in pair.split(",")) if pair else None
+        started = time.perf_counter()
         hits = search(question.question, db=str(db), collection=indexed.collection, k=TOP_K,
                       mode=mode, model=None if mode == "bm25" else embedder,  # type: ignore[arg-type]
-                      weights=weights)  # type: ignore[arg-type]
+                      weights=weights, **SEARCH_OPTIONS)  # type: ignore[arg-type]
+        seconds = time.perf_counter() - started
         spans = [(h.doc_id, h.start, h.end) for h in hits]
         complete = br.covers([(a, b) for d, a, b in spans if d == question.doc], chars)
         tokens = sum(len(encoding.encode(h.text, disallowed_special=())) for h in hits)
-        answers[name] = Answer(complete, tokens, spans)
+        answers[name] = Answer(complete, tokens, spans, seconds)
     return answers
 
 
@@ -242,12 +252,17 @@ class Tally:
     questions: int = 0
     complete: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODES, 0))
     tokens: dict[str, int] = field(default_factory=lambda: dict.fromkeys(MODES, 0))
+    seconds: dict[str, float] = field(default_factory=lambda: dict.fromkeys(MODES, 0.0))
 
     def add(self, answers: dict[str, Answer]) -> None:
         self.questions += 1
         for mode, answer in answers.items():
             self.complete[mode] += answer.complete
             self.tokens[mode] += answer.tokens
+            self.seconds[mode] += answer.seconds
+
+    def mean_ms(self, mode: str) -> float:
+        return 1000 * self.seconds[mode] / self.questions if self.questions else 0.0
 
     def percent(self, mode: str) -> float:
         return 100 * self.complete[mode] / self.questions if self.questions else 0.0
@@ -262,7 +277,8 @@ class Tally:
     def summary(self) -> dict[str, Any]:
         return {"questions": self.questions,
                 "complete@5": {m: round(self.percent(m), 1) for m in MODES},
-                "tokens@5": {m: round(self.mean_tokens(m), 1) for m in MODES}}
+                "tokens@5": {m: round(self.mean_tokens(m), 1) for m in MODES},
+                "ms per search": {m: round(self.mean_ms(m), 1) for m in MODES}}
 
 
 def tally_head() -> tuple[str, str]:
@@ -322,6 +338,7 @@ def as_json(questions: Sequence[br.Question], answers: dict[str, dict[str, Answe
         "questions": {q.id: {"corpus": q.corpus, "style": q.style, "lang": q.lang,
                              "kind": q.kind,
                              **{m: {"complete": a.complete, "tokens": a.tokens,
+                                    "ms": round(1000 * a.seconds, 1),
                                     "hits": [f"{d}:{b}-{e}" for d, b, e in a.hits]}
                                 for m, a in answers[q.id].items()}} for q in questions},
     }
@@ -364,7 +381,8 @@ def styles_study(questions: Sequence[br.Question], staged: dict[str, Any], tmp: 
             done.add(answers[q.id])
         print(f"  {name}: indexed in {ix.wall_s:.1f} s ({ix.cpu_s:.1f} CPU s, "
               f"{ix.size_mb:.1f} MB, {ix.model}); {len(mine)} questions, complete@5 "
-              + ", ".join(f"{m} {done.percent(m):.1f}" for m in MODES), flush=True)
+              + ", ".join(f"{m} {done.percent(m):.1f}" for m in MODES) + "; ms a search "
+              + ", ".join(f"{m} {done.mean_ms(m):.0f}" for m in MODES), flush=True)
     context["load_end"] = load_averages()
     return markdown(questions, answers, indexed, context), as_json(questions, answers, indexed,
                                                                     context)

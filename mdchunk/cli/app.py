@@ -2,7 +2,8 @@
 :func:`main`, which quiets the model and Milvus libraries' logging before it runs the app.
 
 The commands live in :mod:`.chunk_commands` (chunk, inspect, config) and
-:mod:`.index_commands` (index, search), their flags in :mod:`.options`, what they print
+:mod:`.index_commands` (index, search), :mod:`.eval_command` (eval), their flags in
+:mod:`.options`, what they print
 besides their results in :mod:`.output`.
 """
 
@@ -16,6 +17,7 @@ import typer
 
 from .. import __version__
 from .chunk_commands import chunk, inspect, show_config
+from .eval_command import evaluate
 from .help import PlainHelp
 from .index_commands import index, search
 from .serve_commands import mcp, serve
@@ -41,7 +43,7 @@ def _options(version: Annotated[bool, typer.Option(
 
 # every command shows plain metavars (INTEGER, PATH) in its help
 for _command, _name in ((chunk, None), (inspect, None), (show_config, "config"), (index, None),
-                        (search, None), (serve, None), (mcp, None)):
+                        (search, None), (evaluate, "eval"), (serve, None), (mcp, None)):
     app.command(cls=PlainHelp, name=_name)(_command)
 
 

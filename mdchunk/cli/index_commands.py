@@ -21,6 +21,7 @@ from .options import (
     SEARCH_FIELDS,
     SELECTION,
     STORE,
+    embedder_of,
     milvus_token,
     selection_of,
     settings_of,
@@ -46,7 +47,8 @@ __all__ = ["index", "search"]
 
 
 @with_flags("paths", *STORE, "model", "backend", "max_tokens", "overlap", "tokenizer", "analyzer",
-            "units", "bigrams", "meta", "token", "old_token", *CHUNKER_PLACE, *SELECTION, "wait",
+            "units", "bigrams", "meta", "query_prompt", "document_prompt", "token", "old_token",
+            *CHUNKER_PLACE, *SELECTION, "wait",
             "engine", "address", "prune")
 def index(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH",
@@ -85,8 +87,8 @@ def index(
 
         metadata = flags["metadata"]
         assert isinstance(metadata, dict)  # --meta's, parsed
-        config = _index_config(settings_of(flags), milvus_token(flags), wait, engine, address,
-                               metadata, prune)
+        config = _index_config(settings_of(flags), flags, wait, engine, address, metadata,
+                               prune)
         failures = Failures()
         with progress_bar("indexing") as progress:
             report = index_paths(paths, config=config, progress=progress,
@@ -108,7 +110,8 @@ def index(
 
 
 @with_flags("query", *STORE, "k", "mode", "path_prefix", "where", "model", "backend", "fusion",
-            "weights", "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page")
+            "weights", "token", "old_token", "as_json", "expand", "rerank", "collapse", "per_page",
+            "depth", "query_prompt", "document_prompt")
 def search(
     query: Annotated[str, typer.Argument(metavar="QUERY", help="What to look for.")],
     flags: dict[str, object],
@@ -119,15 +122,13 @@ def search(
     matching lines as grep -n does (LINE:text, the match highlighted on a terminal)."""
     with one_line_errors():
         from ..index import search as run_search
-        from ..index.config import EmbedderConfig, SearchConfig, StoreConfig
+        from ..index.config import SearchConfig, StoreConfig
         from ..index.where import FilterError
 
         settings = settings_of(flags)
         config = SearchConfig(
             StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
-            EmbedderConfig(settings.value("model"),
-                           None if settings.origin("backend") == DEFAULT
-                           else settings.value("backend")),
+            embedder_of(settings, search=True),
             **{field: flags[field] for field in SEARCH_FIELDS})  # type: ignore[arg-type]
         try:
             hits = run_search(query, config=config)
@@ -150,12 +151,12 @@ def search(
             out.print("no hits")
 
 
-def _index_config(settings: Settings, token: str | None, wait: float, engine: str,
+def _index_config(settings: Settings, flags: Mapping[str, object], wait: float, engine: str,
                   address: str | None, metadata: Mapping[str, object], prune: bool
                   ) -> IndexConfig:
     """The index run the settings describe, its chunker config whole, with ``--meta`` 's
     ``metadata``. A tokenizer not named anywhere sizes chunks in the model's own tokens."""
-    from ..index.config import EmbedderConfig, IndexConfig, StoreConfig
+    from ..index.config import IndexConfig, StoreConfig
 
     run_engine = None
     if engine == "ray":
@@ -164,8 +165,8 @@ def _index_config(settings: Settings, token: str | None, wait: float, engine: st
         run_engine = RayEngine(address)
     return IndexConfig(
         settings.chunker(), model_tokens=settings.origin("tokenizer") == DEFAULT,
-        embedder=EmbedderConfig(settings.value("model"), settings.value("backend")),
-        store=StoreConfig(settings.value("db"), settings.value("collection"), token),
+        embedder=embedder_of(settings),
+        store=StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
         units=settings.value("units"), bigrams=settings.value("bigrams"),
         engine=run_engine, wait=wait, metadata=metadata, prune=prune)

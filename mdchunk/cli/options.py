@@ -22,18 +22,18 @@ import typer
 from ..config import Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
-from ..index.config import AnalyzerChoice, BackendChoice
+from ..index.config import DEFAULT_DEPTH, AnalyzerChoice, BackendChoice, EmbedderConfig
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
 from .output import debug_log, err, running_command
-from .settings import KEYS, Settings, load_settings
+from .settings import DEFAULT, KEYS, Settings, load_settings
 
 if TYPE_CHECKING:
     from ..sources import Selection
 
 __all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
-           "Flag", "choice", "milvus_token", "selection_of", "settings_of",
+           "Flag", "choice", "embedder_of", "milvus_token", "selection_of", "settings_of",
            "with_flags"]
 
 
@@ -272,6 +272,17 @@ FLAGS: dict[str, Flag] = {
     "token": Flag("milvus_token", MilvusToken),
     "old_token": Flag("token", OldToken),
     "k": Flag("k", Annotated[int, typer.Option("-k", help="How many hits.")], default=5),
+    "query_prompt": Flag("query_prompt", _option(
+        str, "--query-prompt", metavar="TEXT", help="Put before every query embedded (\"\": "
+        "nothing). Default: what the model declares, or its family's (e5: 'query: '); an index "
+        "records it and search uses the recorded one.")),
+    "document_prompt": Flag("document_prompt", _option(
+        str, "--document-prompt", metavar="TEXT", help="Put before every passage embedded "
+        "(\"\": nothing). Default: what the model declares, or its family's (e5: 'passage: ').")),
+    "depth": Flag("depth", Annotated[int, typer.Option(
+        "--depth", min=1, help="Candidates each side draws, fused, reranked and collapsed "
+                               "before k are kept; k only cuts the result.")],
+        default=DEFAULT_DEPTH),
     "mode": Flag("mode", ModeOption, default="hybrid"),
     "path_prefix": Flag("path_prefix", Annotated[Optional[str], typer.Option(
         "--path-prefix", help="Only paths under this.")]),
@@ -286,7 +297,7 @@ FLAGS: dict[str, Flag] = {
 }
 #: The search config's fields the flags set.
 SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",
-                 "per_page", "where")
+                 "per_page", "where", "depth")
 #: Groups of shared flags, in the order help lists them.
 CHUNKER_SHAPE = ("max_tokens", "overlap", "min_tokens", "tokenizer", "oversized")
 CHUNKER_PLACE = ("levels", "base_url", "site", "includes", "semantic")
@@ -335,6 +346,16 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
         return run
 
     return decorate
+
+
+def embedder_of(settings: Settings, *, search: bool = False) -> EmbedderConfig:
+    """The embedder the settings name (model, backend, prompts); a search reads the backend
+    from the collection unless one was given."""
+    backend = settings.value("backend")
+    return EmbedderConfig(settings.value("model"),
+                          None if search and settings.origin("backend") == DEFAULT else backend,
+                          query_prompt=settings.value("query_prompt"),
+                          document_prompt=settings.value("document_prompt"))
 
 
 def settings_of(flags: Mapping[str, object]) -> Settings:

@@ -54,6 +54,10 @@ class RunOptions:
     units: bool = False
     #: Add CJK character bigrams to what BM25 reads (``--bigrams``).
     bigrams: bool = True
+    #: Put before every query and every passage embedded (``--query-prompt``,
+    #: ``--document-prompt``; ``""``: nothing); unset: the model's own, or its family's.
+    query_prompt: str | None = None
+    document_prompt: str | None = None
     #: gitignore-style patterns of the files to take (instead of the known extensions), as
     #: ``--glob``; ``include``, its old name, is read with a warning.
     glob: tuple[str, ...] = ()

@@ -7,7 +7,8 @@ into an embedder (``load_embedder``; ``seam_embedder``, the chunker's lazily loa
 ``sentence_transformer`` runs a sentence-transformers model on a ``backends`` backend: torch
 (``torch_runtime``) or onnxruntime (``onnx_runtime``) over the export that ``onnx_export``
 makes, quantizes and caches; ``multilingual`` is USE multilingual v3 on numpy; ``rerankers``
-are search's optional second look at its candidates (a local cross-encoder, or any callable).
+are search's optional second look at its candidates (a local cross-encoder, or any callable);
+``prompts`` what a model reads before a query and before a passage.
 Importing this package loads neither torch, onnxruntime nor any weights: they load on first use.
 """
 
@@ -25,13 +26,15 @@ from .backends import (
 from .loading import load_embedder, seam_embedder
 from .multilingual import USE_MODEL, UniversalSentenceEncoder
 from .onnx_export import EXPORTER_VERSION
+from .prompts import KNOWN_PROMPTS, Prompts, model_prompts, with_prompt
 from .protocol import Embedder
 from .rerankers import CrossEncoderReranker, Reranker, load_reranker
 from .resolve import DEFAULT_MODEL, resolve_model
 from .sentence_transformer import SentenceTransformerEmbedder, length_batches
 
-__all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "USE_MODEL", "Backend",
-           "CrossEncoderReranker", "Embedder", "Reranker", "SentenceTransformerEmbedder",
+__all__ = ["BACKENDS", "DEFAULT_MODEL", "EXPORTER_VERSION", "KNOWN_PROMPTS", "USE_MODEL",
+           "Backend", "CrossEncoderReranker", "Embedder", "Prompts", "Reranker",
+           "SentenceTransformerEmbedder",
            "UniversalSentenceEncoder", "backend_of", "default_backend", "export_of",
-           "length_batches", "load_embedder", "load_reranker", "recorded_backend", "resolve_model",
-           "seam_embedder", "vector_kind"]
+           "length_batches", "load_embedder", "load_reranker", "model_prompts", "recorded_backend",
+           "resolve_model", "seam_embedder", "vector_kind", "with_prompt"]

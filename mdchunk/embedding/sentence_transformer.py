@@ -114,6 +114,12 @@ class SentenceTransformerEmbedder:
         return self._backend
 
     @property
+    def source(self) -> str:
+        """Where the model's files are: a folder, or a hub name in the local cache (where its
+        declared prompts are read: :mod:`.prompts`)."""
+        return self._source
+
+    @property
     def export(self) -> str:
         """The export recipe of an ONNX backend's vectors (``""`` on torch): a new recipe's
         vectors differ a little from an old one's, so an index records it beside the

@@ -7,13 +7,15 @@ cross them; ``rows``, the layout of a stored chunk), ``stores`` (the registry th
 store by its URI's scheme), ``milvus`` (Milvus's implementation, a package holding everything
 Milvus-specific) and ``memory`` (an in-memory one), ``indexer`` (``build_config``,
 ``planning`` a run, then ``applying`` it crash-safely, under a ``lock``), ``search`` (a
-store's dense and BM25 sides, fused by ``fusion``), and ``expand`` (widening leaf hits to
+store's dense and BM25 sides, fused by ``fusion``), ``evaluate`` (one's own questions
+asked and judged), and ``expand`` (widening leaf hits to
 their parents). Importing this package loads neither torch nor pymilvus: they load on first
 use.
 """
 
 from ..embedding import DEFAULT_MODEL, Embedder, SentenceTransformerEmbedder
 from .config import EmbedderConfig, IndexConfig, SearchConfig, StoreConfig
+from .evaluate import EvalReport, Question, evaluate, read_questions
 from .indexer import (
     IndexPlan,
     IndexReport,
@@ -30,9 +32,9 @@ from .search import search
 from .store import ChunkStore, Expand, IndexMeta, Manifest, ManifestEntry, SearchHit, SearchMode
 from .stores import open_store
 
-__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "Expand", "IndexConfig",
-           "IndexMeta", "IndexOptions", "IndexPlan", "IndexReport", "Manifest", "ManifestEntry",
-           "SearchConfig", "SearchHit", "SearchMode", "SearchOptions",
-           "SentenceTransformerEmbedder", "StoreConfig", "chunker_config", "config_fingerprint",
-           "detect_analyzer", "index_config", "index_paths", "open_store", "plan_index",
-           "run_index", "search"]
+__all__ = ["DEFAULT_MODEL", "ChunkStore", "Embedder", "EmbedderConfig", "EvalReport", "Expand",
+           "IndexConfig", "IndexMeta", "IndexOptions", "IndexPlan", "IndexReport", "Manifest",
+           "ManifestEntry", "Question", "SearchConfig", "SearchHit", "SearchMode",
+           "SearchOptions", "SentenceTransformerEmbedder", "StoreConfig", "chunker_config",
+           "config_fingerprint", "detect_analyzer", "evaluate", "index_config", "index_paths",
+           "open_store", "plan_index", "read_questions", "run_index", "search"]

@@ -102,13 +102,51 @@ class _Group:
 
     hit: SearchHit
     key: str
-    words: frozenset[str] | None
     locations: list[Location]
 
-    def shingles(self) -> frozenset[str]:
-        if self.words is None:
-            self.words = shingles(self.key)
-        return self.words
+
+class _Groups:
+    """The kept groups, found by passage and by shingle: a search's pool holds a hundred hits,
+    and comparing each with every kept one made collapsing it cost more than the search. A
+    hit is compared only with the groups that share a shingle with it, which gives the same
+    first match as comparing with all of them in order (a group sharing none is 0 alike)."""
+
+    def __init__(self, threshold: float | None) -> None:
+        self.threshold = threshold
+        self.kept: list[_Group] = []
+        self.by_key: dict[str, _Group] = {}
+        self.sizes: list[int] = []
+        self.by_shingle: dict[str, list[int]] = {}
+
+    def match(self, key: str) -> tuple[_Group | None, float, frozenset[str]]:
+        """The first kept group whose passage is ``key`` 's, else the first nearly the same
+        (when a threshold is given), with their similarity and ``key`` 's shingles."""
+        if (same := self.by_key.get(key)) is not None:
+            return same, 1.0, frozenset()
+        if self.threshold is None:
+            return None, 0.0, frozenset()
+        words = shingles(key)
+        if self.threshold <= 0 and self.kept:  # anything is alike enough
+            first = self.kept[0]
+            return first, similarity(shingles(first.key), words), words
+        shared: dict[int, int] = {}
+        for shingle in words:
+            for i in self.by_shingle.get(shingle, ()):
+                shared[i] = shared.get(i, 0) + 1
+        for i in sorted(shared):
+            alike = shared[i] / (self.sizes[i] + len(words) - shared[i])
+            if alike >= self.threshold:
+                return self.kept[i], alike, words
+        if not words and self.sizes.count(0):  # two passages without words are alike
+            return self.kept[self.sizes.index(0)], 1.0, words
+        return None, 0.0, words
+
+    def add(self, group: _Group, words: frozenset[str]) -> None:
+        self.by_key.setdefault(group.key, group)
+        for shingle in words:
+            self.by_shingle.setdefault(shingle, []).append(len(self.kept))
+        self.sizes.append(len(words) if self.threshold is not None else -1)
+        self.kept.append(group)
 
 
 def collapse(hits: Sequence[SearchHit], threshold: float | None = NEAR_DUPLICATE
@@ -126,35 +164,18 @@ def collapse(hits: Sequence[SearchHit], threshold: float | None = NEAR_DUPLICATE
     >>> [(h.id, [x.path for x in h.locations]) for h in collapse([a, b, c])]
     [('a', ['a.md', 'c.md']), ('b', ['b.md'])]
     """
-    groups: list[_Group] = []
+    groups = _Groups(threshold)
     for hit in hits:
         key = passage_key(hit.text)
         own = list(hit.locations) or [location_of(hit)]
-        group, alike = _match(groups, key, threshold)
+        group, alike, words = groups.match(key)
         if group is None:
-            groups.append(_Group(hit, key, None, own))
+            groups.add(_Group(hit, key, own), words)
             continue
         known = {x.id for x in group.locations}
         group.locations += [dataclasses.replace(x, similarity=min(x.similarity, alike))
                             for x in own if x.id not in known]
-    return [dataclasses.replace(g.hit, locations=tuple(g.locations)) for g in groups]
-
-
-def _match(groups: Sequence[_Group], key: str, threshold: float | None
-           ) -> tuple[_Group | None, float]:
-    """The first kept group whose passage is ``key`` 's, else the first nearly the same
-    (when ``threshold`` is given), with their similarity."""
-    for group in groups:
-        if group.key == key:
-            return group, 1.0
-    if threshold is None:
-        return None, 0.0
-    words = shingles(key)
-    for group in groups:
-        alike = similarity(group.shingles(), words)
-        if alike >= threshold:
-            return group, alike
-    return None, 0.0
+    return [dataclasses.replace(g.hit, locations=tuple(g.locations)) for g in groups.kept]
 
 
 def collapse_identical(hits: Sequence[SearchHit]) -> list[SearchHit]:

@@ -31,8 +31,9 @@ if TYPE_CHECKING:
     from ..sources import Selection
     from .engine import Engine
 
-__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "AnalyzerChoice", "BackendChoice",
-           "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig", "checked_metadata"]
+__all__ = ["ANALYZER_CHOICES", "BACKEND_CHOICES", "DEFAULT_DEPTH", "AnalyzerChoice",
+           "BackendChoice", "EmbedderConfig", "IndexConfig", "SearchConfig", "StoreConfig",
+           "checked_metadata"]
 
 #: How a model runs, or ``auto`` (int8 ONNX where onnxruntime is installed, torch on a GPU).
 BackendChoice = Literal["auto", Backend]
@@ -40,6 +41,11 @@ BACKEND_CHOICES: tuple[str, ...] = get_args(BackendChoice)
 #: The BM25 analyzer, or ``auto`` (chosen by the corpus's language when a collection is made).
 AnalyzerChoice = Literal["auto", "standard", "jieba"]
 ANALYZER_CHOICES: tuple[str, ...] = get_args(AnalyzerChoice)
+#: Candidates each side of a search draws, whatever ``k`` is (:attr:`SearchConfig.depth`).
+#: Chosen on the styles bench (BENCHMARKS.md, issue 46): at k=5, 100 found the whole answer
+#: to 2 more of RocketMQ's 59 paraphrased Chinese questions than 50 (hybrid 54.2% against
+#: 50.8%), and the same on every other set; it also holds the largest ``k`` the service answers.
+DEFAULT_DEPTH = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +57,17 @@ class EmbedderConfig:
     (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
     :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
     runtime be chosen (indexing) or read from the collection (search).
+
+    ``query_prompt`` and ``document_prompt`` are put before a query and before every passage
+    embedded (``""``: nothing); ``None`` (the default) is what the model declares, or what
+    :data:`~mdchunk.embedding.KNOWN_PROMPTS` says of its family (:mod:`mdchunk.embedding.prompts`).
+    An index records both; a search embeds with the recorded ones and refuses others.
     """
 
     model: str | Embedder | None = AUTO
     backend: BackendChoice | None = None
+    query_prompt: str | None = None
+    document_prompt: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKEND_CHOICES:
@@ -62,6 +75,9 @@ class EmbedderConfig:
                               f"{', '.join(BACKEND_CHOICES)}")
         if self.model is not None and isinstance(self.model, (str, os.PathLike)):
             object.__setattr__(self, "model", os.fspath(self.model))
+        for side in ("query_prompt", "document_prompt"):
+            if not isinstance(getattr(self, side), (str, type(None))):
+                raise ConfigError(f"{side}={getattr(self, side)!r} must be None or a string")
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,7 +169,13 @@ class SearchConfig:
     nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
     ``per_page`` keeps at most that many hits of one document (``None``: any number).
     ``where`` keeps only the leaves a filter keeps (the language: :mod:`mdchunk.index.where`;
-    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise)."""
+    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise).
+
+    ``depth`` is the candidate pool: each side draws that many leaves, fusion, the reranker,
+    collapsing and widening work on them, and ``k`` only cuts the result, so the first hits
+    never depend on how many are asked (a ``k`` past ``depth`` is refused: the pool could not
+    hold it). Fused ranks and min-max scores depend on the lists' length, which is why the
+    pool is fixed rather than grown with ``k``."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
@@ -167,6 +189,7 @@ class SearchConfig:
     collapse: bool = True
     per_page: int | None = None
     where: str | None = None
+    depth: int = DEFAULT_DEPTH
 
     def __post_init__(self) -> None:
         if self.where is not None:
@@ -177,6 +200,11 @@ class SearchConfig:
             raise ConfigError(f"expand={self.expand!r} must be 'none', 'parent' or 'auto'")
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
             raise ConfigError(f"k={self.k!r} must be a positive integer")
+        if isinstance(self.depth, bool) or not isinstance(self.depth, int) or self.depth < 1:
+            raise ConfigError(f"depth={self.depth!r} must be a positive integer")
+        if self.k > self.depth:
+            raise ConfigError(f"k={self.k} is more than the candidate pool (depth="
+                              f"{self.depth}): ask for fewer hits, or a deeper pool")
         if not isinstance(self.collapse, bool):
             raise ConfigError(f"collapse={self.collapse!r} must be True or False")
         if self.per_page is not None and (isinstance(self.per_page, bool)

@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
-__all__ = ["DEFAULT_FUSION", "FUSIONS", "FUSION_DEPTH", "PEAK_HEAD", "Fusion", "FusionName", "fuse",
+__all__ = ["DEFAULT_FUSION", "FUSIONS", "PEAK_HEAD", "Fusion", "FusionName", "fuse",
            "peaked_fusion", "rrf", "score_fusion"]
 
 T = TypeVar("T")
@@ -42,10 +42,6 @@ FusionName = Literal["rrf", "score", "peaked"]
 FUSIONS: tuple[FusionName, ...] = ("rrf", "score", "peaked")
 #: RRF's rank offset, as in Cormack et al. (2009) and Milvus's RRFRanker.
 RRF_K = 60
-#: Candidates each list is fused over, however many hits are asked for: ranks and min-max
-#: scores depend on the list's length, so a fixed depth keeps the first hits of ``k=3`` and
-#: ``k=9`` in the same order (and is deep enough for ``k * CANDIDATES_PER_HIT`` up to 10).
-FUSION_DEPTH = 30
 #: The first hits of a list whose normalised scores say how peaked it is (``peaked``).
 PEAK_HEAD = 10
 

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Unpack
 
 from ..chunks.includes import IncludeRoot, include_run
-from ..embedding import backend_of, export_of, load_embedder
+from ..embedding import backend_of, export_of, load_embedder, model_prompts, with_prompt
 from ..sources import discover
 from .applying import ErrorCallback, IndexingRun, IndexReport, ProgressCallback, apply_plan
 from .build_config import (
@@ -165,7 +165,11 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
                     else None)
         embedder = load_embedder(chosen_model(model, recorded, language),
                                  config.embedder.backend)
-        chunker = leveled_config(embedder, config.chunker, config.model_tokens)
+        prompts = model_prompts(embedder, config.embedder.query_prompt,
+                                config.embedder.document_prompt)
+        # the document prompt takes room in the model's window: chunks are sized without it
+        chunker = leveled_config(with_prompt(embedder, prompts.document), config.chunker,
+                                 config.model_tokens)
         fingerprint = config_fingerprint(chunker, embedder)
         report = IndexReport(max_tokens=chunker.max_tokens, tokenizer=str(chunker.tokenizer),
                              levels=chunker.levels or ())
@@ -177,7 +181,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
         report.backend = backend_of(embedder)  # an ONNX export, if any, is made here
         meta = IndexMeta(embedder.name, embedder.dim, fingerprint, analyzer,
                          backend=report.backend, export=export_of(embedder), units=config.units,
-                         bigrams=config.bigrams)
+                         bigrams=config.bigrams, document_prompt=prompts.document,
+                         query_prompt=prompts.query)
         report.rebuilt = store.open(meta, rebuild=config.rebuild) and recorded is not None
         entries = store.manifest.entries()
         # the manifest records the run's metadata too: changing it rewrites every document
@@ -192,7 +197,8 @@ def run_index(paths: Iterable[str | Path], config: IndexConfig,
                             metadata=dict(config.metadata))
         engine = config.engine or LocalEngine()
         with engine.start(embedder) as run_embedder:
-            run = IndexingRun(store, run_embedder, preparer, fingerprint, report, progress,
+            run = IndexingRun(store, with_prompt(run_embedder, prompts.document), preparer,
+                              fingerprint, report, progress,
                               on_error=on_error, prune=config.prune)
             run.total = report.total = len(sources)
             run.guard = lock.check

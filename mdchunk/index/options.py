@@ -60,6 +60,8 @@ class EmbedderOptions(TypedDict, total=False):
 
     model: str | Embedder | None
     backend: BackendChoice | None
+    query_prompt: str | None
+    document_prompt: str | None
 
 
 class IndexOptions(ChunkerOptions, StoreOptions, EmbedderOptions, total=False):
@@ -100,6 +102,7 @@ class SearchOptions(StoreOptions, EmbedderOptions, total=False):
     collapse: bool
     per_page: int | None
     where: str | None
+    depth: int
 
 
 Config = TypeVar("Config", IndexConfig, SearchConfig)

@@ -14,13 +14,20 @@ from collections.abc import Sequence
 from contextlib import closing
 from typing import Any, Unpack
 
-from ..embedding import backend_of, export_of, load_embedder, recorded_backend
+from ..embedding import (
+    Embedder,
+    backend_of,
+    export_of,
+    load_embedder,
+    recorded_backend,
+    with_prompt,
+)
 from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import ConfigError, StoreError
 from .collapse import carry_locations, collapse, collapse_identical, per_page, placed
 from .config import SearchConfig
-from .expand import CANDIDATES_PER_HIT, expand_hits
-from .fusion import DEFAULT_FUSION, FUSION_DEPTH, Fusion, fuse
+from .expand import expand_hits
+from .fusion import DEFAULT_FUSION, Fusion, fuse
 from .highlights import with_matches
 from .language import AUTO
 from .options import SearchOptions, search_options
@@ -29,17 +36,13 @@ from .store import ChunkStore, DenseQuery, Filter, IndexMeta, SearchHit, SearchM
 from .stores import open_store
 from .where import search_filter
 
-__all__ = ["MORE_CANDIDATES", "UNIT_DEPTH", "UNIT_WEIGHT", "collapse_identical", "leaf_hits",
-           "rerank_hits", "search", "search_store", "unit_scored"]
+__all__ = ["UNIT_DEPTH", "UNIT_WEIGHT", "collapse_identical", "leaf_hits",
+           "query_embedder", "rerank_hits", "search", "search_store", "unit_scored"]
 
 #: Candidates a unit-scored dense side draws from each list (leaves, units), per hit kept.
 UNIT_DEPTH = 2
 #: The share of a unit-scored leaf's score its best unit gives, the rest its own cosine.
 UNIT_WEIGHT = 0.5
-#: How many times the candidates are doubled, at most, when collapsing duplicates or keeping
-#: ``per_page`` hits of a page leaves fewer than ``k`` of them (``k`` hits of different pages
-#: may lie deeper than the first candidates): up to 8 times as many.
-MORE_CANDIDATES = 3
 
 
 def search(query: str, *, config: SearchConfig | None = None,
@@ -69,11 +72,13 @@ def search(query: str, *, config: SearchConfig | None = None,
     scores``: :mod:`mdchunk.embedding.rerankers`) reorders the fused leaves before ``k`` are
     kept and before they are widened (:func:`rerank_hits`); off by default.
 
+    ``depth`` is the candidate pool: each side draws that many leaves, whatever ``k`` is, and
+    fusion, reranking, collapsing and widening work on them, so ``k`` only cuts the result.
+
     Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
     parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
     their parent where at least :data:`~mdchunk.index.expand.MERGE_RATIO` of its children
-    matched, level after level. To leave ``k`` hits after merging, expanding searches
-    :data:`~mdchunk.index.expand.CANDIDATES_PER_HIT` times as many leaves. Every hit marks where
+    matched, level after level, among the first leaves that leave ``k`` hits. Every hit marks where
     its matching leaves lie in its text (``marks``, ``leaf_ids``).
 
     With ``collapse`` (the default), hits of the same passage, or of nearly the same
@@ -85,34 +90,50 @@ def search(query: str, *, config: SearchConfig | None = None,
     config = search_options(config, options)
     if not query.strip():
         raise ConfigError(f"query={query!r} asks nothing: the query is empty")
-    collection = config.store.collection
-    model, backend = config.embedder.model, config.embedder.backend
     if config.rerank is not None:  # a name misspelt is said before the store is opened
         config = dataclasses.replace(config, rerank=load_reranker(config.rerank))
     with closing(open_store(config.store, create=False)) as store:
-        vector = None
         meta = store.check()
+        vector = None
         if config.mode != "bm25":
-            if backend not in (None, AUTO) and backend != meta.backend:
-                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
-                                 f"{backend}: search it without a backend, or re-index")
-            own = model is None or model == AUTO
-            embedder = load_embedder(meta.model if own else model, recorded_backend(meta.backend))
-            store.check(model=embedder.name, dim=embedder.dim)
-            if backend_of(embedder) != meta.backend and meta.backend != "numpy":
-                raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
-                                 f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
-            if export_of(embedder) != meta.export:
-                _say_old_export(collection, meta.export or "1", export_of(embedder))
-            vector = embedder.embed([query])[0]
+            vector = query_embedder(store, meta, config).embed([query])[0]
         return search_store(store, query, vector, config, index=meta)
+
+
+def query_embedder(store: ChunkStore, meta: IndexMeta, config: SearchConfig) -> Embedder:
+    """The embedder a search of ``store`` (indexed as ``meta`` says) embeds its query with:
+    the collection's own model on its own backend unless ``config`` names them, after the
+    query prompt the collection records; another model, vectors another backend would make, or
+    prompts other than the collection's, are refused with a :class:`StoreError`."""
+    collection, model, backend = (config.store.collection, config.embedder.model,
+                                  config.embedder.backend)
+    if backend not in (None, AUTO) and backend != meta.backend:
+        raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, not "
+                         f"{backend}: search it without a backend, or re-index")
+    own = model is None or model == AUTO
+    embedder = load_embedder(meta.model if own else model, recorded_backend(meta.backend))
+    store.check(model=embedder.name, dim=embedder.dim)
+    if backend_of(embedder) != meta.backend and meta.backend != "numpy":
+        raise StoreError(f"collection {collection!r} holds {meta.backend} vectors, and "
+                         f"{embedder.name} runs on {backend_of(embedder)} here; re-index")
+    if export_of(embedder) != meta.export:
+        _say_old_export(collection, meta.export or "1", export_of(embedder))
+    for side, asked, recorded in (("query", config.embedder.query_prompt, meta.query_prompt),
+                                  ("document", config.embedder.document_prompt,
+                                   meta.document_prompt)):
+        if asked is not None and asked != recorded:
+            raise StoreError(f"collection {collection!r} was built with {side} prompt "
+                             f"{recorded!r}, not {asked!r}: its vectors would not match; "
+                             f"search without --{side}-prompt, or re-index with it")
+    return with_prompt(embedder, meta.query_prompt)
 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
                  config: SearchConfig, *, index: IndexMeta | None = None) -> list[SearchHit]:
     """The ``config.k`` hits for ``query`` (and its ``vector``, for the dense side) in any
-    store, under ``config.path_prefix``: the leaves of ``config.mode`` 's side or of both fused
-    (:func:`leaf_hits`), reordered by ``config.rerank`` when given (:func:`rerank_hits`),
+    store, under ``config.path_prefix``: ``config.depth`` leaves of ``config.mode`` 's side or
+    of both fused (:func:`leaf_hits`), reordered by ``config.rerank`` when given
+    (:func:`rerank_hits`),
     duplicates collapsed (``config.collapse``: :func:`~mdchunk.index.collapse.collapse`) and
     at most ``config.per_page`` of a page kept, before and after widening them as
     ``config.expand`` says (:func:`~mdchunk.index.expand.expand_hits`).
@@ -124,24 +145,23 @@ def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
     query's words, by units where no word matches and the index has ``units``)."""
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
     where = search_filter(config.path_prefix, config.where, store.metadata_keys)
-    k = config.k
-    text = search_text(query, bigrams=bigrams)
-    # Candidates to spare for duplicates collapsed, pages capped, and merging when expanding;
-    # more while too few remain and the store has more.
-    limit = k * CANDIDATES_PER_HIT
-    for _ in range(MORE_CANDIDATES + 1):
-        hits = leaf_hits(store, config.mode, text, vector, where=where, limit=limit,
-                         fusion=config.fused(), units=units)
-        leaves = _kept(hits, config)
-        if len(hits) < limit or len(leaves) >= k:
-            break
-        limit *= 2
+    # The pool is config.depth candidates whatever k is; every later step keeps its order, so k
+    # only cuts the result (the first n hits of any k >= n are those of k = n).
+    pool = leaf_hits(store, config.mode, search_text(query, bigrams=bigrams), vector,
+                     where=where, limit=config.depth, fusion=config.fused(), units=units)
     if config.rerank is not None:  # a new order: the best of each passage may be another
-        leaves = _kept(rerank_hits(load_reranker(config.rerank), query, hits), config)
-    expanded = expand_hits(leaves, config.expand,
-                           lambda ids: {r["id"]: r for r in store.parents(ids)}, k)
-    return with_matches(_kept(carry_locations(expanded, leaves), config), query, store=store,
-                        vector=vector, units=units)
+        pool = rerank_hits(load_reranker(config.rerank), query, pool)
+    leaves = _kept(pool, config)
+    if config.expand == "none":  # collapsed already: collapsing again would change nothing
+        shown = leaves[:config.k]
+    else:
+        # Widened whole, so that duplicates are collapsed before k are cut; auto-merging alone
+        # is defined by k (it merges among the first leaves that leave k hits).
+        widest = config.k if config.expand == "auto" else len(leaves)
+        expanded = expand_hits(leaves, config.expand,
+                               lambda ids: {r["id"]: r for r in store.parents(ids)}, widest)
+        shown = _kept(carry_locations(expanded, leaves), config)[:config.k]
+    return with_matches(shown, query, store=store, vector=vector, units=units)
 
 
 def _kept(hits: Sequence[SearchHit], config: SearchConfig) -> list[SearchHit]:
@@ -155,10 +175,11 @@ def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[f
               units: bool = False) -> list[SearchHit]:
     """The top ``limit`` leaves for ``text`` (BM25) and/or ``vector`` (dense).
 
-    Hybrid asks the store for both sides, :data:`~mdchunk.index.fusion.FUSION_DEPTH` deep at
-    least, and fuses the two lists here (:func:`~mdchunk.index.fusion.fuse`), not with the
-    store's rankers: the same fusion then ranks on every store (Milvus Lite and a server alike),
-    and its order does not depend on ``limit``. A hybrid hit's score is its fused score.
+    Hybrid asks the store for ``limit`` leaves of each side and fuses the two lists here
+    (:func:`~mdchunk.index.fusion.fuse`), not with the store's rankers: the same fusion then
+    ranks on every store (Milvus Lite and a server alike). Ranks and min-max scores depend on
+    the lists' length, so search always asks the same ``limit`` (its ``depth``), whatever ``k``
+    is. A hybrid hit's score is its fused score.
     """
     if mode == "bm25":
         return store.search(TextQuery(text), limit=limit, where=where)
@@ -166,9 +187,8 @@ def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[f
         raise ConfigError(f"a {mode} search needs a query vector")
     if mode == "dense":
         return _dense(store, vector, limit=limit, where=where, units=units)
-    depth = max(limit, FUSION_DEPTH)
-    dense = _dense(store, vector, limit=depth, where=where, units=units)
-    bm25 = store.search(TextQuery(text), limit=depth, where=where)
+    dense = _dense(store, vector, limit=limit, where=where, units=units)
+    bm25 = store.search(TextQuery(text), limit=limit, where=where)
     hits = {hit.id: hit for hit in (*bm25, *dense)}
     fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
     return [dataclasses.replace(hits[key], score=score) for key, score in fused[:limit]]

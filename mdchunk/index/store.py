@@ -104,6 +104,10 @@ class IndexMeta:
     #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
     #: :func:`mdchunk.index.rows.search_text`).
     bigrams: bool = False
+    #: What was put before every passage embedded, and what a query gets
+    #: (:mod:`mdchunk.embedding.prompts`; ``""``: nothing, as before prompts were recorded).
+    document_prompt: str = ""
+    query_prompt: str = ""
 
     def properties(self) -> dict[str, str]:
         return {f"{_PROP}schema": self.schema, f"{_PROP}model": self.model,
@@ -111,7 +115,11 @@ class IndexMeta:
                 f"{_PROP}analyzer": self.analyzer, f"{_PROP}analysis": self.analysis,
                 f"{_PROP}backend": self.backend, f"{_PROP}export": self.export,
                 f"{_PROP}units": "1" if self.units else "0",
-                f"{_PROP}bigrams": "1" if self.bigrams else "0"}
+                f"{_PROP}bigrams": "1" if self.bigrams else "0",
+                # recorded when there is one: a collection without stays as it was written
+                **{f"{_PROP}{side}": prompt for side, prompt in
+                   (("document_prompt", self.document_prompt),
+                    ("query_prompt", self.query_prompt)) if prompt}}
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
@@ -128,7 +136,9 @@ class IndexMeta:
                        props.get(f"{_PROP}backend") or "torch",
                        props.get(f"{_PROP}export") or "",
                        props.get(f"{_PROP}units") == "1",
-                       props.get(f"{_PROP}bigrams") == "1")
+                       props.get(f"{_PROP}bigrams") == "1",
+                       props.get(f"{_PROP}document_prompt") or "",
+                       props.get(f"{_PROP}query_prompt") or "")
         except (KeyError, ValueError):
             return None
 
@@ -145,7 +155,8 @@ class IndexMeta:
 
         return [f"{name}: {shown(getattr(self, name))} -> {shown(getattr(other, name))}"
                 for name in ("model", "backend", "export", "dim", "config", "analyzer",
-                             "analysis", "units", "bigrams", "schema")
+                             "analysis", "units", "bigrams", "document_prompt", "query_prompt",
+                             "schema")
                 if getattr(self, name) != getattr(other, name)]
 
 

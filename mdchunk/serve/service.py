@@ -154,8 +154,8 @@ class Service:
         if not query.strip():
             raise InputError("the query is empty")
         meta = self._check_index()
-        vector = None if search.mode == "bm25" else self.batcher.embed(
-            [query], current_deadline(self.config.timeout))[0]
+        vector = None if search.mode == "bm25" else self.batcher.embed(  # after the query
+            [meta.query_prompt + query], current_deadline(self.config.timeout))[0]  # prompt
         with self._store_held():
             return search_store(self.store, query, vector, search, index=meta)
 
