@@ -20,7 +20,7 @@ from mdchunk.index.search import leaf_hits, rerank_hits, search_store
 
 from .test_cli_flags import _captured, app, runner
 from .test_store_interface import LEAVES, QUERY, MemoryStore, leaf
-from .tiny_models import tiny_bert
+from .tiny_models import tiny_cross_encoder
 
 
 @pytest.fixture()
@@ -130,20 +130,9 @@ def test_the_command_line_takes_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls[-1].rerank is None
 
 
-def _tiny_cross_encoder(folder: Path) -> Path:
-    """A tiny, randomly initialised BERT with one output, saved as sentence-transformers saves
-    a ``CrossEncoder`` (the shape of BAAI/bge-reranker-base, far smaller)."""
-    from sentence_transformers import CrossEncoder
-    from transformers import BertForSequenceClassification
-
-    base = tiny_bert(folder, BertForSequenceClassification, num_labels=1)
-    CrossEncoder(str(base), num_labels=1, max_length=64).save(str(folder / "reranker"))
-    return folder / "reranker"
-
-
 @pytest.mark.slow
 def test_a_local_cross_encoder_reranks(store: MemoryStore, tmp_path: Path) -> None:
-    folder = _tiny_cross_encoder(tmp_path)
+    folder = tiny_cross_encoder(tmp_path)
     reranker = load_reranker(str(folder))
     texts = ["redis keys evicted", "promote the standby"]
     scores = reranker("why are keys evicted", texts)
@@ -168,7 +157,7 @@ def test_the_command_line_reranks_the_pool_with_a_local_cross_encoder(tmp_path: 
 
     from .conftest_milvus import HashEmbedder, write_corpus
 
-    folder = _tiny_cross_encoder(tmp_path)
+    folder = tiny_cross_encoder(tmp_path)
     db = str(tmp_path / "index.db")
     index_paths([write_corpus(tmp_path / "kb")], db=db, collection="kb", model=HashEmbedder())
     query = "engineer dashboards incident"

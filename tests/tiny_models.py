@@ -28,3 +28,14 @@ def tiny_bert(folder: Path, head: Any = None, **config: Any) -> Path:
                                    num_attention_heads=2, intermediate_size=64,
                                    max_position_embeddings=128, **config)).save_pretrained(base)
     return base
+
+
+def tiny_cross_encoder(folder: Path) -> Path:
+    """A tiny BERT with one output, saved as sentence-transformers saves a ``CrossEncoder``
+    (the shape of BAAI/bge-reranker-base, far smaller), in ``folder / "reranker"``."""
+    from sentence_transformers import CrossEncoder
+    from transformers import BertForSequenceClassification
+
+    base = tiny_bert(folder, BertForSequenceClassification, num_labels=1)
+    CrossEncoder(str(base), num_labels=1, max_length=64).save(str(folder / "reranker"))
+    return folder / "reranker"
