@@ -23,9 +23,9 @@ __all__ = ["mcp", "serve"]
 _SERVE_HINT = "mdchunk serve needs its extra: pip install 'mdchunk[serve]'"
 
 
-@with_flags(*STORE, "model", "backend", "token", "old_token", "host", "port", "token_file",
-            "max_concurrent", "max_queue", "queue_timeout", "batch_texts", "batch_wait_ms",
-            "max_body_bytes", "timeout", "cors_origins", "allow_index",
+@with_flags(*STORE, "model", "backend", "rerank", "token", "old_token", "host", "port",
+            "token_file", "max_concurrent", "max_queue", "queue_timeout", "batch_texts",
+            "batch_wait_ms", "max_body_bytes", "timeout", "cors_origins", "allow_index",
             "index_roots", *CHUNKER_SHAPE, "levels", "base_url", "site", "parent_pid",
             "exit_on_stdin_eof")
 def serve(
@@ -70,9 +70,10 @@ def serve(
 ) -> None:
     """Serve an index over HTTP (/v1 API, MCP at /mcp, a search page at /).
 
-    The model and the index are opened once; the address is printed as one JSON line on
-    stdout once the server accepts connections. SIGTERM answers the requests under way, then
-    exits 0."""
+    The model and the index are opened once, and a --rerank cross-encoder before the address
+    is bound (it then reranks every search unless a request says "rerank": false); the address
+    is printed as one JSON line on stdout once the server accepts connections. SIGTERM answers
+    the requests under way, then exits 0."""
     with one_line_errors():
         try:
             from ..serve import ServeConfig, read_token
@@ -86,12 +87,12 @@ def serve(
             batch_texts=batch_texts, batch_wait=batch_wait_ms / 1000,
             max_body_bytes=max_body_bytes, timeout=timeout,
             cors_origins=tuple(cors_origins or ()), allow_index=allow_index,
-            index_roots=tuple(index_roots or ()))
+            index_roots=tuple(index_roots or ()), rerank=_reranker(flags))
         raise typer.Exit(run_server(config, parent_pid=parent_pid,
                                     exit_on_stdin_eof=exit_on_stdin_eof))
 
 
-@with_flags(*STORE, "model", "backend", "token", "old_token")
+@with_flags(*STORE, "model", "backend", "rerank", "token", "old_token")
 def mcp(flags: dict[str, object]) -> None:
     """Serve an index's search over the Model Context Protocol on stdio (tools: search,
     get_chunk), for an agent that starts it."""
@@ -102,7 +103,13 @@ def mcp(flags: dict[str, object]) -> None:
         except ImportError as exc:
             raise typer.BadParameter(_SERVE_HINT) from exc
         store, embedder, chunker = _served(flags)
-        run_stdio(ServeConfig(store, chunker, embedder))
+        run_stdio(ServeConfig(store, chunker, embedder, rerank=_reranker(flags)))
+
+
+def _reranker(flags: dict[str, object]) -> str | None:
+    """The cross-encoder ``--rerank`` names (none: the server does not rerank)."""
+    rerank = flags["rerank"]
+    return None if rerank is None else str(rerank)
 
 
 def _served(flags: dict[str, object]) -> tuple[StoreConfig, EmbedderConfig, ChunkerConfig]:

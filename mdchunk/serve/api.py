@@ -63,8 +63,9 @@ def embed(body: EmbedRequest, service: ServiceDep) -> EmbedResponse:
 
 @router.post("/search")
 def search(body: SearchRequest, service: ServiceDep) -> SearchResponse:
-    """Search the served index, as ``mdchunk search`` does: hits with their provenance."""
-    hits = service.search(body.search_config(), body.query)
+    """Search the served index, as ``mdchunk search`` does: hits with their provenance,
+    reranked by the server's reranker when it has one (unless ``rerank`` is false)."""
+    hits = service.search(body.search_config(), body.query, rerank=body.rerank)
     return SearchResponse(hits=hits)
 
 

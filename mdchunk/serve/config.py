@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..config import ChunkerConfig
+from ..embedding.rerankers import Reranker
 from ..errors import ConfigError
 from ..index.config import EmbedderConfig, StoreConfig
 
@@ -66,6 +67,9 @@ class ServeConfig:
     ``index_roots`` are the folders ``POST /v1/index`` may read, and only with ``allow_index``
     (its documents chunked by ``chunker``; a collection built otherwise is refused, not
     rebuilt).
+    ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
+    scores``) reranks every search's candidate pool unless a request says ``rerank: false``;
+    none: a request asking for it is refused (400).
     """
 
     store: StoreConfig = field(default_factory=StoreConfig)
@@ -85,6 +89,7 @@ class ServeConfig:
     allow_index: bool = False
     index_roots: tuple[Path, ...] = ()
     warm_query: str = "warm-up"
+    rerank: str | Reranker | None = None
 
     def __post_init__(self) -> None:
         if not is_loopback(self.host) and not self.token:

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio.to_thread
 
 from .. import __version__
-from ..errors import ConfigError
+from ..errors import ConfigError, InputError
 from ..index.config import SearchConfig
 from ..index.store import Expand, SearchHit, SearchMode
 from .config import ServeConfig, is_loopback
@@ -32,7 +32,7 @@ def cited(hit: SearchHit) -> dict[str, Any]:
     match the query (``matching_lines``, as ``lines`` says them: cite those), and its page's
     metadata (front matter and the index run's, ``lang``, ``version``)."""
     return {"id": hit.id, "path": hit.path, "lines": f"{hit.line_start}-{hit.line_end}",
-            "url": hit.url, "section_path": hit.section_path, "score": round(hit.score, 6),
+            "url": hit.url, "section_path": hit.section_path, "score": round(float(hit.score), 6),
             "level": hit.level, "parent_id": hit.parent_id, "text": hit.text,
             "also_in": [f"{x.path}:{x.line_start}-{x.line_end}" for x in hit.locations[1:]],
             "matching_lines": [f"{m.line_start}-{m.line_end}" for m in hit.matches],
@@ -50,21 +50,25 @@ def mcp_server(service: Callable[[], Service]) -> MCPServer:
     async def search(query: str, k: int = 5, mode: SearchMode = "hybrid",
                      expand: Expand = "none", path_prefix: str | None = None,
                      where: str | None = None, collapse: bool = True,
-                     per_page: int | None = None) -> list[dict[str, Any]]:
+                     per_page: int | None = None,
+                     rerank: bool | None = None) -> list[dict[str, Any]]:
         """Search the documentation: the k best passages for query, each with path, lines,
         url and section. mode: hybrid (default), dense or bm25; expand: none, parent (each
         hit's enclosing section) or auto; where: a filter such as 'tags contains "db" and
         lang == "zh"' or 'path ~ "runbooks/**"' (front matter keys, lang, version, path...);
         collapse (default true): a passage found on several pages is one hit, also_in listing
-        the others; per_page: at most that many hits of one page (default: any number)."""
+        the others; per_page: at most that many hits of one page (default: any number);
+        rerank: whether the server's cross-encoder reorders the candidates (default: when the
+        server has one)."""
         from mcp.server.mcpserver.exceptions import ToolError
 
         try:  # a filter's or a value's mistake is the caller's to fix: say what it is
             config = SearchConfig(k=max(1, min(k, 50)), mode=mode, expand=expand,
                                   path_prefix=path_prefix or None, where=where or None,
                                   collapse=collapse, per_page=per_page)
-            hits = await anyio.to_thread.run_sync(lambda: service().search(config, query))
-        except ConfigError as exc:  # a FilterError among them
+            hits = await anyio.to_thread.run_sync(
+                lambda: service().search(config, query, rerank=rerank))
+        except (ConfigError, InputError) as exc:  # a FilterError among them
             raise ToolError(str(exc)) from None
         return [cited(hit) for hit in hits]
 

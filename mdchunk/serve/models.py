@@ -88,7 +88,8 @@ class EmbedResponse(BaseModel):
 
 
 class SearchRequest(BaseModel):
-    """What ``mdchunk search`` takes, its flags as fields."""
+    """What ``mdchunk search`` takes, its flags as fields; ``rerank`` says whether the
+    server's own reranker is used (a request never names a model to load)."""
 
     model_config = _STRICT
 
@@ -107,6 +108,10 @@ class SearchRequest(BaseModel):
                                              "its locations.")
     per_page: int | None = Field(None, ge=1, le=100, description="At most this many hits of "
                                                                "one page (absent: any number).")
+    rerank: bool | None = Field(None, description="Rerank the candidates with the server's "
+                                "cross-encoder (mdchunk serve --rerank), the hits then scored "
+                                "by it; absent: on when the server has one. true on a server "
+                                "without one is a 400.")
 
     def search_config(self) -> SearchConfig:
         return SearchConfig(k=self.k, mode=self.mode, path_prefix=self.path_prefix,

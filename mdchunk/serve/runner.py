@@ -48,9 +48,12 @@ def serve(config: ServeConfig, *, parent_pid: int | None = None, exit_on_stdin_e
     import uvicorn
 
     from .app import create_app
+    from .service import open_reranker
 
     for chatty in ("mcp", "faiss", "httpx"):  # their INFO lines would drown the server's own
         logging.getLogger(chatty).setLevel(logging.WARNING)
+    # loaded before the address is bound: one that cannot be is refused now, in one line
+    open_reranker(config.rerank, config.warm_query)
     sock = bound_socket(config.host, config.port)
     host, port = sock.getsockname()[:2]
     address = {"host": host, "port": port, "pid": os.getpid(),

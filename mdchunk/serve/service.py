@@ -21,6 +21,7 @@ from ..chunks import Chunker
 from ..chunks.read import read
 from ..config import ChunkerConfig
 from ..embedding import Embedder, backend_of, load_embedder, recorded_backend
+from ..embedding.rerankers import Reranker, load_reranker, rerank_scores
 from ..errors import InputError
 from ..formats import format_for
 from ..formats.registry import ReaderChoice
@@ -37,7 +38,7 @@ from .batching import EmbedBatcher
 from .config import ServeConfig
 from .deadline import current_deadline
 
-__all__ = ["NotFound", "Service", "chunk_document"]
+__all__ = ["NotFound", "Service", "chunk_document", "open_reranker"]
 
 
 #: How often a request waiting for the store looks whether it has ended.
@@ -69,13 +70,26 @@ def chunk_document(text: str | None, file_base64: str | None, name: str,
     return [chunk.to_dict() for chunk in Chunker(config).chunk_reading(reading, name)]
 
 
+def open_reranker(spec: str | Reranker | None, warm_query: str) -> Reranker | None:
+    """The reranker ``spec`` names (``None``: none), its weights loaded by scoring one pair
+    now, so that a server refuses one it cannot load when it starts, not at a search."""
+    if spec is None:
+        return None
+    reranker = load_reranker(spec)
+    rerank_scores(reranker, warm_query, [warm_query])
+    return reranker
+
+
 class Service:
     """One index served: its store opened once, its model loaded once (the collection's own;
-    for an index not built yet, ``config.embedder``'s), both shared by all requests."""
+    for an index not built yet, ``config.embedder``'s), and its reranker if it has one
+    (``config.rerank``), all shared by all requests."""
 
     def __init__(self, config: ServeConfig, store: Any = None,
                  embedder: Embedder | None = None) -> None:
         self.config = config
+        # first: a reranker misspelt is said before the store is opened or the model loaded
+        self.reranker = open_reranker(config.rerank, config.warm_query)
         # a served store reads leaves by id and counts them too (chunks(), count()); only a
         # server that may index makes a new index
         self.store: Any = store if store is not None else open_store(
@@ -148,16 +162,29 @@ class Service:
                            f"{self.config.store.db}: index it first")
         return self.meta
 
-    def search(self, search: SearchConfig, query: str) -> list[SearchHit]:
-        """The hits of ``query`` as ``search`` says (its store and embedder are the served
-        ones, whatever it names)."""
+    def search(self, search: SearchConfig, query: str, *,
+               rerank: bool | None = None) -> list[SearchHit]:
+        """The hits of ``query`` as ``search`` says (its store, embedder and reranker are the
+        served ones, whatever it names): reranked by the served reranker unless ``rerank`` is
+        false; ``rerank`` true where the server has none is refused."""
         if not query.strip():
             raise InputError("the query is empty")
+        search = dataclasses.replace(search, rerank=self._reranker(rerank))
         meta = self._check_index()
         vector = None if search.mode == "bm25" else self.batcher.embed(  # after the query
             [meta.query_prompt + query], current_deadline(self.config.timeout))[0]  # prompt
+        # the reranker, like the store, is used by one request at a time: a fast tokenizer
+        # called from two threads at once may refuse ("Already borrowed")
         with self._store_held():
             return search_store(self.store, query, vector, search, index=meta)
+
+    def _reranker(self, asked: bool | None) -> Reranker | None:
+        if asked is False:
+            return None
+        if asked and self.reranker is None:
+            raise InputError("rerank=true: this server has no reranker (start it with "
+                             "--rerank MODEL); leave rerank out, or set it false")
+        return self.reranker
 
     def chunk(self, chunk_id: str, *, expand_parent: bool = False) -> SearchHit:
         """The stored chunk ``chunk_id`` (a leaf or a parent), or with ``expand_parent`` a
