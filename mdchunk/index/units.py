@@ -17,10 +17,12 @@ own vector is that unit's).
 
 from __future__ import annotations
 
+import functools
 import re
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from itertools import accumulate
+from typing import Any
 
 from ..text import clean_text
 from ..text.sentences import sentence_spans
@@ -200,8 +202,14 @@ def _prose(text: str, offsets: list[int]) -> Iterator[tuple[str, Span]]:
 def _front_matter_lines(text: str) -> int:
     """The lines the front matter opening ``text`` takes (0 where it has none), as the page's
     reader finds it (mdit-py-plugins' front matter rule, alone: nothing else is parsed)."""
+    first = _front_matter_reader().parse(text)[:1]
+    return first[0].map[1] if first and first[0].type == "front_matter" and first[0].map else 0
+
+
+@functools.cache
+def _front_matter_reader() -> Any:
+    """A parser of front matter alone, made once (each page's first leaf asks it)."""
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
-    first = MarkdownIt("zero").use(front_matter_plugin).parse(text)[:1]
-    return first[0].map[1] if first and first[0].type == "front_matter" and first[0].map else 0
+    return MarkdownIt("zero").use(front_matter_plugin)
