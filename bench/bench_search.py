@@ -60,10 +60,12 @@ import bench_retrieval as br  # noqa: E402
 
 from mdchunk.embedding import vector_kind  # noqa: E402
 from mdchunk.index.config import DEFAULT_DEPTH  # noqa: E402
-from mdchunk.index.expand import CANDIDATES_PER_HIT  # noqa: E402
 from mdchunk.index.fusion import DEFAULT_FUSION, Fusion, fuse  # noqa: E402
 
 TOP_K = 5
+#: Leaves each side of the hybrid study draws per hit (what search drew before its pool had a
+#: fixed depth, issue 46), so that the study's figures stay comparable with earlier runs.
+CANDIDATES_PER_HIT = 3
 MODELS = {"minilm": None, "use": "use-multilingual"}
 #: What is indexed together: each corpus alone, and the bilingual doc site.
 CORPUS_SETS: dict[str, tuple[str, ...]] = {

@@ -15,7 +15,6 @@ import pytest
 from mdchunk.embedding import CrossEncoderReranker, load_reranker
 from mdchunk.errors import ConfigError, DependencyError
 from mdchunk.index.config import SearchConfig
-from mdchunk.index.expand import CANDIDATES_PER_HIT
 from mdchunk.index.search import leaf_hits, rerank_hits, search_store
 
 from .test_cli_flags import _captured, app, runner
@@ -58,7 +57,7 @@ def test_a_reranker_that_reverses_the_order_reverses_the_hits(store: MemoryStore
 
 def test_reranking_comes_before_k_are_kept_and_adds_nothing(store: MemoryStore) -> None:
     candidates = leaf_hits(store, "bm25", "redis keys", None, where=None,
-                           limit=1 * CANDIDATES_PER_HIT)
+                           limit=3)
     assert [h.id for h in candidates] == ["c", "d", "b"]
     [top] = search_store(store, "redis keys", None, SearchConfig(mode="bm25", k=1, rerank=Reverse()))
     assert top.id == "b"  # the last candidate, which plain search would not have kept

@@ -25,7 +25,7 @@ from typing import Any
 from .rows import leaf_hit
 from .store import Expand, SearchHit
 
-__all__ = ["CANDIDATES_PER_HIT", "MERGE_RATIO", "ParentLookup", "absorb", "auto_merge",
+__all__ = ["MERGE_RATIO", "ParentLookup", "absorb", "auto_merge",
            "expand_hits", "lift", "to_parents"]
 
 #: Share of a parent's children that must be among the hits for ``auto`` to replace them by
@@ -35,9 +35,6 @@ __all__ = ["CANDIDATES_PER_HIT", "MERGE_RATIO", "ParentLookup", "absorb", "auto_
 #: be mostly text the query did not reach. At least half (not more than half) so that a parent
 #: of two children, the common case for a short section, merges when either one matches.
 MERGE_RATIO = 0.5
-#: Leaves fetched per hit asked for: several leaves often share a parent, and some share their
-#: text (collapsed by search), and ``k`` hits should remain whenever the index holds that many.
-CANDIDATES_PER_HIT = 3
 
 #: Parent rows (``PARENT_FIELDS``) by id, for the ids asked; unknown ids are left out.
 ParentLookup = Callable[[Sequence[str]], Mapping[str, Mapping[str, Any]]]
