@@ -25,6 +25,7 @@ from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.breadcrumbs import crumb_titles
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm
+from ..plan.visible import page_hidden
 from ..tokens import get_counter
 from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
@@ -151,7 +152,7 @@ class Chunker:
         if reading is None:
             return self._result([], [])
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
-                            hidden=reading.doc.hidden(self.config.html_comments == "drop"))
+                            hidden=page_hidden(reading.doc, self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         document = _Document.of(reading, doc_id, self.fingerprint)
         return self._result([self._chunk(document, self._in_context(document, draft, kit), 3,
@@ -181,7 +182,7 @@ class Chunker:
             return self._result([], [])
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
-        hidden = reading.doc.hidden(config.html_comments == "drop")
+        hidden = page_hidden(reading.doc, config.html_comments == "drop")
         kits = [PackingKit.of(source, self.counter, config.at_level(level),
                               Tiling.of(source) if level == 1 else None, hidden)
                 for level in range(1, len(budgets) + 1)]
