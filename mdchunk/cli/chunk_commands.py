@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
 from ..errors import InputError
 from ..text.decode import document_text
@@ -34,6 +33,7 @@ from .output import Failures, err, json_line, note_preamble, one_line_errors, ou
 from .stats import RunStats
 
 if TYPE_CHECKING:
+    from ..chunks import Chunk
     from ..sources import Selection, Source
 
 __all__ = ["chunk", "inspect", "show_config"]
@@ -166,6 +166,8 @@ def inspect(
         if level is not None and (depth is None or not 1 <= level <= depth):
             among = f"1 to {depth}" if depth else "none without --levels"
             raise typer.BadParameter(f"{level} is not a level ({among})", param_hint="--level")
+        from ..chunks import Chunker
+
         reading, chunks = Chunker(config).read_and_chunk_file(file, doc_id=file.name)
         note_preamble(chunks)
         if depth is not None:
