@@ -7,23 +7,28 @@ The pipeline, one sub-package a stage, data flowing one way: ``formats`` (docume
 → ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``embedding``
 (the models, loaded on first use) → ``plan`` (sections, packing, boundary strategies) →
 ``chunks`` (the entry points below) → ``index`` (Milvus, search); ``sources`` finds and batches
-files, ``cli`` sits on top.
+files, ``cli`` sits on top. The names below are imported on first use (:mod:`.lazy`).
 """
 
 from __future__ import annotations
 
-from .chunks import (
-    Chunk,
-    Chunker,
-    chunk_file,
-    chunk_hierarchy,
-    chunk_markdown,
-    chunk_qa,
-    chunk_text,
-    docsearch_record,
-)
-from .config import DEFAULT_LEVELS, ChunkerConfig
+from typing import TYPE_CHECKING
+
 from .errors import ConfigError, DependencyError, InputError, MdchunkError, StoreError
+from .lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .chunks import (
+        Chunk,
+        Chunker,
+        chunk_file,
+        chunk_hierarchy,
+        chunk_markdown,
+        chunk_qa,
+        chunk_text,
+        docsearch_record,
+    )
+    from .config import DEFAULT_LEVELS, ChunkerConfig
 
 __all__ = [
     "DEFAULT_LEVELS",
@@ -42,6 +47,12 @@ __all__ = [
     "chunk_text",
     "docsearch_record",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(["Chunk", "Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown",
+                     "chunk_qa", "chunk_text", "docsearch_record"], ".chunks"),
+    **dict.fromkeys(["DEFAULT_LEVELS", "ChunkerConfig"], ".config"),
+})
 
 #: The release, written here only: pyproject.toml reads it (``dynamic = ["version"]``).
 __version__ = "0.1.0"

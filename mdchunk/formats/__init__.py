@@ -5,12 +5,19 @@ and ``qa`` (question/answer files), chosen by ``registry``; ``kinds`` is the one
 kinds and the seams each may be cut at.
 """
 
-from .blocks import Block, Document, LineIndex
-from .kinds import KINDS, SEAMS, Kind, Seam
-from .markdown import parse_markdown
-from .plaintext import parse_plain_text
-from .qa import QAPair, looks_like_qa, parse_qa
-from .registry import FORMATS, SUFFIXES, format_for
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from .blocks import Block, Document, LineIndex
+    from .kinds import KINDS, SEAMS, Kind, Seam
+    from .markdown import parse_markdown
+    from .plaintext import parse_plain_text
+    from .qa import QAPair, looks_like_qa, parse_qa
+    from .registry import FORMATS, SUFFIXES, format_for
 
 __all__ = [
            "FORMATS",
@@ -29,3 +36,12 @@ __all__ = [
            "parse_plain_text",
            "parse_qa",
 ]
+
+__getattr__, __dir__ = lazy_exports(__name__, {
+    **dict.fromkeys(["Block", "Document", "LineIndex"], ".blocks"),
+    **dict.fromkeys(["KINDS", "SEAMS", "Kind", "Seam"], ".kinds"),
+    "parse_markdown": ".markdown",
+    "parse_plain_text": ".plaintext",
+    **dict.fromkeys(["QAPair", "looks_like_qa", "parse_qa"], ".qa"),
+    **dict.fromkeys(["FORMATS", "SUFFIXES", "format_for"], ".registry"),
+})
