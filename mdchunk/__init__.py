@@ -25,23 +25,9 @@ from .chunks import (
 from .config import DEFAULT_LEVELS, ChunkerConfig
 from .errors import ConfigError, DependencyError, InputError, MdchunkError, StoreError
 
-__all__ = [
-    "DEFAULT_LEVELS",
-    "Chunk",
-    "Chunker",
-    "ChunkerConfig",
-    "ConfigError",
-    "DependencyError",
-    "InputError",
-    "MdchunkError",
-    "StoreError",
-    "chunk_file",
-    "chunk_hierarchy",
-    "chunk_markdown",
-    "chunk_qa",
-    "chunk_text",
-    "docsearch_record",
-]
+__all__ = ["DEFAULT_LEVELS", "Chunk", "Chunker", "ChunkerConfig", "ConfigError", "DependencyError",
+           "InputError", "MdchunkError", "StoreError", "chunk_file", "chunk_hierarchy",
+           "chunk_markdown", "chunk_qa", "chunk_text", "docsearch_record"]
 
 #: The release, written here only: pyproject.toml reads it (``dynamic = ["version"]``).
 __version__ = "0.1.0"

@@ -34,26 +34,21 @@ class Embedder(Hashable, Protocol):
     def name(self) -> str:
         """Portable identity recorded in the index (a hub name, never a machine-specific
         path)."""
-        ...
 
     @property
     def dim(self) -> int:
         """Length of every vector."""
-        ...
 
     @property
     def max_tokens(self) -> int:
         """Tokens of text the model reads, special tokens excluded: the largest safe chunk
         budget."""
-        ...
 
     @property
     def tokenizer(self) -> str:
         """A tokenizer spec the chunker accepts (``tokenizer=``) that counts the model's own
         tokens."""
-        ...
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Vectors for ``texts``: a float32 array of shape ``(len(texts), dim)``, rows unit
         length."""
-        ...

@@ -134,12 +134,10 @@ class Engine(Protocol):
     def start(self, embedder: Embedder) -> AbstractContextManager[Embedder]:
         """For the run: the embedder to embed with (``embedder`` itself, or one standing for
         it elsewhere), released when the run ends."""
-        ...
 
     def prepare(self, preparer: Preparer, todo: Sequence[tuple[Source, str, bool]]
                 ) -> Iterator[Prepared]:
         """Each of ``todo`` (source, file hash, known) prepared, in ``todo`` 's order."""
-        ...
 
 
 class LocalEngine:

@@ -151,7 +151,6 @@ class LockingStore(Protocol):
 
     def lock_table(self) -> LockTable | None:
         """Where its server keeps locks; ``None`` when :func:`index_lock` locks it instead."""
-        ...
 
 
 class ServerLock:

@@ -19,26 +19,9 @@ from .generators import GENERATORS, SITES, Site, SiteGenerator, SiteRule, genera
 from .routes import front_text, join_url
 from .slugger import SLUGGERS, SlugFlavour, github_slug, hugo_slug, mkdocs_slug, number_headings
 
-__all__ = [
-    "GENERATORS",
-    "SITES",
-    "Site",
-    "SiteGenerator",
-    "SiteRule",
-    "SlugFlavour",
-    "anchors",
-    "generator",
-    "github_slug",
-    "hugo_slug",
-    "join_url",
-    "mkdocs_slug",
-    "page_path",
-    "page_title",
-    "page_url",
-    "site_help",
-    "slug_flavour",
-    "slugs",
-]
+__all__ = ["GENERATORS", "SITES", "Site", "SiteGenerator", "SiteRule", "SlugFlavour", "anchors",
+           "generator", "github_slug", "hugo_slug", "join_url", "mkdocs_slug", "page_path",
+           "page_title", "page_url", "site_help", "slug_flavour", "slugs"]
 
 # -- anchors ----------------------------------------------------------------------------------
 

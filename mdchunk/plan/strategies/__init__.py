@@ -41,4 +41,3 @@ class BoundaryStrategy(Protocol):
 
     def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
         """The run's chunks as drafts, in order, tiling its non-blank text."""
-        ...

@@ -55,7 +55,6 @@ class SeamScorer(Protocol):
         """For each unit ``i``, its similarity to units ``i + 1 .. i + reach`` (fewer near the
         end): ``band[i][d - 1]`` is unit ``i`` against unit ``i + d``; higher means more
         alike (two units better kept in one chunk)."""
-        ...
 
 
 class LexicalScorer:
