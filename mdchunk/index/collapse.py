@@ -1,25 +1,12 @@
 """Duplicates collapsed, and hits capped per page: what a search does to its candidates before
-it keeps ``k`` of them (:func:`~mdchunk.index.search.search_store`).
+it keeps ``k`` of them. Runbooks copy sections from each other and doc sites include one
+snippet on many pages, so the best candidates are often one passage several times:
+:func:`collapse` keeps the best and lists where the others lie, so that their slots go to
+other answers.
 
-Runbooks copy whole sections from each other (escalation contacts, the same "check the
-dashboard" steps) and doc sites include one snippet on many pages, so the best candidates
-of a query are often one passage several times. :func:`collapse` keeps the best of them and
-lists where the others lie (:attr:`~mdchunk.index.store.SearchHit.locations`, the hit's own
-first, then the others best first), so that the slots they took go to other answers.
-
-Two passages are the same when their :func:`passage_key` is: the text as it is embedded
-without its breadcrumb (the heading path differs from page to page while the text does not),
-after hygiene (:func:`mdchunk.text.clean_text`), HTML comments left out and whitespace runs
-made one space. It is derived from the stored verbatim ``text`` of a hit, so no field is
-stored for it. They are *nearly* the same (the section with one line changed, a version
-number bumped) when the Jaccard similarity of their shingle sets (:func:`shingles`: every
-:data:`SHINGLE` consecutive words; Han, kana and hangul characters count as one word each)
-is at least :data:`NEAR_DUPLICATE`. The threshold was measured on the shared corpora
-(BENCHMARKS.md, "Duplicates collapsed and one hit per page").
-
-:func:`per_page` keeps at most ``n`` hits of one document, for a search box that shows ``k``
-different pages.
-"""
+Two passages are the same when their :func:`passage_key` is (derived from the stored text, so
+no field is stored for it), nearly the same when the Jaccard similarity of their
+:func:`shingles` reaches :data:`NEAR_DUPLICATE` (measured on the shared corpora)."""
 
 from __future__ import annotations
 

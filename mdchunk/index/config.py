@@ -1,13 +1,7 @@
-"""What indexing and search are configured with, each a small frozen value checked once when
-it is made: the embedder's (:class:`EmbedderConfig`), the store's (:class:`StoreConfig`), an
-indexing run's (:class:`IndexConfig`, which holds the chunker's
-:class:`~mdchunk.ChunkerConfig` whole) and a search's (:class:`SearchConfig`).
-
-:func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search` take them whole
-(``config=``), a keyword setting any field (:mod:`mdchunk.index.options`). The choice lists
-here are the ones the command line offers (:mod:`mdchunk.cli.options` reads them with
-:func:`typing.get_args`).
-"""
+"""What indexing and search are configured with, each a small frozen value checked once when it
+is made: :class:`EmbedderConfig`, :class:`StoreConfig`, :class:`IndexConfig` (which holds the
+chunker's :class:`~mdchunk.ChunkerConfig` whole) and :class:`SearchConfig`. The choice lists
+here are the ones the command line offers."""
 
 from __future__ import annotations
 

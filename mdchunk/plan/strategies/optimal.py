@@ -1,30 +1,18 @@
-"""The optimal choice of chunks over a run of units: dynamic programming under the budget.
+"""The optimal choice of chunks over a run of units: dynamic programming under the budget (the
+method and its reasons: docs/semantic.md).
 
 Pure arithmetic, no text: given each unit's tokens, the room a chunk starting at each unit has,
-and how alike nearby units are (a *band* of similarities, see
-:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`), :func:`plan_chunks` returns the cuts
-that make the chunks most *cohesive* while every chunk of more than one unit fits its room.
-
-A chunk's cohesion is the sum, over every pair of its units, of their similarity less a
-baseline, each pair weighted by the two units' tokens (relative to the run's mean unit):
+and how alike nearby units are (:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`),
+:func:`plan_chunks` returns the cuts that maximise the summed cohesion of the chunks while every
+chunk of more than one unit fits its room::
 
     cohesion(chunk) = sum over units u < v in the chunk of  w_u * w_v * (s_uv - baseline)
 
-and the plan maximises the summed cohesion of its chunks (as Chroma's ClusterSemanticChunker
-does over fixed 50-token pieces). Why pairs rather than the seams between neighbours: a pair
-term counts how much of a chunk belongs together, so one deep topic change outweighs two
-moderate dips (a seam cost would take the two), and coherent text gains from long chunks (the
-number of pairs grows with the square of the chunk) while a chunk that straddles two topics pays
-for every pair across them. Chunks stay large where the text is one topic and end where it
-turns, without a target size.
-
-The baseline is a quantile (``threshold``) of the run's own similarities, of pairs as far apart
-as one chunk may hold: ranks, not raw values, because Chinese text (and any one-topic document)
-scores uniformly high, and a fixed cut-off would keep it whole or cut it everywhere. Pairs less
-alike than the baseline pull apart; a higher ``threshold`` makes more, smaller chunks. Chunks
-smaller than ``min_tokens`` cost :data:`SHORT_PENALTY` each, so they appear only where nothing
-else fits.
-"""
+Pairs rather than seams between neighbours, so that one deep topic change outweighs two
+moderate dips and a chunk straddling two topics pays for every pair across them. The baseline
+is a quantile (``threshold``) of the run's own similarities, not a fixed cut-off, because
+one-topic text (and Chinese) scores uniformly high. Chunks smaller than ``min_tokens`` cost
+:data:`SHORT_PENALTY` each, so they appear only where nothing else fits."""
 
 from __future__ import annotations
 
