@@ -1,13 +1,8 @@
 """The :class:`Chunker`: text (or a file) in, :class:`~mdchunk.chunks.chunk.Chunk` s out.
 
-Data flows one way: :mod:`.read` reads a document (decodes and cleans the text, picks the
-reader, whose parser of :mod:`mdchunk.formats` finds blocks, and puts includes in; the
-:class:`~.reading.Reading` keeps the way back to the caller's string), :mod:`mdchunk.plan` nests
-the blocks under headings and plans drafts under the budget, and :meth:`Chunker._chunk` turns
-drafts into chunks with ids, line numbers and metadata. Nothing here does I/O except
-:meth:`Chunker.chunk_file` (through :func:`~.read.read_file`). The one-call functions
-(``chunk_markdown`` …) are :mod:`.functions`.
-"""
+:mod:`.read` reads a document into blocks, :mod:`mdchunk.plan` nests them under headings and
+plans drafts under the budget, and :meth:`Chunker._chunk` turns drafts into chunks with ids,
+line numbers and metadata. Only :meth:`Chunker.chunk_file` does I/O."""
 
 from __future__ import annotations
 
