@@ -1,13 +1,7 @@
-"""The command line's options: each flag declared once (type, help, default shown from the
-settings' defaults), the table that gives the shared ones to every command that takes them
-(:func:`with_flags`), and the checks that turn flag values into settings keys.
-
-Every flag that sets a settings key defaults to ``None``, "not given", so that the config
-file's value or the default shows through (:mod:`.settings`); a bad value is a usage error
-(exit status 2) naming the flag. A flag with a fixed set of values is typed by the library's
-own ``Literal`` (the site generators, the search modes…), so ``--help`` lists them and a value
-not among them is refused by the parser.
-"""
+"""The command line's options: each flag declared once, the table that gives the shared ones to
+every command that takes them (:func:`with_flags`), and the checks that turn flag values into
+settings keys. A flag that sets a settings key defaults to ``None``, "not given", so that the
+config file's value or the default shows through; a bad value is a usage error naming the flag."""
 
 from __future__ import annotations
 
