@@ -69,24 +69,15 @@ def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
 
 def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: bool = True
                    ) -> ChunkerConfig:
-    """The hierarchical chunker config an index is built with: ``chunker`` 's every setting,
-    its budgets made the index's.
+    """The hierarchical chunker config an index is built with: ``chunker`` 's every setting, its
+    budgets made the index's.
 
-    Leaves are what is embedded and searched, so their budget is the flat one: with no
-    ``levels``, :func:`chunker_config`'s (``max_tokens``, capped at the model's window when
-    chunks are sized in its own tokens), under two coarser levels of :data:`LEVEL_FACTOR` and
-    ``LEVEL_FACTOR**2`` times it (all-MiniLM-L6-v2 reads 254 tokens: 4064, 1016, 254). A
-    parent of four leaves is about a section, a grandparent of sixteen about a page: enough
-    context for an answer, small enough to show. The default is hierarchical because parents
-    cost no embedding, only storage, and a flat index could not be widened without re-indexing.
-
-    With ``levels`` (coarsest first), the last is the leaves' budget and ``max_tokens`` is not
-    used; a leaf budget over the model's window is refused when chunks are sized in the
-    model's tokens (a named tokenizer's leaves are checked one by one, as flat chunks are).
-    One level, ``(budget,)``, makes leaves without parents. ``model_tokens`` sizes chunks in
-    the model's own tokens, whatever ``chunker.tokenizer`` says; each level's ``min_tokens``
-    is a quarter of its budget.
-    """
+    Without ``levels``, the leaves get :func:`chunker_config`'s budget (capped at the model's
+    window when sized in its tokens) under two coarser levels of :data:`LEVEL_FACTOR` and
+    ``LEVEL_FACTOR**2`` times it: about a section and about a page. Parents cost no embedding,
+    and a flat index could not be widened without re-indexing. With ``levels`` (coarsest first),
+    the last is the leaves' budget, refused when over the model's window in its tokens; one level
+    makes leaves without parents. Each level's ``min_tokens`` is a quarter of its budget."""
     tokenizer = None if model_tokens else chunker.tokenizer
     overlap = chunker.overlap_tokens or 0  # resolved when the config was made
     if chunker.levels is None:

@@ -97,24 +97,14 @@ class StoreConfig:
 class IndexConfig:
     """An indexing run: the chunker's config, the embedder and store, and how the run goes.
 
-    ``chunker`` shapes every level: ``max_tokens`` is the leaf budget three levels grow from
-    unless ``levels`` are given, ``min_tokens`` is each level's own (a quarter of its budget).
-    With ``model_tokens`` (the default), chunks are sized in the model's own tokens and the
-    leaf budget capped at its window, whatever ``chunker.tokenizer`` says; without it,
-    ``chunker.tokenizer`` sizes them and each leaf is checked against the window (see
-    :func:`~mdchunk.index.build_config.index_config`).
-
-    ``analyzer`` is the BM25 analyzer (``auto``: chosen by the corpus when a collection is
-    made, kept afterwards). With ``prune``, documents no longer found are removed; with
-    ``rebuild``, a collection built with another model or config is rebuilt (else refused).
-    ``batch_chunks`` chunks are embedded a round; ``wait`` seconds are waited for another run
-    on the same index; ``selection`` says which files of a folder are documents; ``engine``
-    is where documents are chunked and embedded (this process by default). With ``units``,
-    every leaf's units are embedded as well, for a dense search to score leaves by
-    (:mod:`mdchunk.index.units`; recorded with the index, so switching it rebuilds).
-    ``metadata`` is given to every chunk of every document of the run, beside its front
-    matter, for ``where=`` to filter by (:func:`checked_metadata`).
-    """
+    ``chunker`` shapes every level (:func:`~mdchunk.index.build_config.index_config`); with
+    ``model_tokens`` (the default) chunks are sized in the model's own tokens. ``analyzer`` is the
+    BM25 analyzer (``auto``: chosen by the corpus). ``prune`` removes documents no longer found;
+    ``rebuild`` rebuilds a collection built otherwise (else refused). ``batch_chunks`` chunks are
+    embedded a round; ``wait`` seconds are waited for another run; ``selection`` says which files
+    are documents; ``engine`` is where documents are chunked and embedded. ``units`` embeds every
+    leaf's units too (recorded: switching rebuilds). ``metadata`` is given to every chunk beside
+    its front matter, for ``where=`` (:func:`checked_metadata`)."""
 
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
     model_tokens: bool = True
@@ -154,22 +144,15 @@ class IndexConfig:
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under
-    ``path_prefix``; hybrid fused by ``fusion`` (``score`` or ``rrf``) with ``weights``
-    ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); the fused
-    candidates reordered by ``rerank`` (a local cross-encoder's name or folder, or a callable
-    ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
-    (``none``, ``parent`` or ``auto``). With ``collapse`` (the default), hits of the same or
-    nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
-    ``per_page`` keeps at most that many hits of one document (``None``: any number).
-    ``where`` keeps only the leaves a filter keeps (the language: :mod:`mdchunk.index.where`;
-    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise).
+    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under ``path_prefix``;
+    hybrid fused by ``fusion`` with ``weights`` ``(dense, bm25)``; candidates reordered by
+    ``rerank`` (a local cross-encoder's name or folder, or ``(query, texts) -> scores``); each hit
+    widened by ``expand``. ``collapse`` makes hits of nearly the same passage one hit;
+    ``per_page`` caps the hits of one document; ``where`` is a filter (parsed now).
 
-    ``depth`` is the candidate pool: each side draws that many leaves, fusion, the reranker,
-    collapsing and widening work on them, and ``k`` only cuts the result, so the first hits
-    never depend on how many are asked (a ``k`` past ``depth`` is refused: the pool could not
-    hold it). Fused ranks and min-max scores depend on the lists' length, which is why the
-    pool is fixed rather than grown with ``k``."""
+    ``depth`` is the candidate pool each side draws; ``k`` only cuts the result, so the first hits
+    never depend on how many are asked (fused ranks and min-max scores depend on the lists'
+    length). A ``k`` past ``depth`` is refused."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)
