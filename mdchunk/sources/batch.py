@@ -1,20 +1,15 @@
 """Chunk many files, optionally in parallel processes, streaming results in input order.
 
-This is I/O at the edge (it reads files), built on the pure core: each worker process builds
-one :class:`~mdchunk.Chunker` in its initializer and is sent *paths*, never texts, so the
-parent neither reads nor pickles documents. Files are grouped into tasks of about
-``_TASK_BYTES`` so that inter-process overhead stays small for tiny files while a large file
-still travels alone. At most ``workers * _WINDOW`` tasks are in flight, and results are
-yielded (and can be dropped) as soon as every earlier file is done, so memory grows with the
-largest files in the window, not with the corpus.
+Each worker builds one :class:`~mdchunk.Chunker` and is sent *paths*, never texts. Files are
+grouped into tasks of about ``_TASK_BYTES``; at most ``workers * _WINDOW`` tasks are in flight,
+so memory grows with the largest files in the window, not with the corpus.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.md").write_text("# A\\n\\nHello.\\n")
 >>> [(p.name, [c.doc_id for c in chunks])
 ...  for p, chunks in chunk_paths([folder / "a.md"], root=folder)]
-[('a.md', ['a.md'])]
-"""
+[('a.md', ['a.md'])]"""
 
 from __future__ import annotations
 
