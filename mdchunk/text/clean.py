@@ -1,17 +1,9 @@
-"""Text hygiene: what an embedder and a reader should not see, taken out before structure is read.
+"""Text hygiene: what an embedder and a reader should not see, taken out before structure is read
+(the characters: ``docs/encodings.md``). What remains is put in Unicode NFC.
 
-Removed: a byte order mark anywhere (U+FEFF), zero-width space (U+200B), word joiner (U+2060),
-soft hyphen (U+00AD), zero-width non-joiner (U+200C) except next to a letter of a script that
-writes with it (Arabic and Persian, Syriac, Thaana, N'Ko, the Indic scripts, Myanmar, Khmer,
-Mongolian), C0 and C1 control characters other than tab, line feed and carriage return (form
-feed, vertical tab and NEL become a space, as they separate words), lone surrogates and
-private-use characters. What remains is put in Unicode NFC.
-
-The chunker reads the cleaned text, so headings, sentences, ``embed_text`` and token counts
-are those of clean text; every chunk's ``text`` and offsets still refer to the string the
-caller passed: :class:`Cleaned` maps each position of the cleaned text back to it (a removed
-character goes with the text that follows it). See ``docs/encodings.md``.
-"""
+The chunker reads the cleaned text, while every chunk's ``text`` and offsets still refer to
+the caller's string: :class:`Cleaned` maps each position of the cleaned text back to it (a
+removed character goes with the text that follows it)."""
 
 from __future__ import annotations
 

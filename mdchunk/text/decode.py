@@ -1,13 +1,7 @@
 """Bytes of a file → the text every reader takes and the encoding it was in, or a clear error
-naming the file.
-
-What is read, in order: a byte order mark names the encoding (UTF-32, UTF-16 or UTF-8, either
-byte order); a file with NUL bytes and no BOM is binary; then UTF-8; then GB18030 (Chinese files
-exported by Windows tools), but only when the bytes decode as GB18030 without error, the text is
-mostly CJK (80% of its non-ASCII characters, 30% of its letters), and charset-normalizer finds
-the GB18030 reading coherent. Anything else is refused
-in one line naming the file. See ``docs/encodings.md``.
-"""
+naming the file: a BOM names the encoding; NUL bytes without one mean binary; then UTF-8; then
+GB18030, only when it decodes, the text is mostly CJK and charset-normalizer finds it coherent.
+See ``docs/encodings.md``."""
 
 from __future__ import annotations
 
