@@ -1,13 +1,10 @@
 """Hierarchy: level 1 tiles the document, each finer level is packed inside its parent.
 
-Retrieval wants small chunks to match a query and larger ones to answer it. Level 1 is packed
-from the section tree like leaves are, with the coarsest budget and no overlap, by a drafter
-that stretches each span over the blanks after it (and the first over the front matter): its
-chunks, concatenated, are the source. Each finer level is packed by the same section packer,
-with its own budget, from the part of the tree inside one parent (:meth:`Section.within`): a
-chunk never crosses its parent's span, and overlap, repeating the previous chunk of the same
-packer, never reaches outside it. A parent that fits the finer budget is its own only child.
-"""
+Level 1 is packed like leaves, with the coarsest budget and no overlap, each span stretched
+over the blanks after it, so its chunks concatenated are the source. Each finer level is packed
+from the part of the tree inside one parent (:meth:`Section.within`): a chunk (and its
+overlap) never crosses its parent's span. A parent that fits the finer budget is its own only
+child."""
 
 from __future__ import annotations
 
