@@ -40,12 +40,9 @@ def detect_analyzer(sources: Sequence[Source]) -> str:
 
 def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
                    tokenizer: TokenizerSpec | None) -> ChunkerConfig:
-    """The chunker config that never makes a chunk longer than the model reads.
-
-    With no tokenizer named, chunks are sized in the model's own tokens and the budget is capped
-    at its window; a tokenizer named explicitly is kept and its chunks are checked instead
-    (see :meth:`~mdchunk.index.engine.Preparer.check`).
-    """
+    """The chunker config that never makes a chunk longer than the model reads: with no tokenizer
+    named, chunks are sized in the model's own tokens, the budget capped at its window; a named
+    tokenizer's chunks are checked instead (:meth:`~mdchunk.index.engine.Preparer.check`)."""
     if tokenizer is None or tokenizer == embedder.tokenizer:
         budget = min(max_tokens, embedder.max_tokens)
         if budget < max_tokens:
@@ -100,11 +97,8 @@ def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: boo
 
 
 def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
-    """The config's fingerprint with the model's tokenizer named portably.
-
-    The model's tokenizer is a local path, which differs between machines; naming it by the
-    model keeps two machines that index into one server from rebuilding each other's index.
-    """
+    """The config's fingerprint with the model's tokenizer named by the model, not by its local
+    path, so that two machines indexing into one server do not rebuild each other's index."""
     if config.tokenizer == embedder.tokenizer:
         config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
     return config.fingerprint
@@ -123,12 +117,10 @@ def run_fingerprint(fingerprint: str, metadata: Mapping[str, Any]) -> str:
 
 def chosen_model(model: str | Embedder | None, recorded: IndexMeta | None,
                  language: Language | None) -> str | Embedder | None:
-    """The model an index run embeds with. ``"auto"`` (the default) is the collection's own
-    model when it exists, so a collection never changes model because its documents did (one
-    built before ``auto`` keeps its model too); for a new collection it is the model the
-    corpus's ``language`` chooses (:func:`mdchunk.index.language.survey`, needed only then).
-    Anything else is the user's choice and wins: a collection built with another model is
-    rebuilt."""
+    """The model an index run embeds with. ``"auto"`` is the collection's own model when it exists
+    (a collection never changes model because its documents did), else the one the corpus's
+    ``language`` chooses. Anything else is the user's choice and wins (a collection built with
+    another model is rebuilt)."""
     if model != AUTO:
         return model
     if recorded is not None:

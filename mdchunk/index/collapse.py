@@ -138,19 +138,16 @@ class _Groups:
 
 def collapse(hits: Sequence[SearchHit], threshold: float | None = NEAR_DUPLICATE
              ) -> list[SearchHit]:
-    """``hits`` (best first) with each passage once, where it scored best, listing the
-    locations of every hit that repeats it (:attr:`~mdchunk.index.store.SearchHit.locations`,
-    its own first, the others in rank order). A hit repeats a kept one when their
-    :func:`passage_key` is the same, or when ``threshold`` is given and their shingles'
-    :func:`similarity` reaches it (compared with the kept hit, not with what joined it, so
-    that no chain of small changes ends far from where it began).
+    """``hits`` (best first) with each passage once, where it scored best, listing the locations
+    of every hit that repeats it: the same :func:`passage_key`, or with ``threshold`` a
+    :func:`similarity` that reaches it (to the kept hit, so that no chain of small changes ends
+    far from where it began).
 
     >>> a, b, c = (SearchHit(s, i, i, f"{i}.md", "", "", 1, 2, t) for s, i, t in
     ...            ((3, "a", "Page the on-call SRE."), (2, "b", "Check disk."),
     ...             (1, "c", "Page the  on-call SRE.")))
     >>> [(h.id, [x.path for x in h.locations]) for h in collapse([a, b, c])]
-    [('a', ['a.md', 'c.md']), ('b', ['b.md'])]
-    """
+    [('a', ['a.md', 'c.md']), ('b', ['b.md'])]"""
     groups = _Groups(threshold)
     for hit in hits:
         key = passage_key(hit.text)

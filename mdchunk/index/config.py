@@ -46,17 +46,12 @@ DEFAULT_DEPTH = 100
 class EmbedderConfig:
     """Which model embeds, and on which runtime.
 
-    ``model`` is ``"auto"`` (indexing: the collection's own, for a new collection the one the
-    corpus's language chooses; search: the collection's own), a model name or path, ``None``
-    (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
-    :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
-    runtime be chosen (indexing) or read from the collection (search).
-
-    ``query_prompt`` and ``document_prompt`` are put before a query and before every passage
-    embedded (``""``: nothing); ``None`` (the default) is what the model declares, or what
-    :data:`~mdchunk.embedding.KNOWN_PROMPTS` says of its family (:mod:`mdchunk.embedding.prompts`).
-    An index records both; a search embeds with the recorded ones and refuses others.
-    """
+    ``model`` is ``"auto"`` (indexing a new collection: the one the corpus's language chooses;
+    else the collection's own), a model name or path, ``None`` (indexing: all-MiniLM-L6-v2;
+    search: the collection's own) or an :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None``
+    or ``"auto"`` is chosen (indexing) or read from the collection (search). ``query_prompt`` and
+    ``document_prompt`` go before a query and every passage (``""``: nothing; ``None``: what the
+    model or its family declares); an index records both and search uses the recorded ones."""
 
     model: str | Embedder | None = AUTO
     backend: BackendChoice | None = None

@@ -113,13 +113,10 @@ def _unpacked(row: Any) -> Prepared:
 
 
 class RayEngine:
-    """Chunk and embed on a Ray cluster (see the module docstring).
-
-    ``address`` is the cluster's (``ray://host:10001``, ``auto``, or ``None``: the one this
-    process is connected to, else a new local one). ``workers`` is the number of embedding
-    actors (default: one per GPU when the cluster has GPUs, else one per CPU but one, for the
-    chunking tasks). ``gpus`` ``False`` keeps the model on CPUs even where there are GPUs.
-    """
+    """Chunk and embed on a Ray cluster. ``address`` is the cluster's (``ray://host:10001``,
+    ``auto``, or ``None``: the one connected to, else a new local one); ``workers`` the
+    embedding actors (default: one per GPU, else one per CPU but one); ``gpus=False`` keeps the
+    model on CPUs."""
 
     def __init__(self, address: str | None = None, *, workers: int | None = None,
                  gpus: bool = True, files_per_task: int = 16) -> None:

@@ -72,11 +72,9 @@ def _chunker(config: ChunkerConfig, encoder: Embedder | None = None) -> Chunker:
 
 @dataclass(frozen=True, slots=True)
 class Preparer:
-    """Chunks one document for the indexer: every level, split into leaves and parents.
-
-    ``window`` is set when chunks are sized with a tokenizer other than the model's: each
-    leaf is then checked against the model's window (:meth:`check`).
-    """
+    """Chunks one document for the indexer: every level, split into leaves and parents. ``window``
+    is set when chunks are sized with a tokenizer other than the model's: each leaf is then
+    checked against the model's window (:meth:`check`)."""
 
     config: ChunkerConfig
     window: Window | None = None

@@ -97,12 +97,8 @@ def auto_merge(hits: Sequence[SearchHit], parents: ParentLookup, ratio: float = 
 
 
 def absorb(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Each hit whose span lies inside a larger hit's (same document) folded into it as marks.
-
-    A hit goes to the largest hit that contains it (the best ranked among equal spans), which
-    takes the best score and rank among the hits it holds. Overlapping siblings, or a leaf in
-    the overlap its parent's neighbour repeats, would otherwise show the same text twice.
-    """
+    """Each hit whose span lies inside a larger hit's (same document) folded into it as marks: it
+    goes to the largest hit that contains it, which takes the best score and rank among them."""
     def container(hit: SearchHit) -> int:
         holders = [i for i, other in enumerate(hits) if other.doc_id == hit.doc_id
                    and other.start <= hit.start and hit.end <= other.end]

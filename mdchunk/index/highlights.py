@@ -210,11 +210,9 @@ def _mark_end(hit: SearchHit, offset: int) -> int:
 
 
 def _introduced(text: str, span: Span, passages: Sequence[Span], limit: int) -> Span:
-    """``span`` up to the end of the next passage's line (not past ``limit``, its mark's end)
-    when it ends with a colon ("To upgrade the controller:", "运行以下命令："): such a line
-    restates the question and what it introduces (the steps, the command) answers it. On the
-    retrieval bench's lexical questions this put the top match on the evidence in 30 of the 84
-    hits where it missed (BENCHMARKS.md)."""
+    """``span`` up to the end of the next passage's line (not past ``limit``) when it ends with a
+    colon ("To upgrade the controller:"): such a line restates the question and what it
+    introduces answers it."""
     a, b = span
     if not text[a:b].rstrip("*_ ").endswith((":", "\uff1a")):
         return span

@@ -60,12 +60,8 @@ def _owner() -> str:
 @contextmanager
 def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]:
     """Hold the index at ``db`` for one writing run; wait up to ``wait`` seconds for another
-    run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it.
-
-    Only a store's local file is locked here (:meth:`~mdchunk.index.stores.StorePackage.
-    local_file`); a server is shared by many machines and keeps its locks itself
-    (:func:`server_lock`).
-    """
+    run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it. Only a store's local
+    file is locked here; a server keeps its locks itself (:func:`server_lock`)."""
     local = store_package(db).local_file(db)
     if local is None:
         yield
