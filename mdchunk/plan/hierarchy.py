@@ -34,12 +34,9 @@ class Node:
 
 def plan_hierarchy(tops: Sequence[Section], kits: Sequence[PackingKit],
                    strategy: BoundaryStrategy, lead: tuple[Block, ...] = ()) -> list[list[Node]]:
-    """The nodes of every level, coarsest first, each level in document order.
-
-    ``tops`` are the document's independent section trees (one for Markdown and plain text,
-    one per pair for Q&A), ``kits[i]`` packs level ``i + 1`` (the first one tiling), and
-    ``lead`` (front matter) goes into the first chunk of level 1.
-    """
+    """The nodes of every level, coarsest first, each level in document order. ``tops`` are the
+    document's independent section trees, ``kits[i]`` packs level ``i + 1``, and ``lead`` (front
+    matter) goes into the first chunk of level 1."""
     levels = [_top_level(tops, kits[0], strategy, lead)]
     for number, kit in enumerate(kits[1:], start=2):
         levels.append([child for position, parent in enumerate(levels[-1])

@@ -243,13 +243,11 @@ class PieceCutter:
 
     def cut(self, piece: Piece, room: int, fresh_room: int, company: bool = False
             ) -> list[Piece]:
-        """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none does.
-
-        ``room`` is what is left in the chunk being filled, and ``fresh_room`` what a new chunk
-        offers: a last-resort cut by tokens makes its first part ``room`` big, so a heading
-        before it is never left alone (``company``: only headings are in the chunk, and it may
-        cut inside an inline construct for them), and the others ``fresh_room``.
-        """
+        """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none
+        does. ``room`` is what is left in the chunk being filled, ``fresh_room`` what a new chunk
+        offers: a last-resort cut by tokens makes its first part ``room`` big (``company``: only
+        headings are in the chunk, and it may cut inside an inline construct for them), the
+        others ``fresh_room``."""
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
         # ancestors'; a tab's label, and then its block's own. A whole block never repeats its

@@ -109,12 +109,9 @@ def add_if_it_fits(packer: Packer, piece: Piece) -> bool:
 def tail_keeps_company(packer: Packer, tail: Piece) -> bool:
     """Guarantee 3: an empty section's heading folded onto the text before it does not fit.
 
-    It takes the last content piece (and any such headings after it) along into a new chunk;
-    when that piece is the chunk's only content, the chunk's overlap goes first, then (for a
-    block) the breadcrumb shortens (comments before it, which embed_text leaves out, cost
-    nothing there), and only if they still do not fit is the piece cut so that part of it can
-    come; :meth:`PiecePacker.close` confirms the exact count.
-    """
+    It takes the last content piece (and such headings after it) along into a new chunk; when
+    that piece is the chunk's only content, the overlap goes first, then (for a block) the
+    breadcrumb shortens, and only then is the piece cut so that part of it can come."""
     group = packer.group
     if not group.pieces or not tail.tail or all(p.tail or p.glue for p in group.pieces):
         return False
@@ -206,10 +203,8 @@ def close_heading_run(packer: Packer, piece: Piece) -> bool:
 
 def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
     """Guarantee 2 before 3 inside a container: after a heading nested in a quote or list item
-    (glue, but no heading of the section path: no breadcrumb carries it), a block that fits a
-    chunk of its own, but not beside that heading, is not cut to keep it company: the chunk of
-    headings closes and the block starts the next. A section's own headings keep theirs
-    (:func:`breadcrumb_yields` above; the block's guarantee counts them)."""
+    (glue no breadcrumb carries), a block that fits a chunk of its own, but not beside that
+    heading, is not cut for it: the chunk of headings closes and the block starts the next."""
     group = packer.group
     if not piece.atomic or not group.pieces or group.has_content:
         return False

@@ -24,11 +24,8 @@ __all__ = ["BoundaryStrategy", "Run"]
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """Consecutive pieces of one section, to be packed into one or more chunks.
-
-    Each piece carries its count (``Piece.tokens``, or the kit's span counts) and the seam it
-    may be cut at; ``path`` is the heading path every chunk of the run carries.
-    """
+    """Consecutive pieces of one section, to be packed into one or more chunks; ``path`` is the
+    heading path every chunk of the run carries."""
 
     pieces: Sequence[Piece]
     path: tuple[Block, ...]

@@ -40,14 +40,12 @@ def reach(weights: Sequence[int], rooms: Sequence[int]) -> int:
 
 
 def baseline(band: Sequence[Sequence[float]], threshold: float) -> float:
-    """The ``threshold`` quantile of the band's similarities, moved halfway up to the next
-    larger one (0.0 for an empty band): a pair *at* the quantile counts as unlike, not as
-    indifferent. That matters for discrete scores: Jaccard gives many pairs of sentences
-    exactly 0.0, and a baseline of 0.0 would let a chunk run across a topic change for free.
+    """The ``threshold`` quantile of the band's similarities, moved halfway up to the next larger
+    one (0.0 for an empty band): a pair *at* the quantile counts as unlike, so that Jaccard's many
+    exact 0.0 pairs do not let a chunk run across a topic change for free.
 
     >>> baseline([[0.9, 0.1], [0.5], []], 0.5)
-    0.7
-    """
+    0.7"""
     values = sorted(s for row in band for s in row)
     if not values:
         return 0.0
@@ -89,18 +87,13 @@ def feasible(weights: Sequence[int], rooms: Sequence[int], allowed: Sequence[boo
 
 def plan_chunks(weights: Sequence[int], rooms: Sequence[int], band: Sequence[Sequence[float]],
                 base: float, min_tokens: int) -> list[int]:
-    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`,
-    every chunk of more than one unit within the room of the unit it starts with (a unit alone
-    always goes: the packer cuts one too large finer).
-
-    ``weights[k]`` are unit ``k``'s tokens, ``rooms[k]`` what a chunk starting with it may hold,
-    ``band[k][d - 1]`` its similarity to unit ``k + d``. Time is linear in the units times the
-    units a chunk can hold: a chunk's cohesion grows by one row of running sums as it takes one
-    more unit at its front. Ties go to the plan whose last chunk is longest, then recursively.
+    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`, every
+    chunk of more than one unit within the room of the unit it starts with. ``weights[k]`` are unit
+    ``k``'s tokens, ``rooms[k]`` what a chunk starting with it may hold, ``band[k][d - 1]`` its
+    similarity to unit ``k + d``. Ties go to the plan whose last chunk is longest.
 
     >>> plan_chunks([10] * 4, [20] * 4, [[0.9, 0.0], [0.0, 0.0], [0.9], []], 0.5, 0)
-    [2]
-    """
+    [2]"""
     n = len(weights)
     if n <= 1:
         return []

@@ -132,12 +132,8 @@ def groups_of(layout: Layout) -> list[list[int]]:
 
 
 class SemanticStrategy:
-    """Chunks as cohesive as the scorer finds them; see the module docstring.
-
-    ``threshold`` is the quantile of the run's own similarities below which two units are
-    better apart (see :mod:`~mdchunk.plan.strategies.optimal`): higher gives more, smaller
-    chunks (never under ``min_tokens`` where avoidable, never over the budget).
-    """
+    """Chunks as cohesive as the scorer finds them. ``threshold`` is the quantile of the run's
+    own similarities below which two units are better apart: higher gives more, smaller chunks."""
 
     def __init__(self, scorer: SeamScorer, threshold: float = 0.5) -> None:
         self.scorer = scorer
