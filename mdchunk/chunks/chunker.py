@@ -43,13 +43,11 @@ class Chunker:
                  strategy: BoundaryStrategy | None = None, *, encoder: Embedder | None = None,
                  llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT,
                  enrich: Enrich | Enricher | None = None) -> None:
-        """``strategy`` overrides the one the config asks for (:func:`boundary_strategy`);
-        ``encoder`` is the embedding scorer's model (default: ``config.semantic_model``,
-        loaded on first use); ``llm`` (``prompt -> reply``) proposes cuts inside sections,
-        each given ``llm_timeout`` seconds, and makes results :class:`ChunkList` s.
-        ``enrich`` (``(document, leaf_text) -> line``, or an :class:`~.context.Enricher`
-        with its own cache) writes a line of context into each leaf's ``embed_text``, asked
-        once per distinct document and leaf (:mod:`.context`)."""
+        """``strategy`` overrides the one the config asks for; ``encoder`` is the embedding
+        scorer's model (default: ``config.semantic_model``, loaded on first use); ``llm``
+        (``prompt -> reply``) proposes cuts inside sections, each given ``llm_timeout`` seconds,
+        and makes results :class:`ChunkList` s. ``enrich`` (``(document, leaf_text) -> line``, or
+        an :class:`~.context.Enricher`) writes a line of context into each leaf's ``embed_text``."""
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
         self.strategy: BoundaryStrategy = strategy or boundary_strategy(
@@ -86,14 +84,10 @@ class Chunker:
                         metadata: Mapping[str, Any] | None = None,
                         levels: Sequence[int] | None = None, reader: FormatName = "markdown",
                         *, format: FormatName | None = None) -> list[Chunk]:
-        """Chunks of every level, coarsest first (see :mod:`mdchunk.plan.hierarchy`).
-
-        ``levels`` are the budgets, coarsest first (default: the config's, else
-        ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, front matter included, and each
-        chunk of a finer level lies inside its ``parent_id``. Leaves are the last level.
-        ``reader`` is ``"markdown"``, ``"text"`` or ``"qa"`` (``format=`` is its deprecated
-        name).
-        """
+        """Chunks of every level, coarsest first: ``levels`` are the budgets (default: the
+        config's, else ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, and each chunk of a
+        finer level lies inside its ``parent_id``. ``reader`` is ``"markdown"``, ``"text"`` or
+        ``"qa"`` (``format=`` is its deprecated name)."""
         config = self._hierarchy_config(levels)
         fmt = reader_of(reader, format)
         return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
@@ -101,11 +95,9 @@ class Chunker:
     def chunk_file(self, path: str | Path, doc_id: str | None = None,
                    metadata: Mapping[str, Any] | None = None,
                    levels: Sequence[int] | None = None) -> list[Chunk]:
-        """Read ``path`` and chunk it with the reader its extension and content call for; with
-        ``levels`` (or a config that has them), every level of a hierarchy.
-
-        The encoding the file was read in (``utf-8``, ``gb18030``, ``utf-16-le``…; see
-        :mod:`mdchunk.text.decode`) is in every chunk's ``metadata["source_encoding"]``."""
+        """Read ``path`` and chunk it with the reader its extension and content call for (with
+        ``levels``, every level); the encoding it was read in is in every chunk's
+        ``metadata["source_encoding"]``."""
         return self.read_and_chunk_file(path, doc_id, metadata, levels)[1]
 
     def read_and_chunk_file(self, path: str | Path, doc_id: str | None = None,
