@@ -213,11 +213,8 @@ def _boundary(ch: str, seconds: frozenset[str]) -> bool:
 
 
 def _nfc(text: str) -> tuple[str, _Pieces]:
-    """``text`` in NFC, and pieces that map each normalised cluster to where it came from.
-
-    Lines already in NFC are one piece each; a line that is not is split into clusters that
-    normalise alone (a starter and the marks after it), so a position inside a changed
-    cluster maps into that cluster."""
+    """``text`` in NFC, and pieces that map each normalised cluster to where it came from: a line
+    already in NFC is one piece, one that is not is split into clusters that normalise alone."""
     seconds = _composing_seconds()
     parts: list[str] = []
     new_starts: list[int] = []

@@ -59,14 +59,10 @@ def document_text(path: Path) -> str:
 
 
 def decode_document(path: Path) -> Decoded:
-    """Read and decode ``path``; refuse binary or undecodable files clearly.
-
-    Every failure is an :class:`~mdchunk.InputError` that starts with the path:
-    ``cannot read: <reason>`` (a :class:`~mdchunk.errors.MissingFileError` when the file is
-    not there, e.g. deleted while a run was under way), ``looks binary``, ``not valid UTF-16``
-    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line, column and byte offset
-    and advice. An empty file is ``""``, not an error.
-    """
+    """Read and decode ``path``; refuse binary or undecodable files clearly: every failure is an
+    :class:`~mdchunk.InputError` that starts with the path (a
+    :class:`~mdchunk.errors.MissingFileError` when the file is not there). An empty file is
+    ``""``, not an error."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:

@@ -155,11 +155,8 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 
 
 class SentenceIndex:
-    """The sentences of a document's paragraphs, each paragraph scanned once.
-
-    A long paragraph cut into many chunks is asked for its sentences again and again (to cut it,
-    and to choose each chunk's overlap); scanning it every time would be quadratic.
-    """
+    """The sentences of a document's paragraphs, each paragraph scanned once (a long paragraph
+    cut into many chunks is asked for them again and again)."""
 
     def __init__(self, source: str) -> None:
         self.source = source
