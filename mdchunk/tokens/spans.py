@@ -134,11 +134,10 @@ class SpanCounts:
         return tokens
 
     def _last_stretch(self, start: int, end: int) -> int:
-        """Tokens of the stretch ``source[start:end]`` that ends a span. A block's span stops
-        before the blanks that lead to the next joint; when the stretch to that joint is
-        counted already, what follows the last joint before the span's last word is encoded
-        with and without those blanks, not the block again: the counts before that joint are
-        the same in both."""
+        """Tokens of the stretch ``source[start:end]`` that ends a span, which stops before the
+        blanks that lead to the next joint: when the stretch to that joint is counted already,
+        only what follows the last joint before the span's last word is encoded, with and without
+        the blanks."""
         known = self._stretches.get((start, end))
         if known is not None:
             return known
