@@ -51,16 +51,12 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
                 ) -> Iterator[tuple[Path, list[Chunk]]]:
     """Chunk each file in ``paths``; yield ``(path, chunks)`` in input order.
 
-    ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``).
-    Each file's ``doc_id`` is ``doc_id(path)`` when that function is given (it runs in this
-    process), else the path relative to ``root`` when given, else the path as given. Chunk ids
-    hash the doc_id, so set it here rather than on the chunks afterwards. A file
-    that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every earlier
-    file has been yielded; pending work is cancelled. With ``on_error``, such a file is
-    instead passed to ``on_error(path, error)`` (in its place in the input order) and the run
-    goes on with the rest. A tokenizer given as a callable must be
-    picklable (a module-level function) for ``workers > 1``.
-    """
+    ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``; a
+    callable tokenizer must then be picklable). Each file's ``doc_id`` is ``doc_id(path)`` when
+    given, else the path relative to ``root`` when given, else the path as given (chunk ids hash
+    it). A file that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every
+    earlier file has been yielded, or with ``on_error`` is passed to ``on_error(path, error)`` in
+    its place and the run goes on."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} must be a positive integer")
     config = config or ChunkerConfig()
