@@ -38,10 +38,9 @@ class _Request:
 
 
 class EmbedBatcher:
-    """Embeds with ``embed`` (the served model's, read at each call: an indexing job may change
-    it), coalescing concurrent requests; ``max_texts`` 1 turns batching off (each request
-    calls the model in its own thread). ``expected()`` says how many requests are being
-    answered (worth waiting for); ``observe(n)`` is told each model call's texts."""
+    """Embeds with ``embed`` (read at each call: an indexing job may change it), coalescing
+    concurrent requests; ``max_texts`` 1 turns batching off. ``expected()`` says how many
+    requests are being answered; ``observe(n)`` is told each model call's texts."""
 
     def __init__(self, embed: Embed, *, max_texts: int, max_wait: float,
                  expected: Callable[[], int] = lambda: 1,
