@@ -227,10 +227,9 @@ _MATCH_LINES, _LINE_WIDTH = 4, 200
 
 
 def matching_lines(hit: SearchHit) -> list[Text]:
-    """The lines of ``hit`` that hold its matches, each as ``grep -n`` shows one: its line
-    number in the document, a colon, the line (indentation dropped, clipped), the matched part
-    in :data:`MATCH_STYLE` where colours are on; ``…`` for lines of a long match left out.
-    Without matches, the :func:`preview` of the hit."""
+    """The lines of ``hit`` that hold its matches as ``grep -n`` shows them (the matched part in
+    :data:`MATCH_STYLE` where colours are on, ``…`` for lines left out); without matches, the
+    :func:`preview` of the hit."""
     from ..formats.blocks import LineIndex
 
     if not hit.matches:
