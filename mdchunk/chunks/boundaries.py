@@ -1,10 +1,7 @@
-"""Which boundary strategy a config asks for, built with the objects it needs.
-
-Greedy unless the config sets ``semantic`` or the caller hands in an ``llm``. The embedding
-scorer's model is an explicit :class:`~mdchunk.embedding.Embedder`: the caller's (an indexer's
-embedder, a test's fake), else :func:`mdchunk.embedding.seam_embedder` for ``semantic_model``,
-which loads nothing until a seam is first scored.
-"""
+"""Which boundary strategy a config asks for, built with the objects it needs: greedy unless the
+config sets ``semantic`` or the caller hands in an ``llm``. The embedding scorer's model is the
+caller's :class:`~mdchunk.embedding.Embedder`, else a lazy one that loads nothing until a seam is
+first scored."""
 
 from __future__ import annotations
 

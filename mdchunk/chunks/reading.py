@@ -1,12 +1,6 @@
-"""What reading a document gives the chunker, and each format's share of it: its blocks'
-section trees, its metadata (front matter), its page (title, anchors, URL) and the way back from
-the text the blocks index to the string the caller passed.
-
-A :class:`Reading` is what :class:`~mdchunk.chunks.chunker.Chunker` packs and what ``mdchunk
-inspect`` and ``--stats`` show the blocks of; :mod:`.read` is the one path that makes it
-(decode, clean, pick the reader, parse, includes). The readers here take the cleaned text and
-parse it with :mod:`mdchunk.formats`; nothing here plans or packs a chunk.
-"""
+"""What reading a document gives the chunker: its blocks' section trees, its metadata, its page
+(title, anchors, URL) and the way back from the text the blocks index to the caller's string.
+:mod:`.read` is the one path that makes a :class:`Reading`; nothing here plans or packs."""
 
 from __future__ import annotations
 
