@@ -1,9 +1,6 @@
-"""What the command line prints besides its results' own lines: mdchunk's errors as one line
-each, the failed files of a run that goes on, JSON Lines records, notes and a progress bar.
-
-Exit status (docs/contract.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
-failed dependency — always with one line that names the file or service, never a traceback.
-"""
+"""What the command line prints besides its results' own lines: errors as one line each (exit
+status 1, 2 for usage: docs/contract.md), the failed files of a run, JSON Lines records, notes
+and a progress bar."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""The command line's settings: defaults, then a config file, then flags, each value tagged
-with where it came from.
-
-The file is ``mdchunk.toml`` (its top level) or ``pyproject.toml`` (its ``[tool.mdchunk]``
-table), the first found from the working folder upwards. Its keys are every field of
-:class:`~mdchunk.ChunkerConfig` plus those of :class:`RunOptions`, read from the dataclasses
-themselves: a field added to either is a config key, type-checked from its annotation, with
-no edit here. ``max-tokens`` and ``max_tokens`` are the same key.
-"""
+"""The command line's settings: defaults, then a config file (``mdchunk.toml``, or
+``[tool.mdchunk]`` of ``pyproject.toml``, the first found upwards), then flags, each value tagged
+with where it came from. The keys are read from :class:`~mdchunk.ChunkerConfig` and
+:class:`RunOptions` themselves, type-checked from their annotations."""
 
 from __future__ import annotations
 
