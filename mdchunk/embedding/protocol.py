@@ -1,13 +1,7 @@
-"""The one thing every embedding model is to mdchunk: text in, unit-length vectors out.
-
-The indexer needs more from a model than vectors: its window (so the chunker never makes a chunk
-the model would silently truncate), its tokenizer (so chunks are sized in the model's own tokens)
-and a portable name (recorded in the index, so another model or machine is detected). The
-semantic scorer needs only the vectors. One protocol names all of it, so that the model an index
-embeds with is the model its seams are scored with, and a test's fake serves both.
-
-This module imports nothing of any model: the plan stage knows embedders by it alone.
-"""
+"""The one thing every embedding model is to mdchunk: text in, unit-length vectors out, with its
+window (so no chunk is silently truncated), its tokenizer (so chunks are sized in its tokens) and
+a portable name (recorded in the index). Imports nothing of any model: the plan stage knows
+embedders by it alone."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""Which model a spec names, where its files are, and what they say, without loading it.
-
-A spec is ``None`` (the bundled all-MiniLM-L6-v2), a local folder or a hub name already in the
-local cache; nothing is ever downloaded. Reading a model's config files tells its dimension and
-window, so that an index run with nothing new to embed never loads torch or the weights.
-"""
+"""Which model a spec names, where its files are, and what they say, without loading it: ``None``
+(the bundled all-MiniLM-L6-v2), a local folder or a hub name already in the local cache (nothing
+is downloaded), so that a run with nothing new to embed never loads torch."""
 
 from __future__ import annotations
 

@@ -1,12 +1,5 @@
-"""The sentence-transformers embedder: a model from local files, on torch or ONNX.
-
-It runs its model with PyTorch or, by default where onnxruntime is installed, with
-onnxruntime on the model exported to ONNX and quantized to int8 (``backend``: ``torch``,
-``onnx``, ``onnx-int8``; :mod:`.onnx_export` exports and caches, :mod:`.onnx_runtime` runs,
-:mod:`.torch_runtime` loads torch models). The backend is part of what an index records
-(:mod:`.backends`), so vectors of two backends never mix in one collection. Where torch sees a
-GPU, the default is torch on it, in half precision, with larger batches.
-"""
+"""The sentence-transformers embedder: a model from local files, on torch, or by default where
+onnxruntime is installed on its ONNX export quantized to int8; on a GPU, torch in half precision."""
 
 from __future__ import annotations
 

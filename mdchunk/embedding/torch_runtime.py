@@ -1,10 +1,6 @@
-"""Sentence-transformers models on PyTorch, loaded from local files on first use.
-
-Every torch model of a process loads through :func:`load_model`, so a model used to score seams
-and to embed chunks is loaded once. :class:`LazyEmbedder` is the semantic scorer's default: a
-model spec that loads nothing until the first seam is scored, so importing mdchunk, or chunking
-greedily, never imports torch.
-"""
+"""Sentence-transformers models on PyTorch, loaded once per process from local files on first
+use; :class:`LazyEmbedder` loads nothing until the first seam is scored, so chunking greedily
+never imports torch."""
 
 from __future__ import annotations
 
