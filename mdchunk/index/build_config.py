@@ -1,9 +1,6 @@
-"""What an index is built with: the chunker config of its levels (grown from the leaf budget
-and capped at the model's window), the config's portable fingerprint, the BM25 analyzer a
-corpus needs and the model ``auto`` stands for.
-
-Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
-"""
+"""What an index is built with: the chunker config of its levels, the config's portable
+fingerprint, the BM25 analyzer and the model ``auto`` stands for; decided before a run plans or
+writes anything."""
 
 from __future__ import annotations
 

@@ -1,15 +1,6 @@
-"""The keyword forms of :func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search`,
-as the ``chunk_*`` functions take theirs: ``config=`` whole, a keyword for any field of it or
-of a config it holds (``index_paths(paths, max_tokens=256, db="kb.db")``), a keyword overriding
-the config's field.
-
-The keyword a field answers to is read off the dataclasses themselves (:func:`with_options`):
-a field added to :class:`~mdchunk.index.config.IndexConfig`, ``SearchConfig``,
-``EmbedderConfig``, ``StoreConfig`` or :class:`~mdchunk.ChunkerConfig` is a keyword with no
-edit here, and only its line in the matching ``*Options`` below types it for a checker (a
-test keeps the two in step). A keyword that is no field is a :class:`~mdchunk.ConfigError`
-naming it and the close matches.
-"""
+"""The keyword forms of :func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search`, as
+the ``chunk_*`` functions take theirs: a keyword for any field of the config or of a config it
+holds, overriding the config's field."""
 
 from __future__ import annotations
 

@@ -1,14 +1,8 @@
-"""The units of a leaf, embedded beside it for multi-vector search.
-
-A sentence encoder embeds a long leaf as an average of its topics, and a question about one
-fact in it lands far away. So the leaf's *units* (sentences, list items, table rows with the
-table's header, groups of code lines) are embedded too, and a dense search scores a leaf by
-its own vector and its best unit's (:func:`mdchunk.index.search.unit_scored`), still returning
-the leaf.
-
-Units are read from the leaf's text the same way every time (an id is its leaf's id and its
-text hashed, :func:`unit_id`), leaving out headings (the breadcrumb says them), what the page
-does not show, units too short to mean anything alone, and the one unit of a one-unit leaf."""
+"""The units of a leaf (sentences, list items, table rows with their header, groups of code
+lines), embedded beside it: a long leaf embeds as an average of its topics, so a dense search
+scores a leaf by its own vector and its best unit's, still returning the leaf. A unit's id is its
+leaf's id and its text hashed (:func:`unit_id`); headings, hidden text and units too short to
+mean anything are left out."""
 
 from __future__ import annotations
 
