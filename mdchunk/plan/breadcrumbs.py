@@ -1,11 +1,7 @@
-"""Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``).
-
-A breadcrumb never takes more than a sixteenth of the budget (:data:`CRUMB_SHARE`; a Q&A pair's
-question, half of it: :data:`QUESTION_SHARE`): it drops the
-headings between the outermost and the innermost first (``A > … > C``, so a page title stays),
-then the outermost (``… > C``), and a single heading too long for that keeps its end. It yields to a
-block that fits the budget only without it: shortened the same way, to nothing if need be.
-"""
+"""Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``), in at
+most a sixteenth of the budget (:data:`CRUMB_SHARE`; a Q&A question, half:
+:data:`QUESTION_SHARE`): the middle headings go first (``A > … > C``), then the outermost. It
+yields to a block that fits only without it, down to nothing."""
 
 from __future__ import annotations
 

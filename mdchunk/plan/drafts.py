@@ -1,9 +1,5 @@
-"""Drafts: a planned chunk's span, breadcrumb, ``embed_text`` and exact token count.
-
-The budget counts ``embed_text`` (breadcrumb, repeated header or fence, then the text), exactly,
-from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch of the source once
-(text that hidden markup changed: :mod:`.visible`).
-"""
+"""Drafts: a planned chunk's span, breadcrumb, ``embed_text`` and exact token count (the budget
+counts ``embed_text``, from the span counts of :mod:`mdchunk.tokens.spans`)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Pieces: the spans a packer fills chunks with, and how one is cut one seam finer.
-
-A piece is a whole block, or a part of one (an item, a row, a line, a sentence, a word, a run
-of tokens). One that does not fit is cut at its seam (the ladder of
-:mod:`mdchunk.formats.kinds`): a list between items, a table between rows (header repeated),
-code between lines (fence reopened), prose between sentences, then words, then tokens. A
-:class:`Group` is the pieces of the chunk a packer is filling.
-"""
+"""Pieces: the spans a packer fills chunks with (a block, or an item, row, line, sentence, word
+or run of tokens of one), and how one that does not fit is cut one seam finer. A :class:`Group`
+is the pieces of the chunk a packer is filling."""
 
 from __future__ import annotations
 

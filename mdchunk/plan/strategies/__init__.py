@@ -1,12 +1,6 @@
-"""Boundary strategies: where, among the cuts a run of pieces allows, its chunks end.
-
-Structure decides where a chunk *may* end (between blocks, items, rows, lines, sentences: the
-seams of :mod:`mdchunk.formats.kinds`); a strategy decides where chunks *do* end. Every strategy
-receives the same :class:`Run` and kit and must keep every guarantee; it returns the drafts of
-its chunks, whose spans are the cut positions it chose. The greedy strategy (fill each chunk
-until the next piece does not fit) is the default; strategies that score seams by meaning plug
-in beside it.
-"""
+"""Boundary strategies: where, among the cuts a run of pieces allows, its chunks end. Structure
+decides where a chunk *may* end, a strategy where chunks *do*; every strategy keeps every
+guarantee. Greedy is the default."""
 
 from __future__ import annotations
 
