@@ -1,11 +1,7 @@
-"""Finding the documents under the paths a user names, with their ids.
-
-Kept apart from indexing so that ``mdchunk chunk`` can walk a folder without importing the
-embedding or Milvus extras. Folders are walked top-down so that an ignored folder
-(``node_modules/``, ``build/``) is never entered; which files are taken is decided by
-gitignore-style patterns (:mod:`pathspec`), the same syntax for ``--glob``, ``--exclude`` and
-the ``.gitignore`` files found on the way.
-"""
+"""Finding the documents under the paths a user names, with their ids, without importing the
+embedding or Milvus extras. Folders are walked top-down so that an ignored folder is never
+entered; gitignore-style patterns (:mod:`pathspec`) serve ``--glob``, ``--exclude`` and the
+``.gitignore`` files alike."""
 
 from __future__ import annotations
 
