@@ -1,9 +1,5 @@
 """The one view of a tokenizer the chunker needs: ``count``, and ``prefix_within`` (the
-last-resort cut).
-
-Whatever the user names — a tiktoken encoding, a Hugging Face tokenizer, any ``str -> int``
-callable — is wrapped in a :class:`TokenCounter` by :mod:`mdchunk.tokens.resolve`.
-"""
+last-resort cut); :mod:`mdchunk.tokens.resolve` wraps whatever the user names in it."""
 
 from __future__ import annotations
 
