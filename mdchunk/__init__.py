@@ -1,14 +1,9 @@
 """mdchunk: structure-aware chunking of Markdown and plain-text knowledge bases for retrieval.
 
-It never cuts a code block, table or list that fits, never emits a heading without its body,
-sizes chunks in real tokens, and records exactly where every chunk came from.
-
-The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks)
-→ ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``embedding``
-(the models, loaded on first use) → ``plan`` (sections, packing, boundary strategies) →
-``chunks`` (the entry points below) → ``index`` (Milvus, search); ``sources`` finds and batches
-files, ``cli`` sits on top.
-"""
+The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks) →
+``text`` → ``tokens`` → ``embedding`` → ``plan`` (sections, packing, boundary strategies) →
+``chunks`` (the entry points below) → ``index`` (stores, search); ``sources`` finds and batches
+files, ``serve`` and ``cli`` sit on top."""
 
 from __future__ import annotations
 
