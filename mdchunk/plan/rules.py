@@ -2,31 +2,10 @@
 
 Like markdown-it's rule chains: each rule looks at the packer's state and the piece, and either
 takes the piece (returns ``True``) or leaves it to the next rule. Each names the guarantee of
-``docs/contract.md`` it serves, so that the place where a guarantee is enforced is one step away:
-
-======================  ======================================================================
-rule                    guarantee
-======================  ======================================================================
-close_at_planned_cut    a strategy's plan, never against 3: a chunk with content ends there
-open_fresh_chunk        1 (budget): a piece that fits an empty chunk starts it
-add_if_it_fits          1 (budget): a piece that fits the chunk being filled joins it
-tail_keeps_company      3 (no heading alone): an empty section's heading never starts a chunk
-start_next_chunk        2 (no cut block that fits): a piece that fits a chunk of its own waits
-breadcrumb_yields       2 before the breadcrumb: a block that fits only without it shortens it
-shed_spare_headings     1 before 3: empty sections' headings stand alone only when they must
-close_heading_run       3: a heading is never cut to sit after headings without content
-nested_heading_yields   2 before 3 inside a container: a block that fits is not cut for a
-                        heading nested in a quote or item before it
-cut_finer               2 and 1: only what does not fit is cut, one seam finer
-======================  ======================================================================
-
-:meth:`PiecePacker.close` adds the last two safeguards when a chunk is emitted: glue (a heading,
-a table's header row) never ends a chunk (3), and an exact count over budget sheds overlap and
-pieces until it fits (1).
-
-A rule sees the packer as a :class:`Packer`: the state and moves it may use, declared here, so
-that the packer imports its rules and the rules import nothing of the packer.
-"""
+``docs/contract.md`` it serves (the map: ``docs/guarantees.md``); :meth:`PiecePacker.close` adds
+the last two safeguards when a chunk is emitted (glue never ends a chunk, and an exact count over
+budget sheds overlap and pieces). A rule sees the packer as a :class:`Packer`, so that the packer
+imports its rules and the rules import nothing of the packer."""
 
 from __future__ import annotations
 
