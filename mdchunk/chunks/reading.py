@@ -204,9 +204,8 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 
 def _strings_at_once(loader: Any) -> Any:
-    """``loader`` whose constructor returns a string scalar's value without the generic
-    dispatch: what ``construct_yaml_str`` returns for it, the node's own ``value`` (most
-    front matter values are strings; it saves 15% of loading Hugo's front matter). Used
+    """``loader`` whose constructor returns a string scalar's own ``value`` without the
+    generic dispatch (most front matter values are strings), as ``construct_yaml_str`` would;
     only while the loader's ``str`` constructor is PyYAML's own."""
     if loader is None or loader.yaml_constructors.get(_STR_TAG) is not \
             yaml.constructor.SafeConstructor.construct_yaml_str:
@@ -226,10 +225,9 @@ _C_SAFE_LOADER: Any = _strings_at_once(getattr(yaml, "CSafeLoader", None))
 
 
 def load_yaml(text: str) -> Any:
-    """``yaml.safe_load(text)``, parsed by libyaml where PyYAML has it: the pure-Python parser
-    took a quarter of the time a Hugo page took to chunk (issue 32). Both feed the same Python
-    constructor and resolver; whatever the C parser refuses the pure one reads again, so an
-    error (and its line) is the one ``safe_load`` gives."""
+    """``yaml.safe_load(text)``, parsed by libyaml where PyYAML has it (the pure-Python parser
+    is slow); whatever the C parser refuses the pure one reads again, so an error (and its
+    line) is the one ``safe_load`` gives."""
     if _C_SAFE_LOADER is not None:
         try:
             return yaml.load(text, Loader=_C_SAFE_LOADER)

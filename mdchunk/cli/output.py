@@ -154,7 +154,7 @@ def write_hits(hits: Iterable[SearchHit]) -> None:
 
 def note_preamble(chunks: list[Chunk]) -> None:
     """Say on stderr that a Q&A file's text before its first question is in the metadata, not
-    in a chunk (issue 15), so that nobody looks for it among the chunks."""
+    in a chunk, so that nobody looks for it among the chunks."""
     from ..formats.qa import PREAMBLE_KEY
 
     preamble = chunks[0].metadata.get(PREAMBLE_KEY) if chunks else None

@@ -107,11 +107,8 @@ class OnnxSession:
     and the same ids fill them (:meth:`encode`, :meth:`encode_batches`).
 
     Each forward pass runs on one thread, and ``workers`` passes (default: one per core this
-    process may use) run at once on different batches (issue 32). Splitting every operator of
-    one pass over the cores, as before, woke the pool's sleeping threads a few hundred times a
-    pass for operators of a few microseconds: CPU time and wall time lost to waiting. Batches
-    are independent (a vector does not depend on its batch), so running them side by side
-    changes no vector.
+    process may use) run at once on different batches: splitting each pass's tiny operators
+    over the cores lost time waking threads, and a vector does not depend on its batch.
     """
 
     def __init__(self, export: Export, *, quantized: bool, threads: int = 1,

@@ -21,11 +21,8 @@ __all__ = ["GPU_BATCH_SCALE", "ONNX_BATCH_TOKENS", "SentenceTransformerEmbedder"
 
 #: A batch on a GPU holds this many times the tokens of one on the CPU.
 GPU_BATCH_SCALE = 4
-#: Tokens an ONNX batch holds, padding included. Measured on 2 cores (BENCHMARKS.md, issue
-#: 32): a larger batch costs more CPU time per text, not less (8,192 tokens: 2.3 times the CPU
-#: of 256), presumably as its activations outgrow the caches; short texts still gain from
-#: sharing a run (16-token texts: half the CPU time of one a run). So a long text runs alone
-#: and short ones about a dozen at a time.
+#: Tokens an ONNX batch holds, padding included: a larger batch costs more CPU time per text
+#: (BENCHMARKS.md), so a long text runs alone and short ones about a dozen at a time.
 ONNX_BATCH_TOKENS = 256
 
 

@@ -118,8 +118,7 @@ def rules_for(site: str, mdx: bool, table: tuple[MarkupRule, ...] = MARKUP_RULES
 
 def on_page(source: str, rules: tuple[MarkupRule, ...]) -> tuple[MarkupRule, ...]:
     """The ``rules`` one of whose marks ``source`` holds (the others read nothing there): each
-    mark looked for by ``in``, many times faster than one search for an alternation of them
-    (20 ms on a 0.7 MB page)."""
+    mark looked for by ``in``, many times faster than one search for an alternation of them."""
     return tuple(rule for rule in rules if any(mark in source for mark in rule.marks))
 
 

@@ -23,8 +23,7 @@ __all__ = ["NEAR_DUPLICATE", "SHINGLE", "DuplicateCounter", "carry_locations", "
            "collapse_identical", "location_of", "passage_key", "per_page", "placed", "shingles",
            "similarity"]
 
-#: Jaccard similarity of two passages' shingle sets at or above which they are one passage
-#: (measured on the shared corpora: see the module docstring).
+#: Jaccard similarity of two passages' shingle sets at or above which they are one passage.
 NEAR_DUPLICATE = 0.8
 #: Words per shingle.
 SHINGLE = 3

@@ -36,9 +36,8 @@ BACKEND_CHOICES: tuple[str, ...] = get_args(BackendChoice)
 AnalyzerChoice = Literal["auto", "standard", "jieba"]
 ANALYZER_CHOICES: tuple[str, ...] = get_args(AnalyzerChoice)
 #: Candidates each side of a search draws, whatever ``k`` is (:attr:`SearchConfig.depth`).
-#: Chosen on the styles bench (BENCHMARKS.md, issue 46): at k=5, 100 found the whole answer
-#: to 2 more of RocketMQ's 59 paraphrased Chinese questions than 50 (hybrid 54.2% against
-#: 50.8%), and the same on every other set; it also holds the largest ``k`` the service answers.
+#: Chosen on the styles bench (BENCHMARKS.md); it also holds the largest ``k`` the service
+#: answers.
 DEFAULT_DEPTH = 100
 
 
@@ -115,9 +114,8 @@ class IndexConfig:
     #: Embed each leaf's units too (sentences, list items, table rows, code lines:
     #: :mod:`mdchunk.index.units`) and score a leaf by its own vector and its best unit's.
     units: bool = False
-    #: Add CJK character bigrams to what BM25 reads, of leaves and queries
-    #: (:func:`mdchunk.index.rows.search_text`): on by default, since the styles bench found
-    #: them raising paraphrased Chinese questions and lowering no lexical one (issue 31).
+    #: Add CJK character bigrams to what BM25 reads, of leaves and queries: on by default, since
+    #: they raised paraphrased Chinese questions and lowered no lexical one (BENCHMARKS.md).
     bigrams: bool = True
     #: Every chunk's metadata defaults: a page's front matter overrides a key (as a site's
     #: params do); stored and filterable, never in a chunk's text. A changed one rewrites

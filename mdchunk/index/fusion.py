@@ -50,13 +50,9 @@ class Fusion:
                              "not both zero")
 
 
-#: The fusion hybrid search uses unless told otherwise: ``peaked`` with equal weights, each
-#: list weighted by how sure it is of its first hits. On issue 31's bench it answered more of
-#: the questions asked in the asker's own words than min-max score fusion weighting BM25 0.7
-#: (the default before: English 62.9% against 50.0%, Chinese the same 50.8%), in no corpus
-#: fewer, and no fewer of the questions that reuse the pages' words (BENCHMARKS.md, issue 31,
-#: "After: fusion and query expansion"); a fixed weighting could not do both, since English
-#: paraphrases want the dense side ahead and Chinese ones BM25.
+#: The fusion hybrid search uses unless told otherwise: ``peaked`` with equal weights. A fixed
+#: weighting could not serve both languages' paraphrases (English ones want the dense side
+#: ahead, Chinese ones BM25); the figures are in BENCHMARKS.md.
 DEFAULT_FUSION = Fusion("peaked", (1.0, 1.0))
 
 

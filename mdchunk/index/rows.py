@@ -92,8 +92,8 @@ def metadata_term(key: str, kind: str, value: object) -> str:
 def metadata_terms(metadata: Mapping[str, Any]) -> str:
     """The ``terms`` of a row: one for each scalar value of its metadata and each scalar item of
     a list, space-separated with a space at either end. Milvus evaluates a JSON filter row by
-    row, ten times slower than ``like`` over this text (BENCHMARKS.md, "Filters"), so
-    equality, ``in`` and ``contains`` read it; ordering reads the JSON."""
+    row, far slower than ``like`` over this text, so equality, ``in`` and ``contains`` read
+    it; ordering reads the JSON."""
     terms: set[str] = set()
     for key, value in metadata.items():
         items = [("in", v) for v in value] if isinstance(value, list) else [("=", value)]

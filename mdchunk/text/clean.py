@@ -146,9 +146,8 @@ _KEPT_ASCII = bytes(range(0x20, 0x7F)) + b"\t\n\r\x0b\x0c"
 
 
 def _may_remove(source: str) -> bool:
-    """Whether ``source`` holds a character hygiene removes. Searched among its other characters
-    only (its UTF-8 with those bytes deleted): on mostly-ASCII text a few percent of it, which
-    costs a twentieth of searching the whole (18 ms a clean 1.4 MB corpus before)."""
+    """Whether ``source`` holds a character hygiene removes, searched among its other characters
+    only (its UTF-8 with those bytes deleted): on mostly-ASCII text a few percent of it."""
     rest = source.encode("utf-8", "surrogatepass").translate(None, _KEPT_ASCII)
     return bool(rest) and _REMOVED.search(rest.decode("utf-8", "surrogatepass")) is not None
 
