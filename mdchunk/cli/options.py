@@ -301,11 +301,13 @@ SELECTION = ("globs", "excludes", "gitignore")
 Command = Callable[..., None]
 
 
-def with_flags(*layout: str) -> Callable[[Command], Command]:
-    """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
-    parameters, all in ``layout`` 's order (the order ``--help`` lists them), then
-    ``--verbose``. The command declares only its own parameters and ``flags``: the table's
-    flags' values, checked, under their keys (``None``: not given)."""
+def with_flags(*layout: str, table: Mapping[str, Flag] | None = None
+               ) -> Callable[[Command], Command]:
+    """A command with the shared flags (:data:`FLAGS`, and a command's own ``table``) that
+    ``layout`` names among its own parameters, all in ``layout`` 's order (the order ``--help``
+    lists them), then ``--verbose``. The command declares only its own parameters and
+    ``flags``: the tables' flags' values, checked, under their keys (``None``: not given)."""
+    tables = {**FLAGS, **(table or {})}
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True).parameters
@@ -313,8 +315,8 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
         if unplaced:  # a programming error: a parameter help would not show
             raise TypeError(f"{command.__name__}: {sorted(unplaced)} not in its layout")
         params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                                    default=FLAGS[name].default,
-                                    annotation=FLAGS[name].option) if name in FLAGS
+                                    default=tables[name].default,
+                                    annotation=tables[name].option) if name in tables
                   else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
                   for name in layout]
         params.insert(0, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
@@ -322,15 +324,15 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
         params.append(inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY,
                                         default=False, annotation=VerboseOption))
 
-        keys = {FLAGS[name].key if name in FLAGS else name: name for name in layout}
+        keys = {tables[name].key if name in tables else name: name for name in layout}
 
         @functools.wraps(command)
         def run(ctx: typer.Context, **values: Any) -> None:
             running = running_command.set((ctx, keys))  # a flag's bad value: flag_error
             try:
                 with debug_log(values.pop("verbose")):
-                    flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
-                             for name in layout if name in FLAGS}
+                    flags = {tables[name].key: tables[name].parse(values.pop(name))
+                             for name in layout if name in tables}
                     command(flags=flags, **values)
             finally:
                 running_command.reset(running)
