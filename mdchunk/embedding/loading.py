@@ -17,10 +17,9 @@ __all__ = ["load_embedder", "seam_embedder"]
 
 def load_embedder(model: str | Embedder | None,
                   backend: Backend | Literal["auto"] | None = None) -> Embedder:
-    """``model`` itself when it is an :class:`~.protocol.Embedder`; the multilingual Universal
-    Sentence Encoder for ``"use-multilingual"`` (numpy: it has no backend to choose,
-    ``backend`` is ignored); else the sentence-transformers model of that name or path
-    (``None``: the bundled default) on ``backend`` (``None``:
+    """``model`` itself when it is an :class:`~.protocol.Embedder`; USE multilingual for
+    ``"use-multilingual"`` (``backend`` ignored); else the sentence-transformers model of that
+    name or path (``None``: the bundled default) on ``backend`` (``None``:
     :func:`~.backends.default_backend`)."""
     if isinstance(model, Embedder):
         return model

@@ -16,13 +16,9 @@ __all__ = ["Embedder"]
 
 @runtime_checkable
 class Embedder(Hashable, Protocol):
-    """An embedding model as the indexer, search and the semantic scorer use it; hashable (as
-    objects are, by identity) so that a chunker can be kept per model.
-
-    The attributes are read-only properties here so that an embedder may work them out late
-    (:class:`~mdchunk.embedding.torch_runtime.LazyEmbedder` loads nothing until it must); a
-    plain attribute satisfies them as well.
-    """
+    """An embedding model as the indexer, search and the semantic scorer use it; hashable (by
+    identity) so that a chunker can be kept per model. The attributes are read-only properties so
+    that an embedder may work them out late; a plain attribute satisfies them as well."""
 
     @property
     def name(self) -> str:

@@ -48,10 +48,9 @@ class CrossEncoderReranker:
 
 
 def load_reranker(spec: str | os.PathLike[str] | Reranker) -> Reranker:
-    """``spec`` itself when it is a callable; else the cross-encoder of that name or folder.
-
-    The model's files are looked for now (a folder, or a hub name in the local cache), so that
-    a name misspelt is said before any search runs; the weights load on the first call."""
+    """``spec`` itself when it is a callable; else the cross-encoder of that name or folder, its
+    files looked for now (so a misspelt name is said before any search runs), its weights loaded
+    on the first call."""
     if callable(spec):
         return spec
     if not isinstance(spec, (str, os.PathLike)) or not os.fspath(spec):

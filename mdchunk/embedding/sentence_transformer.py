@@ -27,17 +27,13 @@ ONNX_BATCH_TOKENS = 256
 
 
 def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
-    """Indices of ``lengths`` (token counts) in batches, longest texts first, each batch holding
-    at most ``budget`` tokens once padded to its longest text (at least one text).
-
-    A model pads every text of a batch to the batch's longest, so sorting first wastes almost
-    nothing on padding, and a token budget rather than a fixed count lets a batch of short
-    texts hold many: fewer, fuller forward passes. The longest come first so that a batch too
-    large for memory fails at once, not at the end of a long run.
+    """Indices of ``lengths`` (token counts) in batches, longest texts first, each batch holding at
+    most ``budget`` tokens once padded to its longest text (at least one text): sorted, little is
+    padding; a token budget lets a batch of short texts hold many; the longest first, so that a
+    batch too large for memory fails at once.
 
     >>> length_batches([5, 100, 7, 98, 6], budget=200)
-    [[1, 3], [2, 4, 0]]
-    """
+    [[1, 3], [2, 4, 0]]"""
     if budget < 1:
         raise ConfigError(f"batch_tokens={budget} must be at least 1")
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
@@ -54,19 +50,13 @@ def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from local files only.
 
-    ``model`` is a local directory, a hub name already in the local cache (e.g. ``BAAI/bge-m3``)
-    or ``None`` for the bundled all-MiniLM-L6-v2. ``backend`` is ``torch``, ``onnx`` (the model
-    exported to ONNX, run by onnxruntime) or ``onnx-int8`` (the export quantized to int8);
-    ``None`` or ``auto`` is :func:`default_backend`. A model that cannot be exported runs on
-    torch, said once with why; :attr:`backend` then says ``torch``. ``device`` (torch only)
-    ``None`` picks CUDA when available, where the model runs in half precision and a batch
-    holds :data:`GPU_BATCH_SCALE` times the tokens.
-
-    Texts are embedded in batches by length (:func:`length_batches`): each batch holds at most
-    ``batch_tokens`` tokens, by default as many as ``batch_size`` texts of the model's full
-    window (on ONNX at most :data:`ONNX_BATCH_TOKENS`), so a batch of short texts holds more of
-    them and no batch takes more memory than ``batch_size`` texts ever could.
-    """
+    ``model`` is a local directory, a hub name already in the local cache or ``None`` for the
+    bundled all-MiniLM-L6-v2. ``backend`` is ``torch``, ``onnx`` or ``onnx-int8`` (``None`` or
+    ``auto``: :func:`default_backend`); a model that cannot be exported runs on torch, said once.
+    ``device`` (torch only) ``None`` picks CUDA when available, in half precision with
+    :data:`GPU_BATCH_SCALE` times the tokens a batch. Texts are embedded in batches by length
+    (:func:`length_batches`) of at most ``batch_tokens`` tokens (by default ``batch_size`` texts
+    of the full window; on ONNX at most :data:`ONNX_BATCH_TOKENS`)."""
 
     def __init__(self, model: str | None = None, device: str | None = None,
                  batch_size: int = 32, *, backend: Backend | Literal["auto"] | None = None,

@@ -59,13 +59,9 @@ def auto_device() -> str:
 
 
 class LazyEmbedder:
-    """A model spec (``None`` for the bundled all-MiniLM-L6-v2, a hub name in the local cache,
-    or a folder) that loads on the first :meth:`embed`, on the CPU, in batches.
-
-    Its vectors are the model's own ``encode`` at ``batch_size`` texts a pass: what seams were
-    always scored with. The rest of :class:`~.protocol.Embedder` is worked out when asked (the
-    scorer never asks), from the model's config files or else the loaded model.
-    """
+    """A model spec (``None`` for the bundled all-MiniLM-L6-v2, a cached hub name, or a folder)
+    that loads on the first :meth:`embed`, on the CPU; the rest of :class:`~.protocol.Embedder`
+    is worked out when asked, from the model's config files or else the loaded model."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
         self.model = model
