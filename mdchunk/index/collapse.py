@@ -92,10 +92,9 @@ class _Group:
 
 
 class _Groups:
-    """The kept groups, found by passage and by shingle: a search's pool holds a hundred hits,
-    and comparing each with every kept one made collapsing it cost more than the search. A
-    hit is compared only with the groups that share a shingle with it, which gives the same
-    first match as comparing with all of them in order (a group sharing none is 0 alike)."""
+    """The kept groups, found by passage and by shingle: a hit is compared only with the groups
+    that share a shingle with it (a group sharing none is 0 alike), which gives the same first
+    match as comparing with all of them, at a fraction of the cost."""
 
     def __init__(self, threshold: float | None) -> None:
         self.threshold = threshold

@@ -198,8 +198,7 @@ def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]], passages: Seq
 
 def _breaks(text: str, offset: int) -> int:
     """Line breaks before ``offset`` in ``text``, CRLF, CR and LF alike (as the chunker counts
-    lines: :class:`~mdchunk.formats.blocks.LineIndex`), by three counts rather than an index
-    of every line of a text only a few offsets of are asked."""
+    lines), by three counts rather than an index of every line."""
     return (text.count("\n", 0, offset) + text.count("\r", 0, offset)
             - text.count("\r\n", 0, offset))
 
