@@ -2,7 +2,8 @@
 
 :mod:`.read` reads a document into blocks, :mod:`mdchunk.plan` nests them under headings and
 plans drafts under the budget, and :meth:`Chunker._chunk` turns drafts into chunks with ids,
-line numbers and metadata. Only :meth:`Chunker.chunk_file` does I/O."""
+line numbers and metadata. Only :meth:`Chunker.chunk_file` does I/O. :func:`boundary_strategy`
+is the strategy a config asks for (greedy unless ``semantic`` or an ``llm``)."""
 
 from __future__ import annotations
 
@@ -13,22 +14,40 @@ from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_LEVELS, ChunkerConfig
-from ..embedding import Embedder
+from ..embedding import Embedder, seam_embedder
 from ..errors import InputError
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.breadcrumbs import crumb_titles
-from ..plan.strategies.llm import LLM_TIMEOUT, Llm
+from ..plan.strategies import GreedyStrategy
+from ..plan.strategies.llm import LLM_TIMEOUT, Llm, LlmStrategy
+from ..plan.strategies.scorers import EmbeddingScorer, LexicalScorer, SeamScorer
+from ..plan.strategies.semantic import SemanticStrategy
 from ..tokens import get_counter
-from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
 from .context import Enrich, Enricher, doc_context, lead_in, with_line
 from .includes import IncludeRoot
 from .read import read, read_file
 from .reading import Reading
 
-__all__ = ["Chunker", "reader_of"]
+__all__ = ["Chunker", "boundary_strategy", "reader_of"]
+
+
+def boundary_strategy(config: ChunkerConfig, embedder: Embedder | None = None,
+                      llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT
+                      ) -> BoundaryStrategy:
+    """The strategy for ``config``: greedy, semantic (``config.semantic``), or the LLM's
+    proposals falling back to semantic (lexical when the config names no scorer)."""
+    if config.semantic is None and llm is None:
+        return GreedyStrategy()
+    scorer: SeamScorer
+    if config.semantic == "embedding":
+        scorer = EmbeddingScorer(embedder or seam_embedder(config.semantic_model))
+    else:
+        scorer = LexicalScorer()
+    semantic = SemanticStrategy(scorer, config.semantic_threshold)
+    return semantic if llm is None else LlmStrategy(llm, semantic, llm_timeout)
 
 
 class Chunker:

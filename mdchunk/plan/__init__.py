@@ -8,8 +8,7 @@ from .hierarchy import Node, plan_hierarchy
 from .kit import PackingKit
 from .section_packer import SectionPacker
 from .sections import Section, build_sections
-from .strategies import BoundaryStrategy, Run
-from .strategies.greedy import GreedyStrategy
+from .strategies import BoundaryStrategy, GreedyStrategy, Run
 
 __all__ = ["BoundaryStrategy", "Draft", "GreedyStrategy", "Node", "PackingKit", "Run", "Section",
            "SectionPacker", "Tiling", "build_sections", "plan_hierarchy"]

@@ -11,9 +11,10 @@ from typing import Protocol
 from ...formats.blocks import Block
 from ..drafts import Draft
 from ..kit import PackingKit
+from ..piece_packer import PiecePacker
 from ..pieces import Piece
 
-__all__ = ["BoundaryStrategy", "Run"]
+__all__ = ["BoundaryStrategy", "GreedyStrategy", "Run"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,3 +33,13 @@ class BoundaryStrategy(Protocol):
 
     def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
         """The run's chunks as drafts, in order, tiling its non-blank text."""
+
+
+class GreedyStrategy:
+    """Fill each chunk until the next piece does not fit, then start the next: every decision
+    is one of the named rules of :mod:`mdchunk.plan.rules`."""
+
+    name = "greedy"
+
+    def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
+        return PiecePacker(kit, run.path).pack(run.pieces)
