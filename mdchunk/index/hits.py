@@ -30,9 +30,11 @@ class Location:
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    """A passage of a hit that best answers the query (:mod:`mdchunk.index.highlights`):
-    ``hit.text[start:end]``, on lines ``line_start``-``line_end`` of the document; ``score`` is
-    higher-is-better within a hit."""
+    """A passage of a hit that best answers the query: its matching lines
+    (:mod:`mdchunk.index.highlights`). ``hit.text[start:end]`` is the passage (a sentence, list
+    item, table row or lines of code, or several adjacent ones merged);
+    ``line_start``-``line_end`` are its lines in the document (1-based, as the hit's own);
+    ``score`` says how well it matched, higher is better within a hit."""
 
     start: int
     end: int
@@ -46,7 +48,9 @@ class SearchHit:
     """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
 
     A hit is a leaf, or with ``expand`` a parent standing for the leaves that matched inside it
-    (its score is their best). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span in
+    (its score is their best). ``text`` is what to show, ``line_start``-``line_end`` and
+    ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth in
+    the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span in
     ``text``, in document order; an unexpanded leaf marks all of itself. Tuples, so that a hit
     stays hashable (``metadata`` is left out of its hash)."""
 
