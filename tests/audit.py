@@ -348,10 +348,12 @@ def _prose_leaves(blocks: Sequence[Block], prefix: str = "") -> Iterator[tuple[B
 
 
 def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
-                counter: TokenCounter, max_tokens: int) -> list[tuple[int, Span]]:
+                counter: TokenCounter, max_tokens: int, company: bool = True
+                ) -> list[tuple[int, Span]]:
     """Chunk ends and starts inside an inline construct of prose (:func:`inline_spans`: a
     link, an image, a code span, emphasis, an HTML element) that fits a chunk of its own with
-    the largest breadcrumb: ``(chunk index, construct)``."""
+    the largest breadcrumb: ``(chunk index, construct)``. With ``company``, a cut that gives
+    headings alone their company (guarantees 1 and 3 leave no other) is excused."""
     room = max_tokens - max_tokens // CRUMB_SHARE - 2
     found_leaves = [(b, prefix) for b, prefix in _prose_leaves(blocks)
                     if any(c in source[b.start:b.end] for c in "[*_~<`")]
@@ -377,7 +379,7 @@ def inline_cuts(source: str, blocks: Sequence[Block], spans: Sequence[Span],
             for a, b in found[i]:
                 if not a < at < b or counter.count(source[a:b]) > rooms[i] or (a, b) in excused:
                     continue
-                if at == span[1] and _headings_alone(source, headings, span[0], a):
+                if company and at == span[1] and _headings_alone(source, headings, span[0], a):
                     excused.add((a, b))  # guarantee 3 first: cut so the headings have company
                     continue
                 out.append((index, (a, b)))

@@ -130,9 +130,9 @@ from .conftest_milvus import corpus, milvus, milvus_server, model  # noqa: E402,
 
 def embedded_text(source: str, chunk, site: str = "plain") -> str:
     """What ``chunk.embed_text`` must end with: its text after hygiene (the span of the text the
-    chunker read, ``tests/audit.py`` ``as_read``), heading id markup and HTML comments left out (the
-    default ``html_comments="drop"``), generator markup as its page shows it (``site``), blank
-    lines they leave collapsed."""
+    chunker read, ``tests/audit.py`` ``as_read``), heading id markup, images' destinations and
+    HTML comments left out (the default ``html_comments="drop"``), generator markup as its page
+    shows it (``site``), blank lines they leave collapsed."""
     from mdchunk.plan.visible import clipped, visible_text
     from tests.audit import as_read
 
@@ -147,8 +147,9 @@ def embedded_text(source: str, chunk, site: str = "plain") -> str:
 def _rewrites(source: str, site: str) -> tuple[tuple[int, int, str], ...]:
     from mdchunk.formats import parse_markdown
     from mdchunk.formats.site_markup import render_markup
+    from mdchunk.plan.visible import page_hidden
 
-    return render_markup(parse_markdown(source, site), site).hidden(comments=True)
+    return page_hidden(render_markup(parse_markdown(source, site), site), comments=True)
 
 
 def run_mdchunk(*args: str, cwd: Path | None = None, check: bool = False):

@@ -108,6 +108,19 @@ def test_search_of_a_missing_db_says_so_and_makes_nothing(tmp_path: Path,
         assert list(tmp_path.iterdir()) == []
 
 
+def test_config_of_a_missing_db_says_there_is_no_index_and_makes_nothing(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``config`` ends with what the index it names holds; where there is none it says so
+    (exit 0: the settings are its answer) and leaves nothing behind."""
+    monkeypatch.chdir(tmp_path)
+    result = runner.invoke(app, ["config", "--db", "nope.db"])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[-1] == (
+        "# index: none read: nope.db: no index here (no such Milvus Lite file); index into it "
+        "first: mdchunk index PATH --db nope.db")
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_mcp_server_of_a_missing_db_says_so_and_makes_nothing(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
     missing = tmp_path / "kb.db"
@@ -136,7 +149,7 @@ def test_a_server_makes_an_index_only_when_it_may_index(tmp_path: Path) -> None:
 def test_the_index_run_and_the_server_count_the_same_chunks(tmp_path: Path) -> None:
     """Issue 43: ``index`` said "embedded 702 chunks" where ``/v1/collections`` said 706: the
     run counts texts embedded, and leaves of one text share one embedding. The run now says
-    how many chunks the index holds too, the number the server gives."""
+    how many chunks the index holds too, the number the server and ``config`` give."""
     from mdchunk.index import index_paths
     from mdchunk.index.config import StoreConfig
     from mdchunk.serve import ServeConfig
@@ -163,6 +176,11 @@ def test_the_index_run_and_the_server_count_the_same_chunks(tmp_path: Path) -> N
     finally:
         service.close()
     assert collection["chunks"] == report.stored_leaves
+    shown = runner.invoke(app, ["config", "--db", db])
+    assert shown.exit_code == 0, shown.output
+    assert (f"# index: 'mdchunk' at {db}: {report.stored_leaves} chunks of "
+            f"{collection['documents']} documents, model {model.name}") in shown.output
+    assert collection["documents"] == 4
     again = index_paths([kb], db=db, model=model, analyzer="standard", max_tokens=32,
                         overlap_tokens=0)
     assert (again.embedded_chunks, again.stored_leaves) == (0, report.stored_leaves)

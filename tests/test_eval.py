@@ -44,6 +44,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return root / "index.db", questions
 
 
+@pytest.mark.slow  # Milvus Lite
 def test_the_figures_are_judged_per_question_and_tag(indexed: tuple[Path, Path]) -> None:
     db, questions = indexed
     config = SearchConfig(StoreConfig(str(db), "kb"), EmbedderConfig(HashEmbedder()), k=3)
@@ -85,6 +86,7 @@ def test_questions_are_read_and_bad_lines_named(tmp_path: Path) -> None:
         read_questions(tmp_path / "empty.jsonl")
 
 
+@pytest.mark.slow  # Milvus Lite
 def test_the_command_reports_compares_and_guards(indexed: tuple[Path, Path],
                                                  tmp_path: Path) -> None:
     db, questions = indexed

@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 
 import mdchunk
 from mdchunk.formats import parse_markdown
-from tests.audit import audit_markdown, embed_text_problems, inline_cuts
+from tests.audit import as_read, audit_markdown, embed_text_problems, inline_cuts
 
+from .conftest import CORPORA, corpus_files, site_corpus_mdx, site_of, with_corpus
 from .test_grammar import profile
 from .test_guarantees import assert_markdown_guarantees
 from .test_hierarchy import assert_hierarchy
@@ -236,6 +237,70 @@ def test_a_link_alone_over_the_budget_is_cut_between_words_of_its_text() -> None
     for c in chunks:  # never inside the destination
         assert not destination < c.start < source.index(") end") + 1
         assert not destination < c.end < source.index(") end")
+
+
+#: A heading that is a paragraph's worth (as some pages write their steps), an image alone
+#: under it: at 128 tokens the two fit only as the page shows them, without the image's address.
+LONG_HEADING = (
+    "# Rebalancing\n\n## Assignment\n\n##### 3) Before the broker hands a queue to a consumer it "
+    "checks the lease held by every member of the group, compares the offsets stored for each "
+    "partition against the commit log, and sorts the members by their client identifiers so "
+    "that each member computes the same assignment without asking the others; the figure "
+    "below shows which member ends up owning which queue once a rebalance has finished and "
+    "the broker has recorded the new owners in its table (queue here).\n"
+    "![Figure 8](https://example.org/static/images/design/rebalance/queue-assignment-after-"
+    "a-rebalance-of-the-consumer-group-figure-8.png \"Figure 8\")\n\n"
+    "##### 4) Then each member compares its old queues with the new ones.\n"
+    "It drops the queues it no longer owns and starts pulling from the new ones.\n")
+
+
+@pytest.mark.parametrize("budget", [104, 112, 120, 128])
+def test_an_image_under_a_long_heading_is_never_cut(budget: int, counter) -> None:
+    """The heading may not stand alone (guarantee 3) and the image's address would not fit
+    beside it: ``embed_text`` shows the image as the page does, by its alt text, and the
+    chunk holds it whole (it ended ``![Figure`` before, the next chunk ``8](https://…)``)."""
+    chunks = mdchunk.chunk_markdown(LONG_HEADING, max_tokens=budget, overlap_tokens=0)
+    assert_markdown_guarantees(LONG_HEADING, chunks, counter, budget, 0)
+    spans = [(c.start, c.end) for c in chunks]
+    blocks = parse_markdown(LONG_HEADING).blocks
+    assert inline_cuts(LONG_HEADING, blocks, spans, counter, budget, company=False) == []
+    image = LONG_HEADING.index("![Figure 8]")
+    [holder] = [c for c in chunks if c.start <= image < c.end]
+    assert "##### 3)" in holder.text and holder.text.endswith('figure-8.png "Figure 8")')
+    assert holder.embed_text.endswith("(queue here).\n![Figure 8]")
+    assert holder.token_count == counter.count(holder.embed_text) <= budget
+
+
+def test_an_image_is_embedded_by_its_alt_text_where_the_page_shows_one() -> None:
+    """The page shows an image, never its address: an inline or a reference image's destination
+    is left out of ``embed_text``; a link's stays (its words name the page it leads to), and
+    so does anything in code, or an image inside a link (a badge)."""
+    source = ("See ![the flow](img/flow.png) and ![the table][t] or [the guide](/guide/).\n\n"
+              "A badge [![build](https://ci.example.org/badge.svg)](https://ci.example.org/).\n\n"
+              "Code `![x](y.png)` here.\n\n```md\n![kept](in/code.png)\n```\n\n"
+              "| a | b |\n| - | - |\n| ![cell](c.png) | x |\n\n[t]: /img/table.png\n")
+    [chunk] = mdchunk.chunk_markdown(source)
+    assert chunk.text == source.rstrip()
+    shown = chunk.embed_text
+    assert "See ![the flow] and ![the table] or [the guide](/guide/)." in shown
+    assert "[![build](https://ci.example.org/badge.svg)](https://ci.example.org/)" in shown
+    assert "`![x](y.png)`" in shown and "![kept](in/code.png)" in shown
+    assert "| ![cell] | x |" in shown and "/img/table.png" not in shown
+
+
+@pytest.mark.parametrize("path", with_corpus([*corpus_files(), *site_corpus_mdx()], CORPORA))
+def test_no_chunk_of_a_corpus_page_starts_or_ends_inside_an_inline_construct(
+        path: Path, counter) -> None:
+    """At 128 and 256 tokens, not even to give a long heading company (RocketMQ's
+    ``Design_LoadBlancing.md`` ended a chunk with ``![Image text`` at 128)."""
+    source = path.read_text(encoding="utf-8")
+    site = site_of(path)
+    for budget in (128, 256):
+        chunks = mdchunk.chunk_markdown(source, max_tokens=budget, overlap_tokens=budget // 8,
+                                        site=site)
+        read, spans = as_read(source, [(c.start, c.end) for c in chunks])
+        blocks = parse_markdown(read, site).blocks
+        assert inline_cuts(read, blocks, spans, counter, budget, company=False) == [], budget
 
 
 # -- 5. a run of empty headings ----------------------------------------------------------------

@@ -12,9 +12,10 @@ import pytest
 PACKAGE = Path(__file__).resolve().parent.parent / "mdchunk"
 
 #: The pipeline, in order (docs/architecture.md); ``serve`` (the server over the library) sits
-#: beside ``cli``, which starts it. ``errors`` is shared by every stage;
+#: beside ``cli``, which starts it. ``errors`` is shared by every stage, and ``lazy`` by the
+#: packages whose exports load on first use;
 #: ``embedding`` (the models) comes before the stages that are handed an embedder.
-STAGES = ["errors", "formats", "text", "tokens", "embedding", "config", "plan", "chunks",
+STAGES = ["errors", "lazy", "formats", "text", "tokens", "embedding", "config", "plan", "chunks",
           "sources", "index", "integrations", "serve", "cli"]
 #: Libraries that load or run a model: only ``embedding`` imports them (and ``tokens``, which
 #: reads a Hugging Face model's tokenizer, never its weights).

@@ -4,6 +4,7 @@ definitions, which are the page's metadata and never its text."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 import mdchunk
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.site_markup import render_markup
+from mdchunk.tokens import get_counter
 
 from .conftest import CORPORA
 from .test_guarantees import assert_markdown_guarantees
@@ -73,6 +75,49 @@ def test_link_reference_definitions_are_a_block_no_page_shows() -> None:
     chunks = mdchunk.chunk_markdown(source, max_tokens=32, overlap_tokens=0)
     assert chunks[-1].end == len(source.rstrip("\n"))  # covered: the last chunk holds them
     assert chunks[-1].embed_text.endswith("```")  # and shows the code block before them
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_definitions_in_a_list_item_or_a_quote_are_not_embedded(newline: str) -> None:
+    """Nested in a list item or a quote, definitions are metadata as at the top level: the
+    chunk stays a slice of the page, its ``embed_text`` leaves their lines out (a quote's
+    lines with their ``>``, an item's marker kept when the definition is all the item holds),
+    and its count is still exact."""
+    source = ("# Links\n\n- Read [the guide][g] first.\n\n  [g]: /guide/ \"Guide\"\n"
+              "  [h]:\n  /multi-line/\n\n  Then go on.\n- [solo]: /solo/\n- Last item.\n\n"
+              "> Quoted [q] text.\n>\n> [q]: https://example.org/q\n>\n> After it.\n\n"
+              "Top [g] [q] [solo] [h].\n").replace("\n", newline)
+    chunks = mdchunk.chunk_markdown(source, max_tokens=512, overlap_tokens=0)
+    [chunk] = chunks
+    assert chunk.text == source[chunk.start:chunk.end] == source.rstrip()
+    shown = chunk.embed_text.replace("\r\n", "\n")
+    if newline == "\r\n":  # blank lines left behind collapse only between LF line breaks
+        shown = re.sub(r"\n\n+", "\n\n", shown)
+    for hidden in ("/guide/", "/multi-line/", "/solo/", "example.org", "]:"):
+        assert hidden not in shown, hidden
+    assert "- Read [the guide][g] first.\n\n  Then go on.\n- \n- Last item." in shown
+    assert "> Quoted [q] text.\n>\n>\n> After it." in shown
+    assert chunk.token_count == get_counter("cl100k_base").count(chunk.embed_text)
+    doc = parse_markdown(source)
+    assert [source[a:b].strip() for a, b in doc.definitions] == [
+        '[g]: /guide/ "Guide"', "[h]:" + newline + "  /multi-line/", "[solo]: /solo/",
+        "> [q]: https://example.org/q"]
+
+
+def test_a_definition_nested_again_or_defined_twice_is_left_out_too() -> None:
+    """markdown-it keeps the first definition of a label (``env["references"]``) and records
+    the others (``env["duplicate_refs"]``): neither is text; a top-level one stays its block."""
+    source = ("Intro [a].\n\n> - item\n>\n>   [a]: /first/\n>   [a]: /second/\n\n"
+              "[a]: /third/\n")
+    doc = parse_markdown(source)
+    assert [source[a:b] for a, b in doc.definitions] == [">   [a]: /first/\n",
+                                                         ">   [a]: /second/\n"]
+    assert doc.blocks[-1].kind == "link_definitions"
+    for max_tokens in (512, 16):
+        embedded = "\n".join(c.embed_text for c in mdchunk.chunk_markdown(
+            source, max_tokens=max_tokens, overlap_tokens=0))
+        assert "/first/" not in embedded and "/second/" not in embedded
+        assert "/third/" not in embedded and "item" in embedded
 
 
 def test_a_section_of_definitions_alone_is_no_chunk_of_headings_alone() -> None:

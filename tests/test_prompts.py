@@ -70,6 +70,7 @@ def _tiny_model(folder: Path, prompts: dict[str, str] | None) -> Path:
     return target
 
 
+@pytest.mark.slow  # sentence-transformers builds the tiny model
 def test_a_model_declares_its_prompts(tmp_path: Path) -> None:
     folder = _tiny_model(tmp_path, {"query": "Q> ", "passage": "P> "})
     assert declared_prompts(str(folder)) == Prompts("Q> ", "P> ")

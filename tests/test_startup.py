@@ -259,3 +259,40 @@ def test_an_unwritable_or_unreadable_check_record_only_costs_the_hashing(tmp_pat
     assert Export(folder).intact() and (folder / CHECKED).is_dir()
     assert sorted(p.name for p in folder.iterdir()) == sorted([CHECKED, "export.json",
                                                                *Export(folder).files])
+
+
+# -- what a search imports of mdchunk ------------------------------------------------------------
+
+#: The packages whose exports are imported on first use (mdchunk.lazy).
+LAZY_PACKAGES = ("mdchunk", "mdchunk.chunks", "mdchunk.formats", "mdchunk.embedding",
+                 "mdchunk.index")
+
+
+def test_a_search_imports_neither_the_chunker_nor_the_indexer() -> None:
+    """The search command's modules, and the library's search, leave the chunker, the
+    indexer and the Markdown reader unimported: package exports load on first use."""
+    code = ("import sys\n"
+            "import mdchunk.cli.app, mdchunk.index.search\n"
+            "from mdchunk.index import search, SearchConfig\n"
+            "print(sorted(m for m in ('mdchunk.chunks.chunker', 'mdchunk.index.indexer', "
+            "'mdchunk.formats.markdown') "
+            "if m in sys.modules))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("package", LAZY_PACKAGES)
+def test_every_lazy_export_resolves_and_is_listed(package: str) -> None:
+    """Each name of a package's ``__all__`` resolves to the object of the submodule it names
+    (in a fresh process, so that nothing was imported before), and ``dir`` lists them all."""
+    code = (f"import importlib, json\n"
+            f"p = importlib.import_module({package!r})\n"
+            f"print(json.dumps([[n, type(getattr(p, n)).__name__] for n in p.__all__]))\n"
+            f"print(json.dumps(sorted(set(p.__all__) - set(dir(p)))))\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    resolved, missing_from_dir = (json.loads(line) for line in run.stdout.splitlines())
+    assert [name for name, kind in resolved if kind == "module"] == []
+    assert missing_from_dir == []
+    module = importlib.import_module(package)
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        module.no_such_name  # noqa: B018

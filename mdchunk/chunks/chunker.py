@@ -24,6 +24,7 @@ from ..plan.strategies import GreedyStrategy
 from ..plan.strategies.llm import LLM_TIMEOUT, Llm, LlmStrategy
 from ..plan.strategies.scorers import EmbeddingScorer, LexicalScorer, SeamScorer
 from ..plan.strategies.semantic import SemanticStrategy
+from ..plan.visible import page_hidden
 from ..tokens import get_counter
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
 from .context import Enrich, Enricher, doc_context, lead_in, with_line
@@ -157,7 +158,7 @@ class Chunker:
         if reading is None:
             return self._result([], [])
         kit = PackingKit.of(reading.doc.source, self.counter, self.config,
-                            hidden=reading.doc.hidden(self.config.html_comments == "drop"))
+                            hidden=page_hidden(reading.doc, self.config.html_comments == "drop"))
         drafts = [d for top in reading.tops for d in SectionPacker(kit, self.strategy).pack(top)]
         document = _Document.of(reading, doc_id, self.fingerprint)
         return self._result([self._chunk(document, self._in_context(document, draft, kit), 3,
@@ -187,7 +188,7 @@ class Chunker:
             return self._result([], [])
         source = reading.doc.source
         budgets = config.levels or DEFAULT_LEVELS
-        hidden = reading.doc.hidden(config.html_comments == "drop")
+        hidden = page_hidden(reading.doc, config.html_comments == "drop")
         kits = [PackingKit.of(source, self.counter, config.at_level(level),
                               Tiling.of(source) if level == 1 else None, hidden)
                 for level in range(1, len(budgets) + 1)]

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
-from ..chunks import Chunk, Chunker
 from ..config import ChunkerConfig
 from ..errors import InputError
 from ..text.decode import document_text
@@ -30,7 +29,9 @@ from .output import Failures, err, json_line, note_preamble, one_line_errors, ou
 from .stats import RunStats
 
 if TYPE_CHECKING:
+    from ..chunks import Chunk
     from ..sources import Selection, Source
+    from .settings import Settings
 
 __all__ = ["chunk", "inspect", "show_config"]
 
@@ -162,6 +163,8 @@ def inspect(
         if level is not None and (depth is None or not 1 <= level <= depth):
             among = f"1 to {depth}" if depth else "none without --levels"
             raise typer.BadParameter(f"{level} is not a level ({among})", param_hint="--level")
+        from ..chunks import Chunker
+
         reading, chunks = Chunker(config).read_and_chunk_file(file, doc_id=file.name)
         note_preamble(chunks)
         if depth is not None:
@@ -187,11 +190,13 @@ def inspect(
             print_inspection(out, view)
 
 
-@with_flags(*CHUNKER_SHAPE, *CHUNKER_PLACE, *STORE, "model", "analyzer", "workers", *SELECTION)
+@with_flags(*CHUNKER_SHAPE, *CHUNKER_PLACE, *STORE, "token", "model", "analyzer", "workers",
+            *SELECTION)
 def show_config(flags: dict[str, object]) -> None:
     """Print the effective settings, one "key = value" line each, and where each came from:
-    default, the config file's path, or flag. The config file is [tool.mdchunk] in
-    pyproject.toml or mdchunk.toml, the first found from the working folder upwards."""
+    default, the config file's path, or flag; then what the index they name holds. The config
+    file is [tool.mdchunk] in pyproject.toml or mdchunk.toml, the first found from the working
+    folder upwards."""
     with one_line_errors():
         settings = settings_of(flags)
         out.print(f"# config file: {settings.file or 'none found'}", markup=False,
@@ -199,3 +204,27 @@ def show_config(flags: dict[str, object]) -> None:
         for key, setting in settings.resolved().items():
             out.print(f"{key} = {toml_value(setting.value)}  # {setting.origin}", markup=False,
                       highlight=False, soft_wrap=True)
+        out.print(f"# index: {_index_summary(settings, flags)}", markup=False, highlight=False,
+                  soft_wrap=True)
+
+
+def _index_summary(settings: Settings, flags: dict[str, object]) -> str:
+    """What the index at the settings' ``db`` and ``collection`` holds, counted as ``index``
+    and ``/v1/collections`` count it; opened read-only, so that no store is made."""
+    from contextlib import closing
+
+    from ..errors import StoreError
+    from ..index.config import StoreConfig
+    from ..index.stores import open_store, stored_counts
+
+    db, collection = settings.value("db"), settings.value("collection")
+    credential = flags["milvus_token"]
+    assert credential is None or isinstance(credential, str)
+    try:
+        with closing(open_store(StoreConfig(db, collection, credential), create=False)) as store:
+            meta = store.check()
+            chunks, documents = stored_counts(store)
+    except StoreError as exc:
+        return f"none read: {exc}"
+    return (f"{collection!r} at {db}: {chunks} chunks of {documents} documents, "
+            f"model {meta.model} ({meta.backend})")

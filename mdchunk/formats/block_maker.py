@@ -124,7 +124,33 @@ class BlockMaker:
         blocks = tile(self.source, link_definitions(self.source, body, start), start,
                       len(self.source))
         return Document(self.source, tuple(blocks), front.content if front is not None else None,
-                        self.lines, block, tuple(self.comments), tuple(self.id_markup))
+                        self.lines, block, tuple(self.comments), tuple(self.id_markup),
+                        definitions=self.nested_definitions(blocks))
+
+    def nested_definitions(self, blocks: Sequence[Block]) -> tuple[tuple[int, int], ...]:
+        """Where the link reference definitions inside list items and quotes lie: the lines
+        markdown-it's reference rule recorded for each (``env["references"]``, and
+        ``env["duplicate_refs"]`` for a label defined again), from the label's ``[`` on. A
+        definition whose line holds nothing else but quote markers and blanks before it takes
+        its whole lines, line breaks included, so no line of bare ``>`` stays behind."""
+        found = [ref["map"] for ref in (*self.env.get("references", {}).values(),
+                                        *self.env.get("duplicate_refs", ()))
+                 if ref.get("map")]
+        if not found:
+            return ()
+        top = [(b.start, b.end) for b in blocks if b.kind == "link_definitions"]
+        out = []
+        for first, last in sorted(found):
+            line = self.lines.offset(first)
+            label = self.source.find("[", line, self.lines.offset(first + 1))
+            if label < 0 or any(a <= label < b for a, b in top):
+                continue  # at the top level: a block of its own
+            end = self.lines.offset(last)
+            if self.source[line:label].strip(_MARKERS):  # a list marker: the item shows it
+                out.append((label, rstrip_end(self.source, label, end)))
+            else:
+                out.append((line, end))
+        return tuple(out)
 
     def span(self, line_map: Sequence[int]) -> tuple[int, int]:
         """Character span of a line range, without the trailing line break and blank lines."""

@@ -148,16 +148,25 @@ class Document:
     #: Generator markup (shortcodes, JSX, MDX imports, roles, admonition markers), the text
     #: its page shows instead and what each is, in order (:mod:`mdchunk.formats.site_markup`).
     markup: tuple[Markup, ...] = ()
+    #: Spans of link reference definitions inside a list item or a quote, their lines' quote
+    #: markers with them (those at the top level are ``link_definitions`` blocks): the page's
+    #: metadata, never its text, always left out of ``embed_text``.
+    definitions: tuple[tuple[int, int], ...] = ()
 
-    def hidden(self, comments: bool) -> tuple[Rewrite, ...]:
+    def hidden(self, comments: bool, also: Sequence[tuple[int, int]] = ()
+               ) -> tuple[Rewrite, ...]:
         """What ``embed_text`` shows differently, in order, none overlapping another: the
         front matter (which only a hierarchy's first level tiles: no chunk embeds raw YAML),
-        link reference definitions (the page's metadata), heading id markup and, when
-        ``comments``, the HTML comments left out; generator markup rewritten."""
+        link reference definitions (the page's metadata, at the top level or nested), heading
+        id markup, ``also`` (spans a later stage finds: images' destinations, see
+        :func:`mdchunk.plan.visible.page_hidden`) and, when ``comments``, the HTML comments
+        left out; generator markup rewritten."""
         front = self.front_matter_block
         spans = sorted((*(((front.start, front.end, ""),) if front is not None else ()),
+                        *((a, b, "") for a, b in also),
                         *((b.start, b.end, "") for b in self.blocks
                           if b.kind == "link_definitions"),
+                        *((a, b, "") for a, b in self.definitions),
                         *((a, b, "") for a, b in self.id_markup),
                         *((a, b, "") for a, b in (self.comments if comments else ())),
                         *((m.start, m.end, m.shown) for m in self.markup)),

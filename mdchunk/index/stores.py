@@ -17,7 +17,8 @@ from typing import Protocol, cast
 from .config import StoreConfig
 from .store import ChunkStore
 
-__all__ = ["DEFAULT_STORE", "STORES", "StorePackage", "open_store", "store_package"]
+__all__ = ["DEFAULT_STORE", "STORES", "StorePackage", "open_store", "store_package",
+           "stored_counts"]
 
 #: Store packages by the URI scheme that selects them (``memory://kb``).
 STORES: dict[str, str] = {
@@ -55,3 +56,10 @@ def open_store(config: StoreConfig, *, create: bool = True) -> ChunkStore:
     """The store ``config`` names, open; the caller closes it. Without ``create``, one that is
     not there yet is refused (:class:`~mdchunk.StoreError`) rather than made."""
     return store_package(config.db).open_store(config, create=create)
+
+
+def stored_counts(store: ChunkStore) -> tuple[int, int]:
+    """``(chunks, documents)``: the leaves ``store`` holds and the documents whose write is
+    done, as ``index``, ``config`` and the server's ``/v1/collections`` report them."""
+    entries = store.manifest.entries()
+    return store.count(), sum(not entry.pending for entry in entries.values())

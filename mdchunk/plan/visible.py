@@ -11,16 +11,38 @@ import re
 from bisect import bisect_right
 from collections.abc import Sequence
 
-from ..formats.blocks import Rewrite, rewrite_spans
+from ..formats.blocks import Block, Document, Rewrite, rewrite_spans
+from ..formats.kinds import kind
+from ..text.inline import image_destinations
 from ..tokens import SpanCounts
 
-__all__ = ["clipped", "count_visible", "visible_text"]
+__all__ = ["clipped", "count_visible", "page_hidden", "visible_text"]
 
 #: Blank lines a left-out comment leaves behind, collapsed to one.
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
 #: A line break before a line with text on it: where a line-additive tokenizer's counts add up
 #: (:attr:`~mdchunk.tokens.TokenCounter.line_additive`).
 _BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
+
+
+def page_hidden(doc: Document, comments: bool) -> tuple[Rewrite, ...]:
+    """What ``embed_text`` shows differently of ``doc`` (:meth:`Document.hidden`, with its
+    comments left out when ``comments``), and the destination of each image of its prose: the
+    page shows the image, never its address, whose tokens can leave a long heading no room
+    for the image under it but a cut inside it."""
+    return doc.hidden(comments, _images(doc.source, doc.blocks))
+
+
+def _images(source: str, blocks: Sequence[Block]) -> list[tuple[int, int]]:
+    """The destinations of the images in the inline text (paragraphs, headings, rows, terms)
+    of ``blocks`` and their descendants, in order."""
+    out: list[tuple[int, int]] = []
+    for block in blocks:
+        if block.children:
+            out += _images(source, block.children)
+        elif kind(block.kind).inline and source.find("![", block.start, block.end) >= 0:
+            out += image_destinations(source, block.start, block.end)
+    return out
 
 
 def clipped(rewrites: Sequence[Rewrite], start: int, end: int) -> list[Rewrite]:

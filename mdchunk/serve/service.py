@@ -28,7 +28,7 @@ from ..index.language import AUTO
 from ..index.rows import leaf_hit
 from ..index.search import search_store
 from ..index.store import IndexMeta, SearchHit
-from ..index.stores import open_store
+from ..index.stores import open_store, stored_counts
 from ..text import ENCODING_KEY
 from ..text.decode import decode_bytes
 from .batching import EmbedBatcher
@@ -217,9 +217,7 @@ class Service:
         if meta is None:
             return []
         with self._store_held():
-            count = self.store.count()
-            entries = self.store.manifest.entries()
-        documents = sum(not entry.pending for entry in entries.values())
+            count, documents = stored_counts(self.store)
         return [{"name": self.config.store.collection, "db": self.config.store.db,
                  "model": meta.model, "dim": meta.dim, "backend": meta.backend,
                  "analyzer": meta.analyzer, "schema": meta.schema, "chunks": count,

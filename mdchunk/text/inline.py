@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["code_spans", "destinations", "inline_spans", "merged_words"]
+__all__ = ["code_spans", "destinations", "image_destinations", "inline_spans", "merged_words"]
 
 Span = tuple[int, int]
 
@@ -110,6 +110,27 @@ def destinations(text: str, start: int = 0, end: int | None = None) -> list[Span
             out.append((pos, close))
             pos = close
         pos = text.find("](", pos + 1, end)
+    return out
+
+
+def image_destinations(text: str, start: int = 0, end: int | None = None) -> list[Span]:
+    """The ``(destination "title")`` or ``[label]`` of each image of ``text[start:end]`` that no
+    other construct holds: a page shows the picture (its alt text to a reader that cannot see
+    it), never the address it loads it from.
+
+    >>> t = 'A ![Diagram](https://x.org/a.png "t") and ![b][ref], not `![c](d.png)`'
+    >>> [t[a:b] for a, b in image_destinations(t)]
+    ['(https://x.org/a.png "t")', '[ref]']
+    """
+    end = len(text) if end is None else end
+    if text.find("![", start, end) < 0:
+        return []  # most prose: one search
+    out = []
+    for a, b in inline_spans(text, start, end):
+        if text.startswith("![", a):
+            close = _bracket_end(text, a + 1, b)
+            if 0 < close < b:
+                out.append((close, b))
     return out
 
 
