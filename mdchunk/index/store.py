@@ -54,26 +54,20 @@ class IndexMeta:
     analyzer: str
     #: The layout the collections were created with (:data:`SCHEMA_VERSION` for new ones).
     schema: str = SCHEMA_VERSION
-    #: How the store defines ``analyzer`` (its params, canonical JSON), as recorded; ``""`` in
-    #: a meta about to be written, which the store fills in (:meth:`ChunkStore.open`), so a
-    #: collection built under another definition differs.
+    #: How the store defines ``analyzer`` (its params, canonical JSON); ``""`` in a meta about
+    #: to be written, which the store fills in (:meth:`ChunkStore.open`).
     analysis: str = ""
     #: How the vectors were computed (``torch``, ``onnx``, ``onnx-int8``, ``numpy`` for USE):
     #: vectors of two backends differ a little, so switching rebuilds rather than mixes them.
-    #: A collection that records none was built before backends were recorded, with torch.
     backend: str = "torch"
-    #: The ONNX export recipe of an ONNX backend's vectors (``EXPORTER_VERSION``; ``""`` on torch
-    #: and numpy): a new recipe's int8 vectors differ a little from an old one's. An ONNX
-    #: collection that records none was built with recipe 1, before it was recorded.
+    #: The ONNX export recipe of an ONNX backend's vectors (``""`` on torch and numpy): a new
+    #: recipe's int8 vectors differ a little from an old one's.
     export: str = ""
-    #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`), so that a
-    #: dense search scores a leaf by its own vector and its best unit's.
+    #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`).
     units: bool = False
-    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
-    #: :func:`mdchunk.index.rows.search_text`).
+    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike).
     bigrams: bool = False
-    #: What was put before every passage embedded, and what a query gets
-    #: (:mod:`mdchunk.embedding.prompts`; ``""``: nothing, as before prompts were recorded).
+    #: What was put before every passage embedded, and what a query gets (``""``: nothing).
     document_prompt: str = ""
     query_prompt: str = ""
 
@@ -91,11 +85,8 @@ class IndexMeta:
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
-        """The recorded meta, or ``None`` when the collection was not made by mdchunk.
-
-        A collection of another schema version is still mdchunk's: its meta differs from a
-        current one (``schema: 1 -> 2``), so indexing rebuilds it rather than refusing it.
-        """
+        """The recorded meta, or ``None`` when the collection was not made by mdchunk (one of
+        another schema version is still mdchunk's: indexing rebuilds it)."""
         try:
             return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
                        props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
@@ -147,10 +138,7 @@ class ManifestEntry:
 class PathPrefix:
     """Leaves whose document id or path starts with ``prefix``, taken literally: no character
     of it is a wildcard (``_`` and ``%`` are common in file names). An empty prefix keeps all.
-
-    A filter is a value in store-neutral form; each store translates it into its own syntax,
-    escaping the values it holds (Milvus: :mod:`mdchunk.index.milvus.filters`).
-    """
+    Like every filter node, a store-neutral value each store translates into its own syntax."""
 
     prefix: str
 
@@ -229,9 +217,8 @@ class Negated:
 
 
 #: A search's filter, as every store must understand it: a path prefix, or a tree of the
-#: filter language's nodes (parsed from text by :func:`mdchunk.index.where.parse_where`); a
-#: store that cannot translate one fails its type check. :func:`mdchunk.index.where.matches`
-#: says what each node means, for any store.
+#: filter language's nodes (:func:`mdchunk.index.where.parse_where`); what each node means, for
+#: any store, is :func:`mdchunk.index.where.matches`.
 Filter: TypeAlias = (PathPrefix | Compare | OneOf | Contains | Glob | All | AnyOf | Negated)
 
 
