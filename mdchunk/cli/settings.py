@@ -37,28 +37,17 @@ class RunOptions:
 
     db: str = "./mdchunk.db"
     collection: str = "mdchunk"
-    #: Embedding model: ``auto`` (the collection's own, else the one the corpus's language
-    #: chooses: :mod:`mdchunk.index.language`), a name or a path.
+    #: Each key means what its flag does (``--model``, ``--backend``…: ``mdchunk index --help``).
     model: str | None = "auto"
-    #: How a sentence-transformers model runs: ``auto`` (int8 ONNX where onnxruntime is
-    #: installed, torch on a GPU or without it), ``torch``, ``onnx`` or ``onnx-int8``. Search
-    #: embeds on the collection's own; USE ignores it.
     backend: BackendChoice = "auto"
     analyzer: AnalyzerChoice = "auto"
-    #: Embed each leaf's units too, for dense search to score leaves by (``--units``).
     units: bool = False
-    #: Add CJK character bigrams to what BM25 reads (``--bigrams``).
     bigrams: bool = True
-    #: Put before every query and every passage embedded (``--query-prompt``,
-    #: ``--document-prompt``; ``""``: nothing); unset: the model's own, or its family's.
     query_prompt: str | None = None
     document_prompt: str | None = None
-    #: gitignore-style patterns of the files to take (instead of the known extensions), as
-    #: ``--glob``; ``include``, its old name, is read with a warning.
+    #: ``include``, its old name, is read with a warning.
     glob: tuple[str, ...] = ()
-    #: gitignore-style patterns of files and folders to leave out.
     exclude: tuple[str, ...] = ()
-    #: Honour ``.gitignore`` files.
     gitignore: bool = True
     workers: int = 1
 
