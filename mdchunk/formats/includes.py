@@ -74,11 +74,11 @@ class Include:
     #: (``code sample: pods/pod.yaml``).
     shown: str
     language: str
+    #: A snippet line inside a code block: the file's lines go in as they are, no fence.
+    in_code: bool = False
     #: A snippet's line range, 1-based and inclusive (``None``: from the start, to the end).
     first: int | None = None
     last: int | None = None
-    #: A snippet line inside a code block: the file's lines go in as they are, no fence.
-    in_code: bool = False
     #: The reference has its lines to itself, so a code block can take its place; one inside
     #: a line of text stays its visible line.
     standalone: bool = True
