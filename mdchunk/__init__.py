@@ -1,14 +1,10 @@
 """mdchunk: structure-aware chunking of Markdown and plain-text knowledge bases for retrieval.
 
-It never cuts a code block, table or list that fits, never emits a heading without its body,
-sizes chunks in real tokens, and records exactly where every chunk came from.
-
-The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks)
-→ ``text`` (decoding, sentences) → ``tokens`` (counters, exact span counts) → ``embedding``
-(the models, loaded on first use) → ``plan`` (sections, packing, boundary strategies) →
-``chunks`` (the entry points below) → ``index`` (Milvus, search); ``sources`` finds and batches
-files, ``cli`` sits on top. The names below are imported on first use (:mod:`.lazy`).
-"""
+The pipeline, one sub-package a stage, data flowing one way: ``formats`` (documents → blocks) →
+``text`` → ``tokens`` → ``embedding`` → ``plan`` (sections, packing, boundary strategies) →
+``chunks`` (the entry points below) → ``index`` (stores, search); ``sources`` finds and batches
+files, ``serve`` and ``cli`` sit on top. The names below are imported on first use
+(:mod:`.lazy`)."""
 
 from __future__ import annotations
 
@@ -30,23 +26,9 @@ if TYPE_CHECKING:
     )
     from .config import DEFAULT_LEVELS, ChunkerConfig
 
-__all__ = [
-    "DEFAULT_LEVELS",
-    "Chunk",
-    "Chunker",
-    "ChunkerConfig",
-    "ConfigError",
-    "DependencyError",
-    "InputError",
-    "MdchunkError",
-    "StoreError",
-    "chunk_file",
-    "chunk_hierarchy",
-    "chunk_markdown",
-    "chunk_qa",
-    "chunk_text",
-    "docsearch_record",
-]
+__all__ = ["DEFAULT_LEVELS", "Chunk", "Chunker", "ChunkerConfig", "ConfigError", "DependencyError",
+           "InputError", "MdchunkError", "StoreError", "chunk_file", "chunk_hierarchy",
+           "chunk_markdown", "chunk_qa", "chunk_text", "docsearch_record"]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     **dict.fromkeys(["Chunk", "Chunker", "chunk_file", "chunk_hierarchy", "chunk_markdown",

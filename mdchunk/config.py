@@ -50,9 +50,8 @@ class ChunkerConfig:
     """
 
     max_tokens: int = 512
-    #: Tokens of whole sentences a chunk repeats from the one before; ``None`` means
-    #: ``max_tokens`` // :data:`OVERLAP_SHARE` (64 at 512), at most half the leaves' budget
-    #: with ``levels`` (:func:`default_overlap`), so that any budget has an overlap that fits.
+    #: Tokens of whole sentences a chunk repeats from the one before; ``None``: a share of
+    #: the budget that fits any budget (:func:`default_overlap`).
     overlap_tokens: int | None = None
     #: Sections smaller than this share a chunk with their siblings; ``None`` means max_tokens // 4.
     min_tokens: int | None = None
@@ -73,37 +72,29 @@ class ChunkerConfig:
     #: Front matter keys whose value is the page title, first present wins; the title heads
     #: every chunk's ``headings`` of a page without a ``#`` heading. ``()`` turns it off.
     title_keys: tuple[str, ...] = DEFAULT_TITLE_KEYS
-    #: Text hygiene (:mod:`mdchunk.text.clean`): read the text in NFC without BOMs, zero-width
-    #: and control characters, lone surrogates and private-use characters, so that headings,
-    #: ``embed_text`` and token counts are those of clean text. Chunks' ``text`` and offsets
-    #: stay those of the string passed in either way. ``False`` reads it as it is.
+    #: Text hygiene (:mod:`mdchunk.text.clean`): headings, ``embed_text`` and token counts are
+    #: those of clean text; ``text`` and offsets stay the caller's either way.
     clean: bool = True
-    #: The include root (issue 26): where ``code_sample``, ``include``, ``--8<--`` and MDX
-    #: raw-loader references are read from, their text put in ``embed_text`` as a code block
-    #: (:mod:`mdchunk.formats.includes`); ``None`` leaves each its short visible line.
+    #: The include root the files of include references are read from, their text put in
+    #: ``embed_text`` as a code block; ``None`` leaves each its short visible line.
     includes: str | None = None
-    #: Choose cut points by meaning (:mod:`mdchunk.plan.strategies.semantic`): ``"embedding"``
-    #: (sentence-transformers similarity) or ``"lexical"`` (Jaccard of word sets); ``None``
-    #: packs greedily.
+    #: Choose cut points by meaning (:mod:`mdchunk.plan.strategies.semantic`); ``None`` packs
+    #: greedily.
     semantic: Semantic | None = None
     #: The embedding scorer's model: ``None`` for the bundled all-MiniLM-L6-v2, a hub name in
     #: the local cache, or a folder.
     semantic_model: str | None = None
     #: Quantile in [0, 1): higher cuts more often, where the budget and min_tokens allow.
     semantic_threshold: float = DEFAULT_SEMANTIC_THRESHOLD
-    #: Context from the document in each leaf's ``embed_text`` (:mod:`mdchunk.chunks.context`):
-    #: the page's title and front matter ``description``, and the paragraph that introduces
-    #: a list, code block or table the leaf starts inside, between breadcrumb and text, in the
-    #: room the budget leaves; ``text`` never holds it.
+    #: Context from the document (the page's ``description``, the paragraph introducing a list
+    #: the leaf starts inside) in each leaf's ``embed_text`` (:mod:`mdchunk.chunks.context`).
     doc_context: bool = False
 
     def __post_init__(self) -> None:
         _check_int("max_tokens", self.max_tokens)
         if self.max_tokens < MIN_MAX_TOKENS:
-            raise ConfigError(
-                f"max_tokens={self.max_tokens} is too small: it must be at least {MIN_MAX_TOKENS} "
-                "so that a breadcrumb and some text fit"
-            )
+            raise ConfigError(f"max_tokens={self.max_tokens} is too small: it must be at least "
+                              f"{MIN_MAX_TOKENS} so that a breadcrumb and some text fit")
         if self.overlap_tokens is None:
             object.__setattr__(self, "overlap_tokens", default_overlap(self.max_tokens,
                                                                        self.levels))
@@ -112,19 +103,15 @@ class ChunkerConfig:
         if self.overlap_tokens < 0:
             raise ConfigError(f"overlap_tokens={self.overlap_tokens} must not be negative")
         if self.overlap_tokens >= self.max_tokens:
-            raise ConfigError(
-                f"overlap_tokens={self.overlap_tokens} must be smaller than "
-                f"max_tokens={self.max_tokens}: a chunk cannot be all overlap"
-            )
+            raise ConfigError(f"overlap_tokens={self.overlap_tokens} must be smaller than "
+                              f"max_tokens={self.max_tokens}: a chunk cannot be all overlap")
         if self.min_tokens is None:
             object.__setattr__(self, "min_tokens", self.max_tokens // 4)
         else:
             _check_int("min_tokens", self.min_tokens)
             if not 0 <= self.min_tokens <= self.max_tokens:
-                raise ConfigError(
-                    f"min_tokens={self.min_tokens} must lie between 0 and "
-                    f"max_tokens={self.max_tokens}"
-                )
+                raise ConfigError(f"min_tokens={self.min_tokens} must lie between 0 and "
+                                  f"max_tokens={self.max_tokens}")
         if self.oversized not in OVERSIZED:
             raise ConfigError(f"oversized={self.oversized!r} must be 'split' or 'keep'")
         if self.levels is not None:
@@ -155,10 +142,8 @@ class ChunkerConfig:
         if not isinstance(self.doc_context, bool):
             raise ConfigError(f"doc_context={self.doc_context!r} must be True or False")
         if not (isinstance(self.tokenizer, str) or callable(self.tokenizer)):
-            raise ConfigError(
-                f"tokenizer={self.tokenizer!r} must be an encoding name, a tokenizer name or path, "
-                "or a callable str -> int"
-            )
+            raise ConfigError(f"tokenizer={self.tokenizer!r} must be an encoding name, a "
+                              "tokenizer name or path, or a callable str -> int")
 
     def at_level(self, level: int) -> ChunkerConfig:
         """The flat config that packs 1-based ``level`` of the hierarchy: its budget, a quarter
@@ -212,9 +197,7 @@ class ChunkerConfig:
 
 class ChunkerOptions(TypedDict, total=False):
     """:class:`ChunkerConfig`'s fields as keyword arguments (``chunk_markdown(text,
-    max_tokens=256)``): the one list the keyword forms of the ``chunk_*`` functions take,
-    kept field for field in step with the dataclass by a test. Sequences and paths are
-    accepted where the config keeps tuples and strings."""
+    max_tokens=256)``), kept in step with the dataclass by a test."""
 
     max_tokens: int
     overlap_tokens: int | None
@@ -238,9 +221,7 @@ def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> 
     """``config`` (default: :class:`ChunkerConfig`'s defaults) with ``options`` set on it, the
     options winning; an option that is no field is a :class:`ConfigError` naming it.
 
-    A ``min_tokens`` that was the default quarter of ``max_tokens``, and an overlap that was
-    the default share of the leaf budget (:func:`default_overlap`), follow a new budget, as
-    they would in a config built with it.
+    A ``min_tokens`` or an overlap that was the default follows a new budget.
 
     >>> config_with(ChunkerConfig(overlap_tokens=0), {"max_tokens": 64}).min_tokens
     16
@@ -266,9 +247,8 @@ def config_with(config: ChunkerConfig | None, options: Mapping[str, object]) -> 
 
 def default_overlap(max_tokens: int, levels: object = None) -> int:
     """The overlap of a config that was given none: ``max_tokens`` // :data:`OVERLAP_SHARE`,
-    and with ``levels`` at most half the leaves' budget (as an index caps any overlap sized
-    in the model's tokens), so no budget refuses an overlap its caller did not ask for. The
-    default hierarchy's leaves (128) get the flat default's 64, given or implied.
+    and with ``levels`` at most half the leaves' budget, so no budget refuses an overlap its
+    caller did not ask for.
 
     >>> default_overlap(512), default_overlap(64), default_overlap(512, (256, 32))
     (64, 8, 16)
@@ -282,9 +262,6 @@ def default_overlap(max_tokens: int, levels: object = None) -> int:
 def checked_levels(levels: object, overlap_tokens: int = 0) -> tuple[int, ...]:
     """``levels`` as a tuple: 1 to MAX_LEVELS budgets, strictly decreasing, each at least
     MIN_MAX_TOKENS and larger than the overlap; else a :class:`ConfigError` naming them.
-
-    Public so that callers that derive other settings from the levels (the indexer's window
-    check, the command line) validate them first, with the same rules and words.
 
     >>> checked_levels([2048, 512, 128])
     (2048, 512, 128)

@@ -15,15 +15,10 @@ __all__ = ["Chunk", "ChunkList", "chunk_id", "json_ready"]
 class Chunk:
     """A verbatim slice of a document plus what an embedder should see of it.
 
-    ``text == source[start:end]`` always, ``source`` being the string passed in; ``embed_text``
-    adds the breadcrumb and any repeated table header or reopened code fence to the text after
-    hygiene (the same as ``text`` for clean text; see :mod:`mdchunk.text.clean`), and
-    ``token_count`` counts ``embed_text``.
-
-    ``headings`` may begin with the page title from front matter, which no heading of the
-    text gives: then ``title`` holds it (and ``headings[0] == title``); when ``title`` is
-    ``None``, every heading in ``headings`` is a heading of the text.
-    """
+    ``text == source[start:end]`` always; ``embed_text`` adds the breadcrumb and any repeated
+    table header or reopened code fence to the text after hygiene, and ``token_count`` counts
+    ``embed_text``. ``headings`` may begin with the page title from front matter: then ``title``
+    holds it; when ``title`` is ``None``, every heading in ``headings`` is a heading of the text."""
 
     id: str
     doc_id: str
@@ -57,13 +52,9 @@ class Chunk:
 
 
 class ChunkList(list[Chunk]):
-    """The chunks of a call made with ``llm=``: a list, plus what happened to the proposals.
-
-    ``llm_sections`` counts the runs of text the model was asked to cut; ``llm_fallbacks``
-    those whose reply was not used (an exception, a timeout, no JSON array, cuts that break
-    the budget or land inside a sentence) and were cut by the semantic scorer instead;
-    ``events`` has every count, the fallbacks also by reason (``llm_fallback:timeout``, …).
-    """
+    """The chunks of a call made with ``llm=``: a list, plus what happened to the proposals:
+    ``llm_sections`` runs asked, ``llm_fallbacks`` replies not used (cut by the semantic scorer
+    instead); ``events`` has every count, the fallbacks also by reason."""
 
     def __init__(self, chunks: Iterable[Chunk] = (), events: Mapping[str, int] | None = None
                  ) -> None:

@@ -1,13 +1,9 @@
 """The :class:`Chunker`: text (or a file) in, :class:`~mdchunk.chunks.chunk.Chunk` s out.
 
-Data flows one way: :mod:`.read` reads a document (decodes and cleans the text, picks the
-reader, whose parser of :mod:`mdchunk.formats` finds blocks, and puts includes in; the
-:class:`~.reading.Reading` keeps the way back to the caller's string), :mod:`mdchunk.plan` nests
-the blocks under headings and plans drafts under the budget, and :meth:`Chunker._chunk` turns
-drafts into chunks with ids, line numbers and metadata. Nothing here does I/O except
-:meth:`Chunker.chunk_file` (through :func:`~.read.read_file`). The one-call functions
-(``chunk_markdown`` …) are :mod:`.functions`.
-"""
+:mod:`.read` reads a document into blocks, :mod:`mdchunk.plan` nests them under headings and
+plans drafts under the budget, and :meth:`Chunker._chunk` turns drafts into chunks with ids,
+line numbers and metadata. Only :meth:`Chunker.chunk_file` does I/O. :func:`boundary_strategy`
+is the strategy a config asks for (greedy unless ``semantic`` or an ``llm``)."""
 
 from __future__ import annotations
 
@@ -18,23 +14,41 @@ from pathlib import Path
 from typing import Any
 
 from ..config import DEFAULT_LEVELS, ChunkerConfig
-from ..embedding import Embedder
+from ..embedding import Embedder, seam_embedder
 from ..errors import InputError
 from ..formats.registry import FormatName
 from ..formats.tabs import tab_spans, tabs_in
 from ..plan import BoundaryStrategy, Draft, PackingKit, SectionPacker, Tiling, plan_hierarchy
 from ..plan.breadcrumbs import crumb_titles
-from ..plan.strategies.llm import LLM_TIMEOUT, Llm
+from ..plan.strategies import GreedyStrategy
+from ..plan.strategies.llm import LLM_TIMEOUT, Llm, LlmStrategy
+from ..plan.strategies.scorers import EmbeddingScorer, LexicalScorer, SeamScorer
+from ..plan.strategies.semantic import SemanticStrategy
 from ..plan.visible import page_hidden
 from ..tokens import get_counter
-from .boundaries import boundary_strategy
 from .chunk import Chunk, ChunkList, chunk_id, json_ready
 from .context import Enrich, Enricher, doc_context, lead_in, with_line
 from .includes import IncludeRoot
 from .read import read, read_file
 from .reading import Reading
 
-__all__ = ["Chunker", "reader_of"]
+__all__ = ["Chunker", "boundary_strategy", "reader_of"]
+
+
+def boundary_strategy(config: ChunkerConfig, embedder: Embedder | None = None,
+                      llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT
+                      ) -> BoundaryStrategy:
+    """The strategy for ``config``: greedy, semantic (``config.semantic``), or the LLM's
+    proposals falling back to semantic (lexical when the config names no scorer)."""
+    if config.semantic is None and llm is None:
+        return GreedyStrategy()
+    scorer: SeamScorer
+    if config.semantic == "embedding":
+        scorer = EmbeddingScorer(embedder or seam_embedder(config.semantic_model))
+    else:
+        scorer = LexicalScorer()
+    semantic = SemanticStrategy(scorer, config.semantic_threshold)
+    return semantic if llm is None else LlmStrategy(llm, semantic, llm_timeout)
 
 
 class Chunker:
@@ -49,13 +63,11 @@ class Chunker:
                  strategy: BoundaryStrategy | None = None, *, encoder: Embedder | None = None,
                  llm: Llm | None = None, llm_timeout: float = LLM_TIMEOUT,
                  enrich: Enrich | Enricher | None = None) -> None:
-        """``strategy`` overrides the one the config asks for (:func:`boundary_strategy`);
-        ``encoder`` is the embedding scorer's model (default: ``config.semantic_model``,
-        loaded on first use); ``llm`` (``prompt -> reply``) proposes cuts inside sections,
-        each given ``llm_timeout`` seconds, and makes results :class:`ChunkList` s.
-        ``enrich`` (``(document, leaf_text) -> line``, or an :class:`~.context.Enricher`
-        with its own cache) writes a line of context into each leaf's ``embed_text``, asked
-        once per distinct document and leaf (:mod:`.context`)."""
+        """``strategy`` overrides the one the config asks for; ``encoder`` is the embedding
+        scorer's model (default: ``config.semantic_model``, loaded on first use); ``llm``
+        (``prompt -> reply``) proposes cuts inside sections, each given ``llm_timeout`` seconds,
+        and makes results :class:`ChunkList` s. ``enrich`` (``(document, leaf_text) -> line``, or
+        an :class:`~.context.Enricher`) writes a line of context into each leaf's ``embed_text``."""
         self.config = config or ChunkerConfig()
         self.counter = get_counter(self.config.tokenizer)
         self.strategy: BoundaryStrategy = strategy or boundary_strategy(
@@ -92,14 +104,10 @@ class Chunker:
                         metadata: Mapping[str, Any] | None = None,
                         levels: Sequence[int] | None = None, reader: FormatName = "markdown",
                         *, format: FormatName | None = None) -> list[Chunk]:
-        """Chunks of every level, coarsest first (see :mod:`mdchunk.plan.hierarchy`).
-
-        ``levels`` are the budgets, coarsest first (default: the config's, else
-        ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, front matter included, and each
-        chunk of a finer level lies inside its ``parent_id``. Leaves are the last level.
-        ``reader`` is ``"markdown"``, ``"text"`` or ``"qa"`` (``format=`` is its deprecated
-        name).
-        """
+        """Chunks of every level, coarsest first: ``levels`` are the budgets (default: the
+        config's, else ``DEFAULT_LEVELS``); level 1 tiles ``text`` exactly, and each chunk of a
+        finer level lies inside its ``parent_id``. ``reader`` is ``"markdown"``, ``"text"`` or
+        ``"qa"`` (``format=`` is its deprecated name)."""
         config = self._hierarchy_config(levels)
         fmt = reader_of(reader, format)
         return self._hierarchy(self._read(fmt, text, doc_id, metadata), doc_id, config)
@@ -107,11 +115,9 @@ class Chunker:
     def chunk_file(self, path: str | Path, doc_id: str | None = None,
                    metadata: Mapping[str, Any] | None = None,
                    levels: Sequence[int] | None = None) -> list[Chunk]:
-        """Read ``path`` and chunk it with the reader its extension and content call for; with
-        ``levels`` (or a config that has them), every level of a hierarchy.
-
-        The encoding the file was read in (``utf-8``, ``gb18030``, ``utf-16-le``…; see
-        :mod:`mdchunk.text.decode`) is in every chunk's ``metadata["source_encoding"]``."""
+        """Read ``path`` and chunk it with the reader its extension and content call for (with
+        ``levels``, every level); the encoding it was read in is in every chunk's
+        ``metadata["source_encoding"]``."""
         return self.read_and_chunk_file(path, doc_id, metadata, levels)[1]
 
     def read_and_chunk_file(self, path: str | Path, doc_id: str | None = None,

@@ -1,16 +1,9 @@
-"""Context for a leaf that its own text does not carry, put in its ``embed_text`` only.
-
-A leaf cut from the middle of a page loses what the page said around it: what the page is
-about (its front matter's ``description``) and the sentence that introduced the list or code
-block it starts inside ("To free space, run these:"). Two sources can give it back, each a line
-between the breadcrumb and the text (:func:`with_line`), never in ``text``:
-
-- the document itself (``ChunkerConfig.doc_context``: :func:`doc_context`);
-- a caller's model (``enrich=``, ``(document, leaf) -> line``: :class:`Enricher`), asked once
-  per distinct document and leaf text (:class:`EnrichCache`, in memory or on disk).
-
-A line only ever takes room the budget leaves (guarantee 1): it is cut to fit, or left out.
-"""
+"""Context for a leaf that its own text does not carry, put in its ``embed_text`` only: what the
+page is about, or the sentence that introduced the list a leaf starts inside. Each is a line
+between the breadcrumb and the text (:func:`with_line`), from the document itself
+(``doc_context``: :func:`doc_context`) or from a caller's model (``enrich=``:
+:class:`Enricher`, asked once per distinct document and leaf, :class:`EnrichCache`). A line
+only takes room the budget leaves (guarantee 1): it is cut to fit, or left out."""
 
 from __future__ import annotations
 

@@ -1,33 +1,12 @@
 """DocSearch records: one search record per chunk, in the shape documentation-site search
-indexes take (Algolia DocSearch, and the Typesense and Meilisearch scrapers derived from its
-scraper).
+indexes take (Algolia DocSearch, and the Typesense and Meilisearch scrapers derived from it).
+The fields and how each is filled from a chunk: docs/sites.md.
 
-A DocSearch scraper reads rendered pages: ``lvl0`` is the page's category (Docusaurus' config
-takes the active sidebar category, else ``"Documentation"``), ``lvl1`` the page's ``h1``,
-``lvl2`` to ``lvl6`` the headings below it, ``content`` a paragraph; a heading is a record of
-its own (``type`` ``lvlN``, no content) and text is a ``content`` record. mdchunk's records
-come from chunks instead, so:
-
-- ``hierarchy.lvl0`` is the ``lvl0`` argument (default ``"Documentation"``); ``lvl1`` …
-  ``lvl6`` are the chunk's ``headings`` outermost first — the page title (front matter, or the
-  ``#`` heading) is ``lvl1``, as the ``h1`` is on the page; a page without either starts at its
-  outermost heading. Levels are by depth, not by ``#`` count, and unused levels are ``None``;
-  headings past ``lvl6`` (only possible in unusual nesting) are joined into ``lvl6``.
-- ``type`` is ``content`` for a chunk with any text besides headings, else ``lvlN`` for its
-  deepest level (a chunk of headings alone, which guarantee 3 allows only when the budget
-  forces it); ``content`` is the chunk's verbatim ``text`` for ``content`` records, ``None``
-  for ``lvlN`` records.
-- ``url`` is the chunk's ``url`` (``None`` without a ``base_url``), ``url_without_anchor`` the
-  page URL, ``anchor`` the chunk's anchor, ``objectID`` its stable ``id``.
-- ``hierarchy_radio`` holds, as DocSearch's scraper fills it, only the deepest level of a
-  ``lvlN`` record (all ``None`` for ``content``); ``weight`` is the scraper's ``level``
-  (``content`` 0, ``lvl0`` 100, ``lvl1`` 90 …), ``page_rank`` 0 and ``position`` the chunk's
-  index on its page.
-
-Algolia takes the nested shape (``separator=None``). Typesense's scraper writes the nested
-keys flattened with dots (``separator="."``: ``"hierarchy.lvl0"``), Meilisearch's with
-underscores (``separator="_"``: ``"hierarchy_lvl0"``).
-"""
+A scraper reads rendered pages (``lvl1`` the ``h1``, a heading a record of its own); these
+records come from chunks, so the page title is ``lvl1``, levels are by depth, not by ``#``
+count, and a chunk with any text besides headings is a ``content`` record. Algolia takes the
+nested shape (``separator=None``), Typesense's scraper dotted keys (``"."``), Meilisearch's
+underscored ones (``"_"``)."""
 
 from __future__ import annotations
 

@@ -1,12 +1,7 @@
-"""The one-call functions of the public API: ``chunk_markdown``, ``chunk_text``, ``chunk_qa``,
-``chunk_file`` and ``chunk_hierarchy``, each a :class:`~mdchunk.chunks.chunker.Chunker` built
-once and used once.
-
-Each takes the chunker's settings whole (``config=``, a :class:`~mdchunk.ChunkerConfig`) or
-as keyword arguments, any field of it (:class:`~mdchunk.config.ChunkerOptions`); given both,
-the keywords override the config's fields. A keyword that is no field is a
-:class:`~mdchunk.ConfigError` naming it.
-"""
+"""The one-call functions of the public API (``chunk_markdown``, ``chunk_text``, ``chunk_qa``,
+``chunk_file``, ``chunk_hierarchy``). Each takes the chunker's settings whole (``config=``) or as
+keyword arguments (:class:`~mdchunk.config.ChunkerOptions`), the keywords overriding the config's
+fields; a keyword that is no field is a :class:`~mdchunk.ConfigError` naming it."""
 
 from __future__ import annotations
 

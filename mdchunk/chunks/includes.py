@@ -1,18 +1,11 @@
-"""Reading included files: the include root, what a reference may read under it, and what a
-call says of the files it could not include.
+"""Reading included files: the I/O beside :mod:`mdchunk.formats.includes`, which finds a page's
+references and puts their text in.
 
-:mod:`mdchunk.formats.includes` finds the references of a page and puts their text in; this is
-the I/O beside it. A reference is read only under the include root (``includes=``, the config
-key ``includes``): a path that leaves it (``../../etc/passwd``, a link out of it) is refused
-unread. A file that is missing, refused, undecodable or asked for with no root set stays its
-short visible line (``code sample: pods/pod.yaml``), never raised. Each such file is named once
-per call at debug level, and the call ends with one warning that counts them and says what to do
-(:func:`include_run`: a site of 19 includes and no root set gives one line, not 19; the workers
-of :func:`mdchunk.sources.batch.chunk_paths` and the Ray engine's tasks send theirs back to the
-run of the call).
-Files are decoded as documents are (:mod:`mdchunk.text.decode`) and cleaned as they are
-(:mod:`mdchunk.text.clean`).
-"""
+A reference is read only under the include root: a path that leaves it (``../../etc/passwd``,
+a link out of it) is refused unread. A file missing, refused, undecodable or asked for with no
+root set stays its short visible line, never raised; each is named at debug level, and the
+call ends with one warning that counts them (:func:`include_run`; workers and Ray tasks send
+theirs back to the call's run)."""
 
 from __future__ import annotations
 

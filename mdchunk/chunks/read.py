@@ -1,13 +1,7 @@
-"""The one way mdchunk reads a document, whoever asks: the chunker, ``mdchunk inspect``,
-``chunk --stats`` and the framework adapters.
-
-A file is decoded (:mod:`mdchunk.text.decode`) and its format picked by extension, then content
-(:mod:`mdchunk.formats.registry`); the text is cleaned (:mod:`mdchunk.text.clean`, unless
-``config.clean`` is off), parsed by its format's reader with the config's ``site``, generator
-markup recorded as its page renders it, and a Markdown page's includes put in
-(:mod:`.includes`). What comes out is a :class:`~.reading.Reading`: the blocks the chunker packs,
-so that what ``inspect`` flags is what the chunks were cut from.
-"""
+"""The one way mdchunk reads a document, whoever asks (the chunker, ``inspect``, ``chunk
+--stats``, the adapters): decoded, its format picked, cleaned, parsed with the config's site
+and its includes put in. The :class:`~.reading.Reading` it returns holds the blocks the chunker
+packs, so that what ``inspect`` flags is what the chunks were cut from."""
 
 from __future__ import annotations
 
@@ -32,14 +26,11 @@ def read(text: str, doc_id: str, metadata: Mapping[str, Any] | None, config: Chu
          page: Path | None = None) -> Reading | None:
     """``text`` read as the chunker reads it; ``None`` when it is blank.
 
-    ``reader`` is a format's name (``markdown``, ``text``, ``qa``) or ``auto``: from the
-    extension of ``doc_id``, Markdown without one (:func:`~mdchunk.formats.registry.reader_for`).
-    With ``config.clean`` (the default) the reader reads the text after hygiene, and the
-    reading keeps the way back to ``text``. ``includes`` is the include root that reads a
-    Markdown page's included files (a new one on ``config.includes`` when not given); what it
-    could not read is said once, when the call ends (:func:`~.includes.include_run`). ``page``
-    is the page's file, against whose folder an MDX raw-loader import is read.
-    """
+    ``reader`` is a format's name (``markdown``, ``text``, ``qa``) or ``auto`` (from the extension
+    of ``doc_id``, Markdown without one). With ``config.clean`` the reader reads the text after
+    hygiene, and the reading keeps the way back to ``text``. ``includes`` is the include root (a
+    new one on ``config.includes`` when not given); ``page`` is the page's file, against whose
+    folder an MDX raw-loader import is read."""
     if not isinstance(text, str):
         raise InputError(f"{doc_id or '<text>'}: expected str, got {type(text).__name__}")
     fmt = reader_for(reader, doc_id, text)

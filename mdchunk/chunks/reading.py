@@ -1,12 +1,6 @@
-"""What reading a document gives the chunker, and each format's share of it: its blocks'
-section trees, its metadata (front matter), its page (title, anchors, URL) and the way back from
-the text the blocks index to the string the caller passed.
-
-A :class:`Reading` is what :class:`~mdchunk.chunks.chunker.Chunker` packs and what ``mdchunk
-inspect`` and ``--stats`` show the blocks of; :mod:`.read` is the one path that makes it
-(decode, clean, pick the reader, parse, includes). The readers here take the cleaned text and
-parse it with :mod:`mdchunk.formats`; nothing here plans or packs a chunk.
-"""
+"""What reading a document gives the chunker: its blocks' section trees, its metadata, its page
+(title, anchors, URL) and the way back from the text the blocks index to the caller's string.
+:mod:`.read` is the one path that makes a :class:`Reading`; nothing here plans or packs."""
 
 from __future__ import annotations
 
@@ -210,9 +204,8 @@ _STR_TAG = "tag:yaml.org,2002:str"
 
 
 def _strings_at_once(loader: Any) -> Any:
-    """``loader`` whose constructor returns a string scalar's value without the generic
-    dispatch: what ``construct_yaml_str`` returns for it, the node's own ``value`` (most
-    front matter values are strings; it saves 15% of loading Hugo's front matter). Used
+    """``loader`` whose constructor returns a string scalar's own ``value`` without the
+    generic dispatch (most front matter values are strings), as ``construct_yaml_str`` would;
     only while the loader's ``str`` constructor is PyYAML's own."""
     if loader is None or loader.yaml_constructors.get(_STR_TAG) is not \
             yaml.constructor.SafeConstructor.construct_yaml_str:
@@ -232,10 +225,9 @@ _C_SAFE_LOADER: Any = _strings_at_once(getattr(yaml, "CSafeLoader", None))
 
 
 def load_yaml(text: str) -> Any:
-    """``yaml.safe_load(text)``, parsed by libyaml where PyYAML has it: the pure-Python parser
-    took a quarter of the time a Hugo page took to chunk (issue 32). Both feed the same Python
-    constructor and resolver; whatever the C parser refuses the pure one reads again, so an
-    error (and its line) is the one ``safe_load`` gives."""
+    """``yaml.safe_load(text)``, parsed by libyaml where PyYAML has it (the pure-Python parser
+    is slow); whatever the C parser refuses the pure one reads again, so an error (and its
+    line) is the one ``safe_load`` gives."""
     if _C_SAFE_LOADER is not None:
         try:
             return yaml.load(text, Loader=_C_SAFE_LOADER)

@@ -1,14 +1,7 @@
 """Where a document's chunks cut its blocks, and at which seam: what ``chunk --stats`` counts
-and ``inspect`` flags.
-
-Chunks do not record which blocks they cut, so this compares their spans with the blocks of
-the document as the chunker read it (:meth:`~mdchunk.chunks.reading.Reading.source_blocks`,
-from the one reading path :mod:`mdchunk.chunks.read`): a block is *split* when no single chunk
-holds all of it (a paragraph that one chunk holds and the next repeats as overlap is not
-split). Split blocks are
-named by what they were cut between (``table rows``, ``code lines``, ``list items``, ``prose
-sentences``), taken from the block and the seams table of :mod:`mdchunk.formats.kinds`.
-"""
+and ``inspect`` flags. A block is *split* when no single chunk holds all of it (a paragraph
+repeated as overlap is not split); split blocks are named by what they were cut between
+(``table rows``, ``code lines``…), from the seams table of :mod:`mdchunk.formats.kinds`."""
 
 from __future__ import annotations
 

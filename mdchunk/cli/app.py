@@ -1,11 +1,5 @@
 """The ``mdchunk`` command: the Typer app, its commands in the order help lists them, and
-:func:`main`, which quiets the model and Milvus libraries' logging before it runs the app.
-
-The commands live in :mod:`.chunk_commands` (chunk, inspect, config) and
-:mod:`.index_commands` (index, search), :mod:`.eval_command` (eval), their flags in
-:mod:`.options`, what they print
-besides their results in :mod:`.output`.
-"""
+:func:`main`, which quiets the model and Milvus libraries' logging before it runs the app."""
 
 from __future__ import annotations
 

@@ -1,9 +1,5 @@
-"""The commands that chunk files and show the result: ``chunk``, ``inspect`` and ``config``.
-
-Each is a plain function whose signature declares its own flags; :func:`.options.with_flags`
-adds the shared ones (the chunker's, the file selection's…) in the order help lists them, and
-:mod:`.app` registers them on the Typer app.
-"""
+"""The commands that chunk files and show the result: ``chunk``, ``inspect`` and ``config``. Each
+declares its own flags; :func:`.options.with_flags` adds the shared ones."""
 
 from __future__ import annotations
 

@@ -1,10 +1,5 @@
-"""The commands that write and read an index: ``index`` and ``search``.
-
-Each is a plain function whose signature declares its own flags; :func:`.options.with_flags`
-adds the shared ones (:mod:`.options`) and :mod:`.app` registers them on the Typer app. The
-index package's runs are imported when a command runs, so that ``mdchunk chunk`` never loads
-Milvus or a model.
-"""
+"""The commands that write and read an index: ``index`` and ``search``. The index package is
+imported when a command runs, so that ``mdchunk chunk`` never loads Milvus or a model."""
 
 from __future__ import annotations
 

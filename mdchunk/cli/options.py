@@ -1,13 +1,7 @@
-"""The command line's options: each flag declared once (type, help, default shown from the
-settings' defaults), the table that gives the shared ones to every command that takes them
-(:func:`with_flags`), and the checks that turn flag values into settings keys.
-
-Every flag that sets a settings key defaults to ``None``, "not given", so that the config
-file's value or the default shows through (:mod:`.settings`); a bad value is a usage error
-(exit status 2) naming the flag. A flag with a fixed set of values is typed by the library's
-own ``Literal`` (the site generators, the search modes…), so ``--help`` lists them and a value
-not among them is refused by the parser.
-"""
+"""The command line's options: each flag declared once, the table that gives the shared ones to
+every command that takes them (:func:`with_flags`), and the checks that turn flag values into
+settings keys. A flag that sets a settings key defaults to ``None``, "not given", so that the
+config file's value or the default shows through; a bad value is a usage error naming the flag."""
 
 from __future__ import annotations
 
@@ -307,11 +301,13 @@ SELECTION = ("globs", "excludes", "gitignore")
 Command = Callable[..., None]
 
 
-def with_flags(*layout: str) -> Callable[[Command], Command]:
-    """A command with the shared flags (:data:`FLAGS`) that ``layout`` names among its own
-    parameters, all in ``layout`` 's order (the order ``--help`` lists them), then
-    ``--verbose``. The command declares only its own parameters and ``flags``: the table's
-    flags' values, checked, under their keys (``None``: not given)."""
+def with_flags(*layout: str, table: Mapping[str, Flag] | None = None
+               ) -> Callable[[Command], Command]:
+    """A command with the shared flags (:data:`FLAGS`, and a command's own ``table``) that
+    ``layout`` names among its own parameters, all in ``layout`` 's order (the order ``--help``
+    lists them), then ``--verbose``. The command declares only its own parameters and
+    ``flags``: the tables' flags' values, checked, under their keys (``None``: not given)."""
+    tables = {**FLAGS, **(table or {})}
 
     def decorate(command: Command) -> Command:
         own = inspect.signature(command, eval_str=True).parameters
@@ -319,8 +315,8 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
         if unplaced:  # a programming error: a parameter help would not show
             raise TypeError(f"{command.__name__}: {sorted(unplaced)} not in its layout")
         params = [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY,
-                                    default=FLAGS[name].default,
-                                    annotation=FLAGS[name].option) if name in FLAGS
+                                    default=tables[name].default,
+                                    annotation=tables[name].option) if name in tables
                   else own[name].replace(kind=inspect.Parameter.KEYWORD_ONLY)
                   for name in layout]
         params.insert(0, inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY,
@@ -328,15 +324,15 @@ def with_flags(*layout: str) -> Callable[[Command], Command]:
         params.append(inspect.Parameter("verbose", inspect.Parameter.KEYWORD_ONLY,
                                         default=False, annotation=VerboseOption))
 
-        keys = {FLAGS[name].key if name in FLAGS else name: name for name in layout}
+        keys = {tables[name].key if name in tables else name: name for name in layout}
 
         @functools.wraps(command)
         def run(ctx: typer.Context, **values: Any) -> None:
             running = running_command.set((ctx, keys))  # a flag's bad value: flag_error
             try:
                 with debug_log(values.pop("verbose")):
-                    flags = {FLAGS[name].key: FLAGS[name].parse(values.pop(name))
-                             for name in layout if name in FLAGS}
+                    flags = {tables[name].key: tables[name].parse(values.pop(name))
+                             for name in layout if name in tables}
                     command(flags=flags, **values)
             finally:
                 running_command.reset(running)

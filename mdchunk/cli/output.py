@@ -1,9 +1,6 @@
-"""What the command line prints besides its results' own lines: mdchunk's errors as one line
-each, the failed files of a run that goes on, JSON Lines records, notes and a progress bar.
-
-Exit status (docs/contract.md): 0 on success, 2 on a usage error (Click's own), 1 on bad input or a
-failed dependency — always with one line that names the file or service, never a traceback.
-"""
+"""What the command line prints besides its results' own lines: errors as one line each (exit
+status 1, 2 for usage: docs/contract.md), the failed files of a run, JSON Lines records, notes
+and a progress bar."""
 
 from __future__ import annotations
 
@@ -157,7 +154,7 @@ def write_hits(hits: Iterable[SearchHit]) -> None:
 
 def note_preamble(chunks: list[Chunk]) -> None:
     """Say on stderr that a Q&A file's text before its first question is in the metadata, not
-    in a chunk (issue 15), so that nobody looks for it among the chunks."""
+    in a chunk, so that nobody looks for it among the chunks."""
     from ..formats.qa import PREAMBLE_KEY
 
     preamble = chunks[0].metadata.get(PREAMBLE_KEY) if chunks else None
@@ -227,10 +224,9 @@ _MATCH_LINES, _LINE_WIDTH = 4, 200
 
 
 def matching_lines(hit: SearchHit) -> list[Text]:
-    """The lines of ``hit`` that hold its matches, each as ``grep -n`` shows one: its line
-    number in the document, a colon, the line (indentation dropped, clipped), the matched part
-    in :data:`MATCH_STYLE` where colours are on; ``…`` for lines of a long match left out.
-    Without matches, the :func:`preview` of the hit."""
+    """The lines of ``hit`` that hold its matches as ``grep -n`` shows them (the matched part in
+    :data:`MATCH_STYLE` where colours are on, ``…`` for lines left out); without matches, the
+    :func:`preview` of the hit."""
     from ..formats.blocks import LineIndex
 
     if not hit.matches:

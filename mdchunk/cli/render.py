@@ -1,10 +1,6 @@
-"""``mdchunk inspect`` output: the document in a terminal (Rich) or as one HTML page (Jinja2).
-
-Both show the document itself, chunk after chunk in alternating colours, with a header at
-each boundary and the overlap shaded; the page adds a list of chunks, their ``embed_text`` and
-a histogram of their sizes. The page is one self-contained file: its style and script live in
-the template, the chunks' data in a JSON block, nothing is fetched.
-"""
+"""``mdchunk inspect`` output: the document in a terminal (Rich) or as one self-contained HTML
+page (Jinja2), chunk after chunk in alternating colours, a header at each boundary and the
+overlap shaded; the page adds the chunks' ``embed_text`` and a histogram of their sizes."""
 
 from __future__ import annotations
 

@@ -5,13 +5,14 @@ FastAPI."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from ..config import ChunkerConfig
-from .options import CHUNKER_SHAPE, STORE, milvus_token, settings_of, with_flags
+from .options import CHUNKER_SHAPE, STORE, Flag, milvus_token, settings_of, with_flags
 from .output import one_line_errors
 from .settings import DEFAULT
 
@@ -23,51 +24,56 @@ __all__ = ["mcp", "serve"]
 _SERVE_HINT = "mdchunk serve needs its extra: pip install 'mdchunk[serve]'"
 
 
-@with_flags(*STORE, "model", "backend", "rerank", "token", "old_token", "host", "port",
-            "token_file", "max_concurrent", "max_queue", "queue_timeout", "batch_texts",
-            "batch_wait_ms", "max_body_bytes", "timeout", "cors_origins", "allow_index",
-            "index_roots", *CHUNKER_SHAPE, "levels", "base_url", "site", "parent_pid",
-            "exit_on_stdin_eof")
-def serve(
-    flags: dict[str, object],
-    host: Annotated[str, typer.Option(
-        "--host", help="Address to listen on; anything but loopback needs a token.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option("--port", help="0: any free port.")] = 8765,
-    token_file: Annotated[Optional[Path], typer.Option(
-        "--token-file", help="A file holding the bearer token every request must send "
-                             "(else MDCHUNK_SERVE_TOKEN).")] = None,
-    max_concurrent: Annotated[int, typer.Option(
-        "--max-concurrent", help="Requests answered at once; more wait for a slot.")] = 16,
-    max_queue: Annotated[int, typer.Option(
-        "--max-queue", help="Requests that may wait for a slot; more get 503 + "
-                            "Retry-After.")] = 512,
-    queue_timeout: Annotated[float, typer.Option(
-        "--queue-timeout", help="Seconds a request may wait for a slot; longer gets 503 + "
-                                "Retry-After.")] = 30.0,
-    batch_texts: Annotated[int, typer.Option(
-        "--batch-texts", help="Most query texts of concurrent requests embedded by one model "
-                              "call (1: no batching).")] = 64,
-    batch_wait_ms: Annotated[float, typer.Option(
-        "--batch-wait-ms", help="Milliseconds a model call may wait for more requests' "
-                                "texts.")] = 2.0,
-    max_body_bytes: Annotated[int, typer.Option(
-        "--max-body-bytes", help="Largest request body; larger gets 413.")] = 8 * 1024 * 1024,
-    timeout: Annotated[float, typer.Option(
-        "--timeout", help="Seconds a request's work may take; longer gets 503 and its work "
-                          "stops.")] = 30.0,
-    cors_origins: Annotated[Optional[list[str]], typer.Option(
-        "--cors-origin", help="A browser origin allowed to call (repeatable; none: CORS "
-                              "off).")] = None,
-    allow_index: Annotated[bool, typer.Option(
-        "--allow-index", help="Offer POST /v1/index, reading only under --index-root.")] = False,
-    index_roots: Annotated[Optional[list[Path]], typer.Option(
-        "--index-root", help="A folder POST /v1/index may read (repeatable).")] = None,
-    parent_pid: Annotated[Optional[int], typer.Option(
-        "--parent-pid", help="Exit within a second or two of this process's end.")] = None,
-    exit_on_stdin_eof: Annotated[bool, typer.Option(
-        "--exit-on-stdin-eof", help="Exit when stdin closes.")] = False,
-) -> None:
+def _server_flag(flag: str, kind: Any, default: object, text: str,
+                 parse: Callable[[Any], object] = lambda value: value, key: str = "") -> Flag:
+    """A server flag: ``--max-queue`` sets key ``max_queue`` unless ``key`` says otherwise."""
+    return Flag(key or flag[2:].replace("-", "_"),
+                Annotated[kind, typer.Option(flag, help=text)], parse, default)
+
+
+#: The server's own flags, by parameter name: the fields of :class:`~mdchunk.serve.ServeConfig`
+#: they set, and ``token_file``, ``parent_pid`` and ``exit_on_stdin_eof`` (the runner's).
+SERVER_FLAGS: dict[str, Flag] = {
+    "host": _server_flag("--host", str, "127.0.0.1",
+                         "Address to listen on; anything but loopback needs a token."),
+    "port": _server_flag("--port", int, 8765, "0: any free port."),
+    "token_file": _server_flag("--token-file", Optional[Path], None,
+                               "A file holding the bearer token every request must send "
+                               "(else MDCHUNK_SERVE_TOKEN)."),
+    "max_concurrent": _server_flag("--max-concurrent", int, 16,
+                                   "Requests answered at once; more wait for a slot."),
+    "max_queue": _server_flag("--max-queue", int, 512,
+                              "Requests that may wait for a slot; more get 503 + Retry-After."),
+    "queue_timeout": _server_flag("--queue-timeout", float, 30.0, "Seconds a request may wait "
+                                  "for a slot; longer gets 503 + Retry-After."),
+    "batch_texts": _server_flag("--batch-texts", int, 64, "Most query texts of concurrent "
+                                "requests embedded by one model call (1: no batching)."),
+    "batch_wait_ms": _server_flag("--batch-wait-ms", float, 2.0, "Milliseconds a model call "
+                                  "may wait for more requests' texts.",
+                                  lambda ms: ms / 1000, "batch_wait"),
+    "max_body_bytes": _server_flag("--max-body-bytes", int, 8 * 1024 * 1024,
+                                   "Largest request body; larger gets 413."),
+    "timeout": _server_flag("--timeout", float, 30.0, "Seconds a request's work may take; "
+                            "longer gets 503 and its work stops."),
+    "cors_origins": _server_flag("--cors-origin", Optional[list[str]], None,
+                                 "A browser origin allowed to call (repeatable; none: CORS off).",
+                                 lambda values: tuple(values or ()), "cors_origins"),
+    "allow_index": _server_flag("--allow-index", bool, False,
+                                "Offer POST /v1/index, reading only under --index-root."),
+    "index_roots": _server_flag("--index-root", Optional[list[Path]], None,
+                                "A folder POST /v1/index may read (repeatable).",
+                                lambda values: tuple(values or ()), "index_roots"),
+    "parent_pid": _server_flag("--parent-pid", Optional[int], None,
+                               "Exit within a second or two of this process's end."),
+    "exit_on_stdin_eof": _server_flag("--exit-on-stdin-eof", bool, False,
+                                      "Exit when stdin closes."),
+}
+
+
+@with_flags(*STORE, "model", "backend", "rerank", "token", "old_token", *list(SERVER_FLAGS)[:-2],
+            *CHUNKER_SHAPE, "levels", "base_url", "site", "parent_pid", "exit_on_stdin_eof",
+            table=SERVER_FLAGS)
+def serve(flags: dict[str, object]) -> None:
     """Serve an index over HTTP (/v1 API, MCP at /mcp, a search page at /).
 
     The model and the index are opened once, and a --rerank cross-encoder before the address
@@ -81,13 +87,11 @@ def serve(
         except ImportError as exc:
             raise typer.BadParameter(_SERVE_HINT) from exc
         store, embedder, chunker = _served(flags)
-        config = ServeConfig(
-            store, chunker, embedder, host=host, port=port, token=read_token(token_file),
-            max_concurrent=max_concurrent, max_queue=max_queue, queue_timeout=queue_timeout,
-            batch_texts=batch_texts, batch_wait=batch_wait_ms / 1000,
-            max_body_bytes=max_body_bytes, timeout=timeout,
-            cors_origins=tuple(cors_origins or ()), allow_index=allow_index,
-            index_roots=tuple(index_roots or ()), rerank=_reranker(flags))
+        bounds: dict[str, Any] = {flag.key: flags[flag.key] for flag in SERVER_FLAGS.values()}
+        token = read_token(bounds.pop("token_file"))
+        parent_pid, exit_on_stdin_eof = bounds.pop("parent_pid"), bounds.pop("exit_on_stdin_eof")
+        config = ServeConfig(store, chunker, embedder, token=token, rerank=_reranker(flags),
+                             **bounds)
         raise typer.Exit(run_server(config, parent_pid=parent_pid,
                                     exit_on_stdin_eof=exit_on_stdin_eof))
 

@@ -1,12 +1,7 @@
-"""The command line's settings: defaults, then a config file, then flags, each value tagged
-with where it came from.
-
-The file is ``mdchunk.toml`` (its top level) or ``pyproject.toml`` (its ``[tool.mdchunk]``
-table), the first found from the working folder upwards. Its keys are every field of
-:class:`~mdchunk.ChunkerConfig` plus those of :class:`RunOptions`, read from the dataclasses
-themselves: a field added to either is a config key, type-checked from its annotation, with
-no edit here. ``max-tokens`` and ``max_tokens`` are the same key.
-"""
+"""The command line's settings: defaults, then a config file (``mdchunk.toml``, or
+``[tool.mdchunk]`` of ``pyproject.toml``, the first found upwards), then flags, each value tagged
+with where it came from. The keys are read from :class:`~mdchunk.ChunkerConfig` and
+:class:`RunOptions` themselves, type-checked from their annotations."""
 
 from __future__ import annotations
 
@@ -42,28 +37,17 @@ class RunOptions:
 
     db: str = "./mdchunk.db"
     collection: str = "mdchunk"
-    #: Embedding model: ``auto`` (the collection's own, else the one the corpus's language
-    #: chooses: :mod:`mdchunk.index.language`), a name or a path.
+    #: Each key means what its flag does (``--model``, ``--backend``…: ``mdchunk index --help``).
     model: str | None = "auto"
-    #: How a sentence-transformers model runs: ``auto`` (int8 ONNX where onnxruntime is
-    #: installed, torch on a GPU or without it), ``torch``, ``onnx`` or ``onnx-int8``. Search
-    #: embeds on the collection's own; USE ignores it.
     backend: BackendChoice = "auto"
     analyzer: AnalyzerChoice = "auto"
-    #: Embed each leaf's units too, for dense search to score leaves by (``--units``).
     units: bool = False
-    #: Add CJK character bigrams to what BM25 reads (``--bigrams``).
     bigrams: bool = True
-    #: Put before every query and every passage embedded (``--query-prompt``,
-    #: ``--document-prompt``; ``""``: nothing); unset: the model's own, or its family's.
     query_prompt: str | None = None
     document_prompt: str | None = None
-    #: gitignore-style patterns of the files to take (instead of the known extensions), as
-    #: ``--glob``; ``include``, its old name, is read with a warning.
+    #: ``include``, its old name, is read with a warning.
     glob: tuple[str, ...] = ()
-    #: gitignore-style patterns of files and folders to leave out.
     exclude: tuple[str, ...] = ()
-    #: Honour ``.gitignore`` files.
     gitignore: bool = True
     workers: int = 1
 

@@ -1,16 +1,6 @@
-"""Embedding: the models that turn text into vectors, for the index and the semantic scorer.
-
-One protocol, :class:`Embedder` (``protocol``, which imports no model: the plan stage knows
-embedders by it alone). ``resolve`` finds a model's files offline (the bundled all-MiniLM-L6-v2,
-a folder, a hub name in the local cache) and reads its shape; ``loading`` turns a model name
-into an embedder (``load_embedder``; ``seam_embedder``, the chunker's lazily loaded default);
-``sentence_transformer`` runs a sentence-transformers model on a ``backends`` backend: torch
-(``torch_runtime``) or onnxruntime (``onnx_runtime``) over the export that ``onnx_export``
-makes, quantizes and caches; ``multilingual`` is USE multilingual v3 on numpy; ``rerankers``
-are search's optional second look at its candidates (a local cross-encoder, or any callable);
-``prompts`` what a model reads before a query and before a passage.
-Importing this package loads neither torch, onnxruntime nor any weights: they load on first use.
-"""
+"""Embedding: the models that turn text into vectors, for the index and the semantic scorer, all
+behind one protocol (:class:`Embedder`). Importing this package loads neither torch, onnxruntime
+nor any weights: they load on first use."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""How an embedder runs its model, and what an index records of it.
-
-A sentence-transformers model runs on PyTorch, or on onnxruntime over the model exported to
-ONNX, fp32 or quantized to int8 (:mod:`.onnx_export`); USE multilingual runs on numpy. The
-backend, and the export recipe of an ONNX one, are part of what an index records
-(:attr:`~mdchunk.index.store.IndexMeta.backend`), so vectors of two never mix in one collection.
-"""
+"""How an embedder runs its model (torch, ONNX fp32 or int8, numpy for USE), which an index
+records (:attr:`~mdchunk.index.store.IndexMeta.backend`), so vectors of two never mix in one
+collection."""
 
 from __future__ import annotations
 

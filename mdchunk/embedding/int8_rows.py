@@ -1,24 +1,16 @@
 """Int8 activations scaled row by row: a text's vector does not depend on its batch.
 
-onnxruntime's ``quantize_dynamic`` quantizes each matrix product's input with one scale for
-the whole tensor, measured on the batch it is given: a text's vector then moved with its batch
-neighbours (cosine 0.99), so the int8 embedder had to run each text alone. This pass rewrites
-the quantized graph so that every row of an activation (one token of one text) gets its own
-scale, its largest magnitude over 127, and its own int8 values, whatever else is in the batch:
-the integer product of a row is exact, and the row's scale and the weights' per-channel scales
-are applied after it. A text's vector is then the same alone and in any batch (to float
-rounding), so texts can be batched; and a scale per token, rather than one for a batch's
-widest token, keeps more of each token's precision (cosine to fp32 0.9966 at least, where one
-scale per tensor gave 0.99).
+``quantize_dynamic`` quantizes each matrix product's input with one scale for the whole batch,
+so a text's vector moved with its batch neighbours. This pass gives every row of an activation
+(one token of one text) its own scale and int8 values: the row's integer product is exact and
+the scales are applied after it, so a text's vector is the same alone and in any batch (to
+float rounding), and each token keeps more of its precision.
 
-Each ``DynamicQuantizeLinear`` (x -> x_q, scale, zero point) becomes: the row's scale
-``max|x| / 127``, ``x_q = QuantizeLinear(x * 127 / max|x|, 1, 128)`` (symmetric values moved
-to uint8, the operand type onnxruntime's fast int8 kernels take), and each
-``MatMulInteger -> Cast -> Mul(scale x weight scale)`` reading it becomes one
-``MatMulIntegerToFloat`` (onnxruntime's fused kernel) with the weight scales, then a ``Mul`` by
-the row scale. onnxruntime's own fusions cannot be left to do this: they assume the activation
-scale is one number, and a per-row one fused by them gives wrong vectors.
-"""
+Each ``DynamicQuantizeLinear`` becomes the row's scale ``max|x| / 127`` and
+``QuantizeLinear(x * 127 / max|x|, 1, 128)`` (uint8, the operand onnxruntime's fast int8
+kernels take); each ``MatMulInteger -> Cast -> Mul`` reading it becomes one
+``MatMulIntegerToFloat`` with the weight scales, then a ``Mul`` by the row scale.
+onnxruntime's own fusions assume one activation scale and would give wrong vectors."""
 
 from __future__ import annotations
 

@@ -1,30 +1,19 @@
 """A sentence-transformers model as ONNX, fp32 and int8, exported once and cached.
 
-The model (its transformer, pooling, any dense layers) is traced by ``torch.onnx.export``
-into one graph from token ids to the sentence embedding; no ``optimum``, so no pin on
-``transformers``. Attention is traced as the model's plain ("eager") attention: the fused
-kernel's trace carries NaN guards (``IsNaN``, ``Where``) that took a sixth of the int8 run
-time. onnxruntime's own quantizer makes the int8 copy: per-channel int8 weights of the matrix
-products only (per-tensor weights dropped the cosine to fp32 to 0.94), and :mod:`.int8_rows`
-then scales the activations row by row, so that a vector does not depend on its batch. The
-word-embedding table stays fp32: a lookup costs no arithmetic, so quantizing it saved only disk
-(35 MB of MiniLM's 59) and put an error into every token's input.
+The model (transformer, pooling, dense layers) is traced by ``torch.onnx.export`` into one
+graph from token ids to the sentence embedding (no ``optimum``, so no pin on ``transformers``),
+with plain ("eager") attention: the fused kernel's trace carries NaN guards that cost a sixth of
+the int8 run time. onnxruntime's quantizer makes the int8 copy: per-channel int8 weights of the
+matrix products only (the word-embedding table stays fp32: a lookup costs no arithmetic), and
+:mod:`.int8_rows` scales the activations row by row. Weights are held to seven bits
+(``reduce_range``) so that the vectors are the same on every x86 CPU: without VNNI,
+onnxruntime's kernels sum pairs of products into 16 bits, which full-range weights overflow.
 
-The weights are held to seven bits (``reduce_range``) so that the vectors are the same on every
-x86 CPU: without VNNI, onnxruntime's kernels multiply uint8 activations by int8 weights in pairs
-summed into 16 bits, which full-range weights overflow (a small model's least cosine to fp32
-fell to 0.76 on such a CPU while it was 0.9999 with VNNI). With weights within ±64 no pair can
-overflow, and both kinds of CPU give the same vectors, at a cost of 0.003 in MiniLM's least
-cosine to fp32 (BENCHMARKS.md, "Throughput: the int8 ONNX embedder").
-
-Both files are cached in ``$MDCHUNK_CACHE/onnx/<key>/`` (default ``~/.cache/mdchunk``, beside
-the Hugging Face model cache), ``key`` a hash of the model's files and :data:`EXPORTER_VERSION`:
-a changed model or exporter is exported anew. ``export.json``, written last, records each
-file's checksum; a cache whose files do not match it (a truncated file, a crash mid-export) is
-rebuilt with one warning. An export is checked against torch on probe texts before it is
-kept; a model that cannot be exported raises :class:`Unexportable`, and the embedder falls
-back to torch with one line saying why (:func:`export_of_model`).
-"""
+Both files are cached in ``$MDCHUNK_CACHE/onnx/<key>/``, ``key`` a hash of the model's files
+and :data:`EXPORTER_VERSION`. ``export.json``, written last, records each file's checksum; a
+cache that does not match it is rebuilt with one warning. An export is checked against torch on
+probe texts before it is kept; a model that cannot be exported raises :class:`Unexportable`,
+and the embedder falls back to torch with one line saying why (:func:`export_of_model`)."""
 
 from __future__ import annotations
 

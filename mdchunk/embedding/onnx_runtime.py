@@ -72,13 +72,10 @@ class Export:
         return self.folder / "tokenizer.json"
 
     def intact(self) -> bool:
-        """Whether every file is there with the checksum recorded when it was written.
-
-        Hashing the files (150 MB for MiniLM's two models) would cost a search on the int8
-        model more CPU than anything else of mdchunk's own, every run. So a check that passes
-        keeps each file's recorded checksum, size, modification and change times and inode
-        (:data:`CHECKED`); a later check that finds them all unchanged trusts it, and a file
-        (or record) rewritten, cut short, copied or replaced since is hashed again."""
+        """Whether every file is there with the checksum recorded when it was written. A check
+        that passes keeps each file's checksum, size, times and inode (:data:`CHECKED`), and a
+        later check that finds them unchanged trusts it rather than hash 150 MB again on every
+        search."""
         try:
             seen = {name: [digest, *_stat_of(self.folder / name)]
                     for name, digest in self.files.items()}
@@ -101,18 +98,11 @@ class Export:
 
 
 class OnnxSession:
-    """One exported model (fp32 or int8) in an onnxruntime session on the CPU.
-
-    Texts are tokenized once (:meth:`encodings`), so that their lengths can order the batches
-    and the same ids fill them (:meth:`encode`, :meth:`encode_batches`).
-
-    Each forward pass runs on one thread, and ``workers`` passes (default: one per core this
-    process may use) run at once on different batches (issue 32). Splitting every operator of
-    one pass over the cores, as before, woke the pool's sleeping threads a few hundred times a
-    pass for operators of a few microseconds: CPU time and wall time lost to waiting. Batches
-    are independent (a vector does not depend on its batch), so running them side by side
-    changes no vector.
-    """
+    """One exported model (fp32 or int8) in an onnxruntime session on the CPU. Texts are
+    tokenized once (:meth:`encodings`), so that their lengths order the batches. Each forward
+    pass runs on one thread, and ``workers`` passes (default: one per core this process may use)
+    run at once on different batches: splitting each pass's tiny operators over the cores lost
+    time waking threads, and a vector does not depend on its batch."""
 
     def __init__(self, export: Export, *, quantized: bool, threads: int = 1,
                  workers: int | None = None) -> None:

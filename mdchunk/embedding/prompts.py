@@ -1,17 +1,9 @@
-"""The prompts a model was trained to read before a query and before a passage.
-
-Many retrieval models embed a query and a passage differently: e5 wants ``query: `` and
-``passage: ``, bge-*-v1.5 an instruction before the query, nomic ``search_query: `` and
-``search_document: ``. Embedding both sides bare costs them many points (their model cards say
-so). A sentence-transformers model may declare its prompts in
-``config_sentence_transformers.json`` (``prompts``: ``query``, ``document`` or ``passage``);
-those are used. For the known families that declare none, :data:`KNOWN_PROMPTS` says what each
-side gets. A user's own prompt overrides either. The index records both prompts, and search
-embeds the query with the recorded one (:mod:`mdchunk.index.search`).
-
-A prompt is prepended to the text, as sentence-transformers' ``encode(prompt=...)`` does, so it
-works the same on every backend (torch, ONNX, a user's own :class:`~.protocol.Embedder`).
-"""
+"""The prompts a model was trained to read before a query and before a passage (e5's ``query: ``
+and ``passage: ``, bge's instruction, nomic's ``search_query: ``): embedding both sides bare
+costs such models many points. A model's declared prompts
+(``config_sentence_transformers.json``) are used, else :data:`KNOWN_PROMPTS` for its family; a
+user's own overrides either. The index records both, and search embeds with the recorded one.
+A prompt is prepended to the text, as ``encode(prompt=...)`` does, so it works on every backend."""
 
 from __future__ import annotations
 

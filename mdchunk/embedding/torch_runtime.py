@@ -1,10 +1,6 @@
-"""Sentence-transformers models on PyTorch, loaded from local files on first use.
-
-Every torch model of a process loads through :func:`load_model`, so a model used to score seams
-and to embed chunks is loaded once. :class:`LazyEmbedder` is the semantic scorer's default: a
-model spec that loads nothing until the first seam is scored, so importing mdchunk, or chunking
-greedily, never imports torch.
-"""
+"""Sentence-transformers models on PyTorch, loaded once per process from local files on first
+use; :class:`LazyEmbedder` loads nothing until the first seam is scored, so chunking greedily
+never imports torch."""
 
 from __future__ import annotations
 
@@ -63,13 +59,9 @@ def auto_device() -> str:
 
 
 class LazyEmbedder:
-    """A model spec (``None`` for the bundled all-MiniLM-L6-v2, a hub name in the local cache,
-    or a folder) that loads on the first :meth:`embed`, on the CPU, in batches.
-
-    Its vectors are the model's own ``encode`` at ``batch_size`` texts a pass: what seams were
-    always scored with. The rest of :class:`~.protocol.Embedder` is worked out when asked (the
-    scorer never asks), from the model's config files or else the loaded model.
-    """
+    """A model spec (``None`` for the bundled all-MiniLM-L6-v2, a cached hub name, or a folder)
+    that loads on the first :meth:`embed`, on the CPU; the rest of :class:`~.protocol.Embedder`
+    is worked out when asked, from the model's config files or else the loaded model."""
 
     def __init__(self, model: str | None = None, batch_size: int = 64) -> None:
         self.model = model

@@ -1,9 +1,5 @@
-"""Formats: each reader turns one kind of document into the same blocks with exact spans.
-
-``markdown`` (markdown-it-py and its plugins), ``plaintext`` (a line classifier for headings)
-and ``qa`` (question/answer files), chosen by ``registry``; ``kinds`` is the one table of block
-kinds and the seams each may be cut at.
-"""
+"""Formats: each reader turns one kind of document into the same blocks with exact spans;
+``registry`` picks the reader, ``kinds`` is the table of block kinds and their seams."""
 
 from __future__ import annotations
 

@@ -184,14 +184,10 @@ _INLINE_MARKUP = re.compile(r"[\\`*_\[\]<>&!~$\r\n]")
 
 
 def split_heading_id(content: str) -> tuple[str, str | None]:
-    """A heading's text and its explicit id, when a trailing attribute block gives one.
-
-    Two syntaxes, as documentation sites write them: an attribute block (Pandoc, Hugo's
-    goldmark, Python-Markdown's ``attr_list`` with its optional colon, Docusaurus' classic
-    form), parsed by mdit-py-plugins' own attribute parser and set off from the text by a
-    blank (so ``${#var}`` stays text); and Docusaurus' MDX comment, whose first word after
-    ``#`` is the id. The block is taken out of the text even when it names no id (``{.cls}``);
-    the id is ``None`` when there is no block at all.
+    """A heading's text and its explicit id, when a trailing attribute block gives one: an attribute
+    block (Pandoc, goldmark, Python-Markdown's ``attr_list``, Docusaurus' classic form), parsed by
+    mdit-py-plugins' attribute parser and set off by a blank (so ``${#var}`` stays text), or
+    Docusaurus' MDX comment. The block is taken out of the text even when it names no id.
 
     >>> split_heading_id("Rolling restarts {#rolling-restarts}")
     ('Rolling restarts', 'rolling-restarts')
@@ -200,8 +196,7 @@ def split_heading_id(content: str) -> tuple[str, str | None]:
     >>> split_heading_id("Step 2 {: #step-2 .note }")
     ('Step 2', 'step-2')
     >>> split_heading_id("Length: ${#var}")
-    ('Length: ${#var}', None)
-    """
+    ('Length: ${#var}', None)"""
     text = content.rstrip()
     if not text.endswith("}"):
         return content, None
@@ -266,16 +261,11 @@ def _plain(content: str, children: Sequence[Token] | None, env: dict[str, Any]) 
 
 def link_definitions(source: str, blocks: Sequence[Block], start: int) -> list[Block]:
     """``blocks`` (the top level, in order, from ``start`` on) with a ``link_definitions`` block
-    over each run of link reference definitions between them.
-
-    markdown-it keeps a definition (``[label]: /url "title"``) in its env and emits no token
-    for it, so the text lies between two blocks: the one gap at the top level that holds
-    anything but blanks, and it starts with the label's ``[`` (so does a footnote definition
-    nothing references, which markdown-it drops and no page shows either). It is the page's
-    metadata, not its text: a block of its own (a kind no page shows,
-    :data:`~.kinds.UNSEEN_KINDS`) keeps it out of ``embed_text`` and out of the block before
-    it, which :func:`~.blocks.tile` would otherwise stretch over it (a code block that fits
-    would then no longer fit)."""
+    over each run of link reference definitions between them. markdown-it emits no token for a
+    definition, so its text lies in a gap between two blocks, starting with the label's ``[``. It
+    is the page's metadata, not its text: a block of a kind no page shows keeps it out of
+    ``embed_text`` and out of the block before it, which :func:`~.blocks.tile` would otherwise
+    stretch over it."""
     out: list[Block] = []
     pos = start
     for block in [*blocks, None]:

@@ -1,30 +1,14 @@
 """Hugo callout shortcodes as blocks: ``{{< note >}}`` … ``{{< /note >}}`` is one admonition.
 
-Kubernetes and many Hugo themes write a note as a pair of shortcodes around Markdown:
+markdown-it reads the tags as text; :mod:`.site_markup` has already found them (roles
+``callout`` and ``callout_end``). This pass makes the blocks from an opening tag to its closing
+one, in any run of sibling blocks, a single ``admonition`` block, atomic like a blockquote: cut
+only between its blocks when it does not fit (a tag alone in its paragraph travels with the
+block beside it), a chunk starting inside a cut one repeating its label (``Caution:``).
 
-.. code-block:: md
-
-    {{< caution >}}
-    A Deployment with a single replica has no spare Pod.
-    {{< /caution >}}
-
-markdown-it reads the tags as text: one paragraph when no blank line parts them, else a
-paragraph for each tag and the blocks between. :mod:`.site_markup` has already found every tag
-(its :class:`~.blocks.Markup`, of role ``callout`` and ``Caution:`` shown for the opening one,
-``callout_end`` and nothing for the closing one);
-this pass makes the blocks from an opening callout tag (``note``, ``caution``, ``warning`` …,
-``{{< >}}`` or ``{{% %}}``) to its closing one a single ``admonition`` block, atomic like a
-blockquote: kept whole when it fits, cut between its blocks when it does not (a tag alone in
-its paragraph travels with the block beside it, so no chunk is a closing tag alone), and a
-chunk that starts inside a cut one repeats its label (``Caution:``), as one inside a cut tab
-repeats the tab's. It looks in every run of sibling blocks, so a note in a list item or a tab
-is one too.
-
-A pair stays blocks of the page when it is not whole in one run of siblings (the opening tag
-not at a block's start, the closing one not at a block's end), when a heading lies between
-(it heads a section, which a block cannot hold), or when a tab group's tag does (the group is
-the structure: :mod:`.tabs`).
-"""
+A pair stays blocks of the page when it is not whole in one run of siblings, when a heading
+lies between (it heads a section, which a block cannot hold), or when a tab group's tag does
+(:mod:`.tabs`)."""
 
 from __future__ import annotations
 

@@ -1,28 +1,11 @@
 """MkDocs Material content tabs (pymdownx ``tabbed``) as a markdown-it block rule.
 
-.. code-block:: md
-
-    === "PostgreSQL"
-
-        Run `pg_dump` first.
-
-    === "MySQL"
-
-        Run `mysqldump` first.
-
 A tab is its marker line, ``=== "Label"`` (``===!`` starts a new group, ``===+`` marks the tab
-shown first, ``===!+`` both) at the block's indentation (up to three columns more: a list
-item's text starts at its marker's width, Python-Markdown's at four columns), then the lines
-indented four columns deeper than the marker,
-blank lines among them: its body, parsed as Markdown (a fence or a list in a tab is one). Tabs
-that follow one another, blank lines between them, are one group, unless a tab's marker has
-``!``. The rule gives ``content_tabs_open`` … ``content_tabs_close`` around each group and
-``content_tab_open`` (``meta["label"]``: the label as written) … ``content_tab_close`` around
-each tab; :mod:`.markdown` reads them as a ``tabs`` block of ``tab`` children.
-
-Plain Markdown reads the same lines as a paragraph and an indented code block, so the rule is
-on only for ``site="mkdocs"`` (its record in :mod:`.sites.generators` names it).
-"""
+shown first), then the lines indented four columns deeper, blank lines among them: its body,
+parsed as Markdown. Tabs that follow one another are one group. The rule gives
+``content_tabs_open``/``content_tab_open`` (``meta["label"]``) tokens, which :mod:`.markdown`
+reads as a ``tabs`` block of ``tab`` children. Plain Markdown reads the same lines as a
+paragraph and an indented code block, so the rule is on only for ``site="mkdocs"``."""
 
 from __future__ import annotations
 

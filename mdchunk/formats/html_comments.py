@@ -1,26 +1,10 @@
 """An HTML comment inside a list item or a quote runs to its ``-->``, blank lines and all.
 
-CommonMark ends an HTML block that opens a comment at the line holding ``-->`` (start
-condition 2), and a blank line inside a container does not end the container when the lines
-after it are indented into it: goldmark (Hugo), commonmark.js and GitHub read the comment of
-
-.. code-block:: md
-
-    1. 第一步
-       <!--
-       The first step, in English.
-
-       More of the English original.
-       -->
-       中文。
-
-as one HTML block, which the page does not show. markdown-it's ``html_block`` rule stops at
-the blank line instead (an empty line is less indented than the item), which would make the
-rest of the comment a paragraph of the page, text in ``embed_text`` (the zh-cn pages of a Hugo
-site keep each English original that way). :func:`html_block` is markdown-it's rule with that
-case read as CommonMark reads it: a comment whose block ended at a blank line, the container
-still going on after it, runs on to its ``-->``.
-"""
+CommonMark (goldmark, commonmark.js, GitHub) reads such a comment, blank lines inside it and the
+container going on after them, as one HTML block the page does not show; markdown-it's
+``html_block`` stops at the blank line, which would put the rest of the comment in
+``embed_text`` (the zh-cn pages of a Hugo site keep each English original that way).
+:func:`html_block` is markdown-it's rule with that case read as CommonMark reads it."""
 
 from __future__ import annotations
 

@@ -1,26 +1,14 @@
-"""Includes: where a page shows another file's text, and the page with that text put in.
+"""Includes: where a page shows another file's text (Hugo's ``code_sample``/``include``/
+``readfile``, MkDocs snippets ``--8<--``, MDX raw-loader imports shown by a ``CodeBlock``: the
+syntaxes are in ``docs/sites.md``), and the page with that text put in.
 
-Doc sites keep examples in files of their own and pull them into pages:
-
-- Hugo: ``{{% code_sample file="pods/pod.yaml" %}}`` (``codenew`` on older sites, also
-  ``{{< … >}}``), ``{{< include "path" >}}``, ``readfile``;
-- MkDocs (pymdownx.snippets): ``--8<-- "file"`` on a line of its own, ``"file:3:8"`` for lines
-  3 to 8, and the block form, ``--8<--`` lines around one file a line;
-- MDX: ``import PodYaml from '!!raw-loader!./pod.yaml';`` and, where the text shows,
-  ``<CodeBlock language="yaml">{PodYaml}</CodeBlock>``.
-
-The markup pass finds them (:mod:`.site_markup`): a shortcode is :class:`~.blocks.Markup` of
-role ``include``, a snippet line of role ``snippet``, each with its exact span, the path as
-written and a short visible line (``code sample: pods/pod.yaml``); this module reads those,
-the block form's paragraph and the MDX ``CodeBlock`` element off the parsed
-:class:`~.blocks.Document` (:func:`find_includes`). Nothing here reads a file:
-:func:`splice_includes` takes each reference's text (read by :mod:`mdchunk.chunks.includes`)
-and gives the page with every reference that has its lines to itself replaced by a fenced code
-block of the file's language (a snippet line inside a code block by the file's lines alone),
-and the :class:`Expansion` that maps positions of that text back to the page's. The planner
-reads the expanded text, so an included file is cut like code (between lines, fence reopened)
-and counted exactly; ``text`` stays the reference, a slice of the page.
-"""
+The markup pass finds the references (:mod:`.site_markup`); :func:`find_includes` reads them off
+the parsed :class:`~.blocks.Document`. Nothing here reads a file: :func:`splice_includes` takes
+each reference's text (read by :mod:`mdchunk.chunks.includes`) and gives the page with every
+reference that has its lines to itself replaced by a fenced code block of the file's language,
+and the :class:`Expansion` that maps positions back to the page's. The planner reads the expanded
+text, so an included file is cut like code and counted exactly; ``text`` stays the reference, a
+slice of the page."""
 
 from __future__ import annotations
 
@@ -86,11 +74,11 @@ class Include:
     #: (``code sample: pods/pod.yaml``).
     shown: str
     language: str
+    #: A snippet line inside a code block: the file's lines go in as they are, no fence.
+    in_code: bool = False
     #: A snippet's line range, 1-based and inclusive (``None``: from the start, to the end).
     first: int | None = None
     last: int | None = None
-    #: A snippet line inside a code block: the file's lines go in as they are, no fence.
-    in_code: bool = False
     #: The reference has its lines to itself, so a code block can take its place; one inside
     #: a line of text stays its visible line.
     standalone: bool = True

@@ -1,10 +1,6 @@
-"""The one table of block kinds and seams: what each kind is, and how it may be cut.
-
-Every format reader maps its syntax onto these kinds, and the packer reads nothing else about
-a block than its kind's row here (text-splitter's "semantic levels": the format knowledge lives
-in one small table, the packing algorithm knows no format). A block is cut only at its seam;
-when a seam finds nothing to cut, the next finer one on the ladder is tried.
-"""
+"""The one table of block kinds and seams: every reader maps its syntax onto these kinds, and the
+packer knows a block by its kind's row alone. A block is cut only at its seam; when a seam finds
+nothing to cut, the next finer one on the ladder is tried."""
 
 from __future__ import annotations
 

@@ -1,31 +1,10 @@
 """Plain text → blocks: headings found by a line classifier, paragraphs and lists between blanks.
 
-Like every reader, it only finds structure and returns the same :class:`Block` s the Markdown
-parser does, so one packer serves every format. Plain text has no syntax to parse, so its
-headings come from a line classifier (第一章 / 一、 / （一） / 1. / 1.1 / Chapter 2 / 附录 A /
-Appendix A) and their levels from the nesting rules an outline reader uses. Both are listed,
-with examples, in ``docs/plaintext.md``:
-
-Classifier, first rule that applies wins:
-
-1. a blank line, an indented line or one over 60 characters is body text;
-2. a bullet line (``-``, ``*``, ``•``, ``·``) is body text (a list item);
-3. a step line (第 1 步, 第一步, 步骤 1, Step 1) is body text (a list item);
-4. a line that opens with a numbering style is a heading of that style: chapter (第一章, 第1篇,
-   第二部分, Chapter 2, Part II), section (第一节), appendix (附录 A, Appendix A), 一、, （一）,
-   and decimal numbers (1.1, 1.2.3, and ``1. Title``);
-5. unless it reads as a sentence: it ends with sentence punctuation (。！？；，.!?;:：), or a
-   ``1. Title`` line has more than eight words, a comma or semicolon inside, or lies in a run
-   of list items (the line before or after it, with no blank between, is a list item).
-
-Nesting:
-
-- a numbering style first seen below a heading nests one level under it;
-- a style seen again returns to the level it was first given;
-- within the decimal style, each further number adds a level (1. → 1.1 → 1.1.1);
-- appendices are always at the top level (level 1);
-- no level is deeper than 6.
-"""
+Like every reader, it returns the same :class:`Block` s the Markdown parser does, so one packer
+serves every format. Plain text has no syntax, so its headings come from a line classifier
+(第一章 / 一、 / （一） / 1. / 1.1 / Chapter 2 / 附录 A / Appendix A: the first rule that applies
+wins) and their levels from the nesting rules an outline reader uses; both are listed, with
+examples, in ``docs/plaintext.md``."""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
 """Question/answer files → one section per pair: the question heads its answer.
-
-``question:`` / ``answer:`` in any case (or ``Q:`` / ``A:``, ``问题：`` / ``答案：``, ``问：`` /
-``答：``, ``回答：``), with a full-width or half-width colon, open each part; an answer may span
-lines and paragraphs; lines may end in LF, CRLF or CR. The text before the first question (an
-export banner, a date) is returned apart: the chunker puts it in the document's metadata
-(``qa_preamble``), not in a chunk.
-"""
+``question:`` / ``answer:`` in any case (or ``Q:``/``A:``, ``问题：``/``答案：``,
+``问：``/``答：``), either colon width; the text before the first question goes to the
+metadata (``qa_preamble``)."""
 
 from __future__ import annotations
 

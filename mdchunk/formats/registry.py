@@ -1,10 +1,5 @@
-"""Which reader reads a document: the one dispatch by format.
-
-One table, read in order: the first format that claims a file (by its extension, else by its
-content, else as plain text) reads it. ``mdchunk chunk`` and ``mdchunk index`` walk folders for
-the extensions named here; every entry point that takes a ``reader=`` (``"auto"`` or a format's
-name) resolves it with :func:`reader_for`.
-"""
+"""Which reader reads a document: one table, read in order, the first format that claims a file
+(by its extension, else its content, else as plain text) reading it."""
 
 from __future__ import annotations
 

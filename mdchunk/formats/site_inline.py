@@ -1,19 +1,8 @@
-"""The readers of generator markup inside a block's text, each giving what the page shows.
-
-Doc-site sources are templates: Hugo shortcodes (``{{< glossary_tooltip text="node" … >}}``),
-MDX comments and JSX components (``{/* … */}``, ``<TabItem value="linux">``), MyST roles
-(``{ref}`the checklist <target>```). Each reader here looks at one position of a prose block's
-text and, when its markup starts there, gives it as a :class:`~.blocks.Markup`: its span, the
-text the page shows in its place (a tooltip's ``text=``, a role's title, a tab's label, an
-admonition's type and title, or nothing: closing tags, parameters, expressions) and what it
-is (a callout's or a tab's tag, an include). The text between a pair of tags is the block's
-own and stays.
-
-The table of :mod:`.markup_rules` names each reader with what triggers it and on which pages
-it reads; :mod:`.site_markup` runs them inside markdown-it's inline parse, so a code span's
-text is never read as markup (the backtick rule consumes it first). ``docs/sites.md`` has the
-table of every construct and what ``embed_text`` gets.
-"""
+"""The readers of generator markup inside a block's text (Hugo shortcodes, MDX comments and JSX
+components, MyST roles), each giving, where its markup starts, a :class:`~.blocks.Markup`: its
+span, the text the page shows in its place and what it is. The text between a pair of tags is
+the block's own and stays. ``docs/sites.md`` has the table of every construct and what
+``embed_text`` gets."""
 
 from __future__ import annotations
 

@@ -1,20 +1,8 @@
-"""The readers of generator markup that is a whole line or block the parser already made.
-
-Each reader looks at one block of a kind it names in :mod:`.markup_rules` and gives its
-markup (:class:`~.blocks.Markup`, the text the page shows in its place) and, for a block the
-page shows as another kind, that kind:
-
-- line markers: an admonition's ``!!! warning "Retention"``, a container's ``::: tip Title``
-  and closing ``:::`` (VitePress, Docusaurus, MyST colon fences ``:::{note}``), a GitHub
-  alert's ``[!NOTE]`` → ``Warning: Retention``, ``Tip: Title``, ``Note:``; an MkDocs content
-  tab's ``=== "Label"`` → ``Label``;
-- a MyST directive fence ```` ```{note} ```` → an admonition (its fences its label and
-  nothing, its body read as prose);
-- MDX ``import`` / ``export`` paragraphs at the top level, which no page shows (kind ``esm``;
-  the document is MDX from then on), and a MyST target ``(label)=`` (kind ``target``);
-- MkDocs snippets (``--8<-- "file"``) as a short visible line, which :mod:`.includes` may
-  replace by the file's text.
-"""
+"""The readers of generator markup that is a whole line or block the parser already made: each
+looks at one block of a kind it names in :mod:`.markup_rules` and gives its markup (the text
+the page shows in its place) and, for a block the page shows as another kind, that kind. Line
+markers (admonitions, ``:::`` containers, GitHub alerts, content tabs), MyST directive fences,
+MDX ``import``/``export`` paragraphs and MyST targets, MkDocs snippets (``--8<--``)."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """What a documentation site's page shows where its source has generator markup.
 
-A reader's :class:`~.blocks.Document` keeps every block's span of the source; this pass adds
-:attr:`~.blocks.Document.markup`, spans of markup with the text the page shows in their place
-and what each is, which the drafter applies to ``embed_text`` (``text`` stays the verbatim
-slice). It runs the rules of the one table, :data:`~.markup_rules.MARKUP_RULES` (what each
-kind of markup is and where it is read): the block readers over the blocks the parser made,
-the inline readers over the text of every prose block, inside markdown-it's inline parse (a
-code span is the backtick rule's, never markup's, but on a site that renders markup before
-Markdown). Then Hugo callout pairs (``{{< note >}}`` … ``{{< /note >}}``) become one
-``admonition`` block (:mod:`.callouts`) and tab groups (Docusaurus ``<Tabs>``, Hugo
-``{{< tabs >}}``) ``tabs`` blocks of ``tab`` s (:mod:`.tabs`), from the markup's roles.
-"""
+This pass adds :attr:`~.blocks.Document.markup` to a reader's document: spans with the text the
+page shows in their place, which the drafter applies to ``embed_text`` (``text`` stays the
+verbatim slice). It runs the rules of :data:`~.markup_rules.MARKUP_RULES`, the block readers
+over the parser's blocks and the inline readers inside markdown-it's inline parse; then callout
+pairs become ``admonition`` blocks (:mod:`.callouts`) and tab groups ``tabs`` blocks
+(:mod:`.tabs`)."""
 
 from __future__ import annotations
 

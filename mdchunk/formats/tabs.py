@@ -1,23 +1,15 @@
 """Tab groups as structure: a ``tabs`` block whose children are its ``tab`` s.
 
-Docusaurus writes a tab group as ``<Tabs>`` … ``</Tabs>`` with ``<TabItem …>`` children, Hugo
-as ``{{< tabs >}}`` … ``{{< /tabs >}}`` with ``{{% tab name="…" %}}`` … ``{{% /tab %}}``.
-markdown-it reads neither: the tags are HTML blocks or lines of paragraphs, and the tabs' text
-blocks of the page between them. :mod:`.site_markup` has already found every tag (its
-:class:`~.blocks.Markup`, whose role says which tag it is and whose text is what the page
-shows: a tab's label); this pass turns
-the top-level blocks from an opening group tag to its closing one into one ``tabs`` block
-(atomic: kept whole when it fits), cut only between its tabs (each atomic too, so a tab that
-fits is never cut), each tab's blocks its children. A tab's label is its ``title`` and its
-``prefix``: a chunk that starts inside a cut tab repeats it, as one inside a cut table
-repeats the header (``docs/sites.md``).
+Docusaurus writes a group as ``<Tabs>`` … ``</Tabs>`` with ``<TabItem …>`` children, Hugo as
+``{{< tabs >}}`` with ``{{% tab name="…" %}}`` children; markdown-it reads neither.
+:mod:`.site_markup` has already found the tags; this pass turns the blocks from an opening group
+tag to its closing one, in any run of sibling blocks, into one atomic ``tabs`` block cut only
+between its (atomic) tabs. A tab's label is its ``title`` and ``prefix``: a chunk starting
+inside a cut tab repeats it (``docs/sites.md``).
 
-A group is found in any run of sibling blocks: the top level, a list item's or a quote's
-blocks. It is left as blocks of the page when it is not whole in one run (its tags in
-different items, or one nested deeper than the other), when there is text before the opening
-tag or after the closing one in their blocks, a heading between them (it heads a section,
-which a block cannot hold), or when it is nested in another group.
-"""
+A group stays blocks of the page when it is not whole in one run, when text shares a block with
+its outer tags, when a heading lies between (it heads a section), or when it is nested in
+another group."""
 
 from __future__ import annotations
 

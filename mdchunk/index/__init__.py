@@ -1,17 +1,5 @@
-"""Index: embeddings, storage (Milvus Lite or a server), incremental indexing, and search.
-
-The embedders come from :mod:`mdchunk.embedding` (three names are re-exported here);
-``config`` (what a run and a search are configured with, each a frozen value checked once;
-``options``, their fields as keywords), ``store`` (the storage protocols and the values that
-cross them; ``rows``, the layout of a stored chunk), ``stores`` (the registry that opens a
-store by its URI's scheme), ``milvus`` (Milvus's implementation, a package holding everything
-Milvus-specific) and ``memory`` (an in-memory one), ``indexer`` (``build_config``,
-``planning`` a run, then ``applying`` it crash-safely, under a ``lock``), ``search`` (a
-store's dense and BM25 sides, fused by ``fusion``), ``evaluate`` (one's own questions
-asked and judged), and ``expand`` (widening leaf hits to
-their parents). Importing this package loads neither torch nor pymilvus: they load on first
-use.
-"""
+"""Index: embeddings, storage (:mod:`.stores` opens a store by its ``db``), incremental indexing,
+and search. Importing this package loads neither torch nor pymilvus."""
 
 from __future__ import annotations
 

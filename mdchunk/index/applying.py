@@ -1,10 +1,7 @@
 """The second half of an indexing run: carry an :class:`~.planning.IndexPlan` out in the
-crash-safe order of :mod:`.indexer`'s docstring, embedding only what no stored chunk holds yet
-(:mod:`.cache`) and counting what was done in an :class:`IndexReport`.
-
-Every write of a run happens here, in the calling process, whatever engine chunks and embeds
-(:mod:`.engine`).
-"""
+crash-safe order of :mod:`.indexer`'s docstring, embedding only what no stored chunk holds yet,
+and count what was done in an :class:`IndexReport`. Every write of a run happens here, in the
+calling process, whatever engine chunks and embeds."""
 
 from __future__ import annotations
 
@@ -51,12 +48,9 @@ ErrorCallback = Callable[[InputError], None]
 
 @dataclass(slots=True)
 class IndexReport:
-    """What a run did: documents added, updated, deleted and unchanged; then chunks (leaves)
-    embedded (new embed texts), reused (vector taken from the document's stored chunk with the
-    same embed text), cached (taken from another chunk of the collection), written (rows
-    upserted), kept (stored row already identical) and removed; the same for parents, which
-    are never embedded. ``levels`` are the hierarchy's budgets, coarsest
-    first; ``max_tokens`` is the leaves' budget."""
+    """What a run did: documents added, updated, deleted and unchanged; leaves embedded (new
+    embed texts), reused (from the document's stored chunk), cached (from another chunk of the
+    collection), written, kept (stored row identical) and removed; the same for parents."""
 
     added: int = 0
     updated: int = 0
@@ -64,8 +58,6 @@ class IndexReport:
     unchanged: int = 0
     embedded_chunks: int = 0
     reused_chunks: int = 0
-    #: Leaves whose vector came from the collection-wide cache: another document's stored
-    #: chunk, or one written earlier in the run, with the same embed text (:mod:`.cache`).
     cached_chunks: int = 0
     written_chunks: int = 0
     kept_chunks: int = 0
@@ -73,42 +65,34 @@ class IndexReport:
     written_parents: int = 0
     kept_parents: int = 0
     removed_parents: int = 0
-    #: Units (:mod:`.units`) embedded, written and removed, when the index embeds them.
     embedded_units: int = 0
     written_units: int = 0
     removed_units: int = 0
-    #: Leaves chunked by this run whose passage (their embed text less the breadcrumb:
-    #: :func:`~mdchunk.index.collapse.passage_key`) another leaf of the run has; a search
-    #: collapses them into one hit.
+    #: Leaves whose passage (:func:`~mdchunk.index.collapse.passage_key`) another leaf of the
+    #: run has; a search collapses them into one hit.
     duplicate_leaves: int = 0
     rebuilt: bool = False
     max_tokens: int = 0
     levels: tuple[int, ...] = ()
     tokenizer: str = ""
     analyzer: str = ""
-    #: The model the leaves are embedded with (what ``model="auto"`` chose, when it was asked).
+    #: The model the leaves are embedded with, and how it ran (``torch``, ``onnx``…).
     model: str = ""
-    #: How the model ran (``torch``, ``onnx``, ``onnx-int8``; ``numpy`` for USE).
     backend: str = ""
     seconds: float = 0.0
-    #: Leaves the collection holds when the run ends: what search may return and what
-    #: ``/v1/collections`` counts as ``chunks``. More than ``embedded_chunks`` even on a first
-    #: run: leaves that share an embed text share one embedding (:mod:`.cache`).
+    #: Leaves the collection holds when the run ends (leaves sharing an embed text share one
+    #: embedding, so more than ``embedded_chunks`` even on a first run).
     stored_leaves: int = 0
     #: Documents found under the paths (each is added, updated, unchanged or failed).
     total: int = 0
     changed_docs: list[str] = field(default_factory=list)
-    #: One line per file that could not be indexed, naming it, the problem and what the index
-    #: keeps of it (see :mod:`.indexer`'s docstring).
+    #: One line per file that could not be indexed, naming it, the problem and what is kept.
     failed: list[str] = field(default_factory=list)
 
 
 def _title(chunks: Sequence[Chunk], source: Source) -> str:
-    """Front matter ``title``, else the document's first heading, else its file name.
-
-    A chunk that contains its document's top heading has an empty heading stack, so the first
-    chunk's own text is parsed for a heading when no chunk names one.
-    """
+    """Front matter ``title``, else the document's first heading (parsed from the first
+    chunk's text when no chunk's heading stack names one), else its file name."""
     if chunks and chunks[0].metadata.get("title"):
         return str(chunks[0].metadata["title"])
     for chunk in chunks:
@@ -178,12 +162,8 @@ class IndexingRun:
         self.fail(source, error, action)
 
     def write(self, group: list[PreparedDoc]) -> None:
-        """Embed what is new in ``group`` in one call, then write and commit each document.
-
-        A vector comes from the document's own stored chunk with the same embed text, else
-        from any chunk of the collection (or of this run) with it (:mod:`.cache`); only texts
-        found in neither are embedded, each once however many chunks share it.
-        """
+        """Embed what is new in ``group`` in one call (texts no stored chunk of the document,
+        the collection or the run has), then write and commit each document."""
         self.guard()
         own: dict[str, Any] = {}  # embed hash -> vector of the group's own stored chunks
         stored: dict[str, dict[str, dict[str, Any]]] = {}  # doc id -> chunk id -> stored row
@@ -240,8 +220,7 @@ class IndexingRun:
 
     def record_keys(self, doc: PreparedDoc) -> None:
         """Record the metadata keys of ``doc`` 's chunks with the index before any row holding
-        them is written, so that a filter naming one is never refused (one write per new key
-        set, read once per run)."""
+        them is written, so that a filter naming one is never refused."""
         if self.keys is None:
             self.keys = set(self.store.metadata_keys())
         keys = {str(key) for chunk in (*doc.leaves, *doc.parents) for key in chunk.metadata}
@@ -335,11 +314,10 @@ def apply_plan(plan: IndexPlan, store: ChunkStore, run: IndexingRun, batch_chunk
         if isinstance(doc, InputError):
             run.skip(source, doc, entries.get(source.doc_id))
             continue
-        known = doc.known
         group.append(doc)
         pending_chunks += len(doc.leaves)
         report.changed_docs.append(source.doc_id)
-        if known:
+        if doc.known:
             report.updated += 1
         else:
             report.added += 1

@@ -1,9 +1,6 @@
-"""What an index is built with: the chunker config of its levels (grown from the leaf budget
-and capped at the model's window), the config's portable fingerprint, the BM25 analyzer a
-corpus needs and the model ``auto`` stands for.
-
-Pure decisions, made before a run plans or writes anything (:mod:`.indexer`).
-"""
+"""What an index is built with: the chunker config of its levels, the config's portable
+fingerprint, the BM25 analyzer and the model ``auto`` stands for; decided before a run plans or
+writes anything."""
 
 from __future__ import annotations
 
@@ -40,12 +37,9 @@ def detect_analyzer(sources: Sequence[Source]) -> str:
 
 def chunker_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
                    tokenizer: TokenizerSpec | None) -> ChunkerConfig:
-    """The chunker config that never makes a chunk longer than the model reads.
-
-    With no tokenizer named, chunks are sized in the model's own tokens and the budget is capped
-    at its window; a tokenizer named explicitly is kept and its chunks are checked instead
-    (see :meth:`~mdchunk.index.engine.Preparer.check`).
-    """
+    """The chunker config that never makes a chunk longer than the model reads: with no tokenizer
+    named, chunks are sized in the model's own tokens, the budget capped at its window; a named
+    tokenizer's chunks are checked instead (:meth:`~mdchunk.index.engine.Preparer.check`)."""
     if tokenizer is None or tokenizer == embedder.tokenizer:
         budget = min(max_tokens, embedder.max_tokens)
         if budget < max_tokens:
@@ -69,24 +63,15 @@ def index_config(embedder: Embedder, *, max_tokens: int, overlap_tokens: int,
 
 def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: bool = True
                    ) -> ChunkerConfig:
-    """The hierarchical chunker config an index is built with: ``chunker`` 's every setting,
-    its budgets made the index's.
+    """The hierarchical chunker config an index is built with: ``chunker`` 's every setting, its
+    budgets made the index's.
 
-    Leaves are what is embedded and searched, so their budget is the flat one: with no
-    ``levels``, :func:`chunker_config`'s (``max_tokens``, capped at the model's window when
-    chunks are sized in its own tokens), under two coarser levels of :data:`LEVEL_FACTOR` and
-    ``LEVEL_FACTOR**2`` times it (all-MiniLM-L6-v2 reads 254 tokens: 4064, 1016, 254). A
-    parent of four leaves is about a section, a grandparent of sixteen about a page: enough
-    context for an answer, small enough to show. The default is hierarchical because parents
-    cost no embedding, only storage, and a flat index could not be widened without re-indexing.
-
-    With ``levels`` (coarsest first), the last is the leaves' budget and ``max_tokens`` is not
-    used; a leaf budget over the model's window is refused when chunks are sized in the
-    model's tokens (a named tokenizer's leaves are checked one by one, as flat chunks are).
-    One level, ``(budget,)``, makes leaves without parents. ``model_tokens`` sizes chunks in
-    the model's own tokens, whatever ``chunker.tokenizer`` says; each level's ``min_tokens``
-    is a quarter of its budget.
-    """
+    Without ``levels``, the leaves get :func:`chunker_config`'s budget (capped at the model's
+    window when sized in its tokens) under two coarser levels of :data:`LEVEL_FACTOR` and
+    ``LEVEL_FACTOR**2`` times it: about a section and about a page. Parents cost no embedding,
+    and a flat index could not be widened without re-indexing. With ``levels`` (coarsest first),
+    the last is the leaves' budget, refused when over the model's window in its tokens; one level
+    makes leaves without parents. Each level's ``min_tokens`` is a quarter of its budget."""
     tokenizer = None if model_tokens else chunker.tokenizer
     overlap = chunker.overlap_tokens or 0  # resolved when the config was made
     if chunker.levels is None:
@@ -109,11 +94,8 @@ def leveled_config(embedder: Embedder, chunker: ChunkerConfig, model_tokens: boo
 
 
 def config_fingerprint(config: ChunkerConfig, embedder: Embedder) -> str:
-    """The config's fingerprint with the model's tokenizer named portably.
-
-    The model's tokenizer is a local path, which differs between machines; naming it by the
-    model keeps two machines that index into one server from rebuilding each other's index.
-    """
+    """The config's fingerprint with the model's tokenizer named by the model, not by its local
+    path, so that two machines indexing into one server do not rebuild each other's index."""
     if config.tokenizer == embedder.tokenizer:
         config = dataclasses.replace(config, tokenizer=f"model:{embedder.name}")
     return config.fingerprint
@@ -132,12 +114,10 @@ def run_fingerprint(fingerprint: str, metadata: Mapping[str, Any]) -> str:
 
 def chosen_model(model: str | Embedder | None, recorded: IndexMeta | None,
                  language: Language | None) -> str | Embedder | None:
-    """The model an index run embeds with. ``"auto"`` (the default) is the collection's own
-    model when it exists, so a collection never changes model because its documents did (one
-    built before ``auto`` keeps its model too); for a new collection it is the model the
-    corpus's ``language`` chooses (:func:`mdchunk.index.language.survey`, needed only then).
-    Anything else is the user's choice and wins: a collection built with another model is
-    rebuilt."""
+    """The model an index run embeds with. ``"auto"`` is the collection's own model when it exists
+    (a collection never changes model because its documents did), else the one the corpus's
+    ``language`` chooses. Anything else is the user's choice and wins (a collection built with
+    another model is rebuilt)."""
     if model != AUTO:
         return model
     if recorded is not None:

@@ -1,19 +1,10 @@
-"""Embed each distinct text once per collection: the collection-wide embedding cache.
+"""Embed each distinct text once per collection. The collection is the cache: a collection holds
+one model's vectors and every leaf row carries the hash of its ``embed_text``, so the indexer
+asks the store for the vectors of the hashes it needs and embeds only the rest. Nothing to
+invalidate: a vector leaves the cache with the last chunk that uses it.
 
-A chunk collection holds the vectors of one model (its :class:`~mdchunk.index.store.IndexMeta`
-records which; another model rebuilds it), and every leaf row carries ``content_hash``, the hash
-of its ``embed_text`` (:func:`~mdchunk.index.rows.embed_hash`). So the collection itself is the
-cache, keyed by model and embed text: before embedding, the indexer asks the store for the
-vectors of the hashes it needs (:meth:`~mdchunk.index.store.ChunkStore.vectors`), and embeds
-only those no document has yet. Boilerplate repeated across pages (a licence header, a shared
-footer, the admonition every page carries) is embedded once per collection, on Milvus Lite and
-on a server alike, with no second copy of any vector and nothing to invalidate: a vector leaves
-the cache when the last chunk that uses it does.
-
-Rows written earlier in the same run are found too, even where a server's default (bounded)
-consistency would not yet show them: :class:`VectorCache` also remembers what this run
-embedded, up to a bound, so that memory does not grow with the corpus.
-"""
+:class:`VectorCache` also remembers, up to a bound, what this run embedded, which a server's
+bounded consistency may not show yet."""
 
 from __future__ import annotations
 

@@ -1,25 +1,12 @@
 """Duplicates collapsed, and hits capped per page: what a search does to its candidates before
-it keeps ``k`` of them (:func:`~mdchunk.index.search.search_store`).
+it keeps ``k`` of them. Runbooks copy sections from each other and doc sites include one
+snippet on many pages, so the best candidates are often one passage several times:
+:func:`collapse` keeps the best and lists where the others lie, so that their slots go to
+other answers.
 
-Runbooks copy whole sections from each other (escalation contacts, the same "check the
-dashboard" steps) and doc sites include one snippet on many pages, so the best candidates
-of a query are often one passage several times. :func:`collapse` keeps the best of them and
-lists where the others lie (:attr:`~mdchunk.index.store.SearchHit.locations`, the hit's own
-first, then the others best first), so that the slots they took go to other answers.
-
-Two passages are the same when their :func:`passage_key` is: the text as it is embedded
-without its breadcrumb (the heading path differs from page to page while the text does not),
-after hygiene (:func:`mdchunk.text.clean_text`), HTML comments left out and whitespace runs
-made one space. It is derived from the stored verbatim ``text`` of a hit, so no field is
-stored for it. They are *nearly* the same (the section with one line changed, a version
-number bumped) when the Jaccard similarity of their shingle sets (:func:`shingles`: every
-:data:`SHINGLE` consecutive words; Han, kana and hangul characters count as one word each)
-is at least :data:`NEAR_DUPLICATE`. The threshold was measured on the shared corpora
-(BENCHMARKS.md, "Duplicates collapsed and one hit per page").
-
-:func:`per_page` keeps at most ``n`` hits of one document, for a search box that shows ``k``
-different pages.
-"""
+Two passages are the same when their :func:`passage_key` is (derived from the stored text, so
+no field is stored for it), nearly the same when the Jaccard similarity of their
+:func:`shingles` reaches :data:`NEAR_DUPLICATE` (measured on the shared corpora)."""
 
 from __future__ import annotations
 
@@ -36,8 +23,7 @@ __all__ = ["NEAR_DUPLICATE", "SHINGLE", "DuplicateCounter", "carry_locations", "
            "collapse_identical", "location_of", "passage_key", "per_page", "placed", "shingles",
            "similarity"]
 
-#: Jaccard similarity of two passages' shingle sets at or above which they are one passage
-#: (measured on the shared corpora: see the module docstring).
+#: Jaccard similarity of two passages' shingle sets at or above which they are one passage.
 NEAR_DUPLICATE = 0.8
 #: Words per shingle.
 SHINGLE = 3
@@ -106,10 +92,9 @@ class _Group:
 
 
 class _Groups:
-    """The kept groups, found by passage and by shingle: a search's pool holds a hundred hits,
-    and comparing each with every kept one made collapsing it cost more than the search. A
-    hit is compared only with the groups that share a shingle with it, which gives the same
-    first match as comparing with all of them in order (a group sharing none is 0 alike)."""
+    """The kept groups, found by passage and by shingle: a hit is compared only with the groups
+    that share a shingle with it (a group sharing none is 0 alike), which gives the same first
+    match as comparing with all of them, at a fraction of the cost."""
 
     def __init__(self, threshold: float | None) -> None:
         self.threshold = threshold
@@ -151,19 +136,16 @@ class _Groups:
 
 def collapse(hits: Sequence[SearchHit], threshold: float | None = NEAR_DUPLICATE
              ) -> list[SearchHit]:
-    """``hits`` (best first) with each passage once, where it scored best, listing the
-    locations of every hit that repeats it (:attr:`~mdchunk.index.store.SearchHit.locations`,
-    its own first, the others in rank order). A hit repeats a kept one when their
-    :func:`passage_key` is the same, or when ``threshold`` is given and their shingles'
-    :func:`similarity` reaches it (compared with the kept hit, not with what joined it, so
-    that no chain of small changes ends far from where it began).
+    """``hits`` (best first) with each passage once, where it scored best, listing the locations
+    of every hit that repeats it: the same :func:`passage_key`, or with ``threshold`` a
+    :func:`similarity` that reaches it (to the kept hit, so that no chain of small changes ends
+    far from where it began).
 
     >>> a, b, c = (SearchHit(s, i, i, f"{i}.md", "", "", 1, 2, t) for s, i, t in
     ...            ((3, "a", "Page the on-call SRE."), (2, "b", "Check disk."),
     ...             (1, "c", "Page the  on-call SRE.")))
     >>> [(h.id, [x.path for x in h.locations]) for h in collapse([a, b, c])]
-    [('a', ['a.md', 'c.md']), ('b', ['b.md'])]
-    """
+    [('a', ['a.md', 'c.md']), ('b', ['b.md'])]"""
     groups = _Groups(threshold)
     for hit in hits:
         key = passage_key(hit.text)

@@ -1,13 +1,7 @@
-"""What indexing and search are configured with, each a small frozen value checked once when
-it is made: the embedder's (:class:`EmbedderConfig`), the store's (:class:`StoreConfig`), an
-indexing run's (:class:`IndexConfig`, which holds the chunker's
-:class:`~mdchunk.ChunkerConfig` whole) and a search's (:class:`SearchConfig`).
-
-:func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search` take them whole
-(``config=``), a keyword setting any field (:mod:`mdchunk.index.options`). The choice lists
-here are the ones the command line offers (:mod:`mdchunk.cli.options` reads them with
-:func:`typing.get_args`).
-"""
+"""What indexing and search are configured with, each a small frozen value checked once when it
+is made: :class:`EmbedderConfig`, :class:`StoreConfig`, :class:`IndexConfig` (which holds the
+chunker's :class:`~mdchunk.ChunkerConfig` whole) and :class:`SearchConfig`. The choice lists
+here are the ones the command line offers."""
 
 from __future__ import annotations
 
@@ -42,9 +36,8 @@ BACKEND_CHOICES: tuple[str, ...] = get_args(BackendChoice)
 AnalyzerChoice = Literal["auto", "standard", "jieba"]
 ANALYZER_CHOICES: tuple[str, ...] = get_args(AnalyzerChoice)
 #: Candidates each side of a search draws, whatever ``k`` is (:attr:`SearchConfig.depth`).
-#: Chosen on the styles bench (BENCHMARKS.md, issue 46): at k=5, 100 found the whole answer
-#: to 2 more of RocketMQ's 59 paraphrased Chinese questions than 50 (hybrid 54.2% against
-#: 50.8%), and the same on every other set; it also holds the largest ``k`` the service answers.
+#: Chosen on the styles bench (BENCHMARKS.md); it also holds the largest ``k`` the service
+#: answers.
 DEFAULT_DEPTH = 100
 
 
@@ -52,17 +45,12 @@ DEFAULT_DEPTH = 100
 class EmbedderConfig:
     """Which model embeds, and on which runtime.
 
-    ``model`` is ``"auto"`` (indexing: the collection's own, for a new collection the one the
-    corpus's language chooses; search: the collection's own), a model name or path, ``None``
-    (indexing: the bundled all-MiniLM-L6-v2; search: the collection's own) or an
-    :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None`` or ``"auto"`` lets the
-    runtime be chosen (indexing) or read from the collection (search).
-
-    ``query_prompt`` and ``document_prompt`` are put before a query and before every passage
-    embedded (``""``: nothing); ``None`` (the default) is what the model declares, or what
-    :data:`~mdchunk.embedding.KNOWN_PROMPTS` says of its family (:mod:`mdchunk.embedding.prompts`).
-    An index records both; a search embeds with the recorded ones and refuses others.
-    """
+    ``model`` is ``"auto"`` (indexing a new collection: the one the corpus's language chooses;
+    else the collection's own), a model name or path, ``None`` (indexing: all-MiniLM-L6-v2;
+    search: the collection's own) or an :class:`~mdchunk.embedding.Embedder`. ``backend`` ``None``
+    or ``"auto"`` is chosen (indexing) or read from the collection (search). ``query_prompt`` and
+    ``document_prompt`` go before a query and every passage (``""``: nothing; ``None``: what the
+    model or its family declares); an index records both and search uses the recorded ones."""
 
     model: str | Embedder | None = AUTO
     backend: BackendChoice | None = None
@@ -103,24 +91,14 @@ class StoreConfig:
 class IndexConfig:
     """An indexing run: the chunker's config, the embedder and store, and how the run goes.
 
-    ``chunker`` shapes every level: ``max_tokens`` is the leaf budget three levels grow from
-    unless ``levels`` are given, ``min_tokens`` is each level's own (a quarter of its budget).
-    With ``model_tokens`` (the default), chunks are sized in the model's own tokens and the
-    leaf budget capped at its window, whatever ``chunker.tokenizer`` says; without it,
-    ``chunker.tokenizer`` sizes them and each leaf is checked against the window (see
-    :func:`~mdchunk.index.build_config.index_config`).
-
-    ``analyzer`` is the BM25 analyzer (``auto``: chosen by the corpus when a collection is
-    made, kept afterwards). With ``prune``, documents no longer found are removed; with
-    ``rebuild``, a collection built with another model or config is rebuilt (else refused).
-    ``batch_chunks`` chunks are embedded a round; ``wait`` seconds are waited for another run
-    on the same index; ``selection`` says which files of a folder are documents; ``engine``
-    is where documents are chunked and embedded (this process by default). With ``units``,
-    every leaf's units are embedded as well, for a dense search to score leaves by
-    (:mod:`mdchunk.index.units`; recorded with the index, so switching it rebuilds).
-    ``metadata`` is given to every chunk of every document of the run, beside its front
-    matter, for ``where=`` to filter by (:func:`checked_metadata`).
-    """
+    ``chunker`` shapes every level (:func:`~mdchunk.index.build_config.index_config`); with
+    ``model_tokens`` (the default) chunks are sized in the model's own tokens. ``analyzer`` is the
+    BM25 analyzer (``auto``: chosen by the corpus). ``prune`` removes documents no longer found;
+    ``rebuild`` rebuilds a collection built otherwise (else refused). ``batch_chunks`` chunks are
+    embedded a round; ``wait`` seconds are waited for another run; ``selection`` says which files
+    are documents; ``engine`` is where documents are chunked and embedded. ``units`` embeds every
+    leaf's units too (recorded: switching rebuilds). ``metadata`` is given to every chunk beside
+    its front matter, for ``where=`` (:func:`checked_metadata`)."""
 
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
     model_tokens: bool = True
@@ -136,9 +114,8 @@ class IndexConfig:
     #: Embed each leaf's units too (sentences, list items, table rows, code lines:
     #: :mod:`mdchunk.index.units`) and score a leaf by its own vector and its best unit's.
     units: bool = False
-    #: Add CJK character bigrams to what BM25 reads, of leaves and queries
-    #: (:func:`mdchunk.index.rows.search_text`): on by default, since the styles bench found
-    #: them raising paraphrased Chinese questions and lowering no lexical one (issue 31).
+    #: Add CJK character bigrams to what BM25 reads, of leaves and queries: on by default, since
+    #: they raised paraphrased Chinese questions and lowered no lexical one (BENCHMARKS.md).
     bigrams: bool = True
     #: Every chunk's metadata defaults: a page's front matter overrides a key (as a site's
     #: params do); stored and filterable, never in a chunk's text. A changed one rewrites
@@ -160,22 +137,15 @@ class IndexConfig:
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under
-    ``path_prefix``; hybrid fused by ``fusion`` (``score`` or ``rrf``) with ``weights``
-    ``(dense, bm25)`` (default: :data:`~mdchunk.index.fusion.DEFAULT_FUSION`'s); the fused
-    candidates reordered by ``rerank`` (a local cross-encoder's name or folder, or a callable
-    ``(query, texts) -> scores``; ``None``: not reranked); each hit widened by ``expand``
-    (``none``, ``parent`` or ``auto``). With ``collapse`` (the default), hits of the same or
-    nearly the same passage are one hit listing every location (:mod:`mdchunk.index.collapse`);
-    ``per_page`` keeps at most that many hits of one document (``None``: any number).
-    ``where`` keeps only the leaves a filter keeps (the language: :mod:`mdchunk.index.where`;
-    parsed now, a :class:`~mdchunk.index.where.FilterError` naming the column otherwise).
+    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under ``path_prefix``;
+    hybrid fused by ``fusion`` with ``weights`` ``(dense, bm25)``; candidates reordered by
+    ``rerank`` (a local cross-encoder's name or folder, or ``(query, texts) -> scores``); each hit
+    widened by ``expand``. ``collapse`` makes hits of nearly the same passage one hit;
+    ``per_page`` caps the hits of one document; ``where`` is a filter (parsed now).
 
-    ``depth`` is the candidate pool: each side draws that many leaves, fusion, the reranker,
-    collapsing and widening work on them, and ``k`` only cuts the result, so the first hits
-    never depend on how many are asked (a ``k`` past ``depth`` is refused: the pool could not
-    hold it). Fused ranks and min-max scores depend on the lists' length, which is why the
-    pool is fixed rather than grown with ``k``."""
+    ``depth`` is the candidate pool each side draws; ``k`` only cuts the result, so the first hits
+    never depend on how many are asked (fused ranks and min-max scores depend on the lists'
+    length). A ``k`` past ``depth`` is refused."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)

@@ -1,26 +1,17 @@
-"""Indexing on a Ray cluster: files chunked in parallel Ray Data tasks, texts embedded by a
-pool of actors (one model each), every write done by the driver through the same code as a
-local run.
+"""Indexing on a Ray cluster (``pip install 'mdchunk[ray]'``): :class:`RayEngine` is an
+:class:`~mdchunk.index.engine.Engine` that moves only the work before a write onto the
+cluster; planning and every write stay with the driver, so the manifest, incremental and
+crash-safe semantics are the local run's own code.
 
-Install with ``pip install 'mdchunk[ray]'``. :class:`RayEngine` is an
-:class:`~mdchunk.index.engine.Engine`: :func:`~mdchunk.index.index_paths` plans the run and
-writes each document in its crash-safe order as always (manifest, incremental and crash-safe
-semantics are the single-process indexer's own code); the engine only moves the work before a
-write onto the cluster:
-
-- *chunking*: the documents to (re)write become a Ray Dataset whose tasks read and chunk
-  ``files_per_task`` files each (:class:`~mdchunk.index.engine.Preparer`, pickled to them,
-  half a CPU each);
-  the driver consumes the results in plan order while later tasks still run;
-- *embedding*: ``workers`` actors each load the model once. A group of texts is sorted by
-  length and cut into contiguous shards (similar lengths together, so little padding), two per
-  actor for balance; each actor embeds its shard in token-budgeted batches
-  (:func:`~mdchunk.embedding.length_batches`). When the cluster has GPUs, each actor takes
-  one and the model runs on it.
+- *chunking*: the documents to (re)write become a Ray Dataset whose tasks chunk
+  ``files_per_task`` files each; the driver consumes results in plan order while later tasks
+  still run;
+- *embedding*: ``workers`` actors each load the model once (a GPU each when there are some); a
+  group of texts is sorted by length and cut into two contiguous shards per actor, so that
+  batches hold similar lengths and little padding.
 
 The cluster's workers need mdchunk and the model installed as on the driver (the same image):
-a chunker sized in the model's tokens names the tokenizer by its local path.
-"""
+a chunker sized in the model's tokens names the tokenizer by its local path."""
 
 from __future__ import annotations
 
@@ -122,13 +113,10 @@ def _unpacked(row: Any) -> Prepared:
 
 
 class RayEngine:
-    """Chunk and embed on a Ray cluster (see the module docstring).
-
-    ``address`` is the cluster's (``ray://host:10001``, ``auto``, or ``None``: the one this
-    process is connected to, else a new local one). ``workers`` is the number of embedding
-    actors (default: one per GPU when the cluster has GPUs, else one per CPU but one, for the
-    chunking tasks). ``gpus`` ``False`` keeps the model on CPUs even where there are GPUs.
-    """
+    """Chunk and embed on a Ray cluster. ``address`` is the cluster's (``ray://host:10001``,
+    ``auto``, or ``None``: the one connected to, else a new local one); ``workers`` the
+    embedding actors (default: one per GPU, else one per CPU but one); ``gpus=False`` keeps the
+    model on CPUs."""
 
     def __init__(self, address: str | None = None, *, workers: int | None = None,
                  gpus: bool = True, files_per_task: int = 16) -> None:

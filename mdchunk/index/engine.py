@@ -1,13 +1,6 @@
-"""Where an indexing run's documents are chunked and embedded.
-
-The indexer plans a run, then writes every document in the crash-safe order of
-:mod:`mdchunk.index.indexer`, in its own process; what an *engine* decides is only where the
-work before a write happens: chunking a file (:class:`Preparer`, a picklable value, so that
-another process can run it) and embedding texts (the :class:`~mdchunk.embedding.Embedder`
-the run is given). :class:`LocalEngine` does both here, one document after another;
-:class:`mdchunk.index.distributed.RayEngine` does them on a Ray cluster. Manifest, incremental
-and crash-safe semantics are therefore one code whichever engine runs.
-"""
+"""Where an indexing run's documents are chunked and embedded: :class:`LocalEngine` here, one
+document after another, or :class:`mdchunk.index.distributed.RayEngine` on a cluster. Every write
+stays in the indexer's process, so the crash-safe semantics are one code whichever engine runs."""
 
 from __future__ import annotations
 
@@ -72,11 +65,9 @@ def _chunker(config: ChunkerConfig, encoder: Embedder | None = None) -> Chunker:
 
 @dataclass(frozen=True, slots=True)
 class Preparer:
-    """Chunks one document for the indexer: every level, split into leaves and parents.
-
-    ``window`` is set when chunks are sized with a tokenizer other than the model's: each
-    leaf is then checked against the model's window (:meth:`check`).
-    """
+    """Chunks one document for the indexer: every level, split into leaves and parents. ``window``
+    is set when chunks are sized with a tokenizer other than the model's: each leaf is then
+    checked against the model's window (:meth:`check`)."""
 
     config: ChunkerConfig
     window: Window | None = None
@@ -134,12 +125,10 @@ class Engine(Protocol):
     def start(self, embedder: Embedder) -> AbstractContextManager[Embedder]:
         """For the run: the embedder to embed with (``embedder`` itself, or one standing for
         it elsewhere), released when the run ends."""
-        ...
 
     def prepare(self, preparer: Preparer, todo: Sequence[tuple[Source, str, bool]]
                 ) -> Iterator[Prepared]:
         """Each of ``todo`` (source, file hash, known) prepared, in ``todo`` 's order."""
-        ...
 
 
 class LocalEngine:

@@ -1,20 +1,10 @@
-"""Measure a collection's retrieval on one's own questions (``mdchunk eval``).
+"""Measure a collection's retrieval on one's own questions (``mdchunk eval``; the questions
+file's format: README.md).
 
-A questions file is JSON Lines, one question a line: ``question`` (what a user asks),
-``path`` (the page that answers it, as the index names it: its document id, relative to the
-folder indexed, or the path it was indexed from), optionally ``answer`` (text the page holds
-that answers it) and ``tags`` (names to break the figures down by). Each question is asked in
-each mode, as :func:`~mdchunk.index.search.search` asks it (one query vector a question), and
-judged on the ``k`` hits:
-
-- **hit@k**: a hit lies on the expected page (a collapsed hit counts for every page it lists);
-- **complete@k**: the answer's text lies inside one of the hits (whitespace and case aside);
-  over the questions that give one;
-- **MRR**: the mean of 1/rank of the first hit on the page (0 when none is);
-- **tokens**: cl100k_base tokens of the ``k`` hits' texts, what a prompt would be handed.
-
-The figures answer "which chunk size, mode, model is better on my questions?", so a docs
-repository can keep them above a floor in CI (``--min-hit``)."""
+Each question is asked in each mode as :func:`~mdchunk.index.search.search` asks it and judged
+on the ``k`` hits: **hit@k** (a hit lies on the expected page), **complete@k** (the answer's
+text lies inside a hit, whitespace and case aside), **MRR** (1/rank of the first hit on the
+page), **tokens** (cl100k_base tokens of the hits, what a prompt would be handed)."""
 
 from __future__ import annotations
 

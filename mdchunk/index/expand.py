@@ -1,20 +1,13 @@
 """Widen leaf hits to their context: their parents, or ancestors merged automatically.
 
-A hierarchical index searches small leaves (precise matches) but an answer often needs the text
-around them. ``parent`` replaces each leaf by the chunk one level up, once per parent;
-``auto`` follows LlamaIndex's AutoMergingRetriever: when enough of a parent's children match,
-the parent replaces them, and the same is tried one level further up until nothing merges, so
-a query that touches most of a section gets the section and a pinpoint query keeps its leaf.
+``parent`` replaces each leaf by the chunk one level up, once per parent; ``auto`` follows
+LlamaIndex's AutoMergingRetriever: when enough of a parent's children match, the parent
+replaces them, level after level, so a query that touches most of a section gets the section
+and a pinpoint query keeps its leaf. Both return ``k`` hits when the candidates allow, and a
+hit whose text lies inside another's becomes a mark in the larger.
 
-Both return ``k`` hits when the candidates allow: ``parent`` deduplicates a larger pool of
-leaves; ``auto`` merges the best ``k`` leaves, as LlamaIndex does, and when merging leaves
-fewer than ``k`` hits the next best leaves join one at a time until ``k`` remain. Either way a
-hit whose text lies inside another hit's is not shown twice: it becomes a mark in the larger.
-
-Everything here is pure: parents come from a lookup (``ids -> rows``, see
-:meth:`~mdchunk.index.store.ChunkStore.parents`), so the rules are tested without a store. A
-hit whose parent is not found (a one-level index, or a document being rewritten) stays as it is.
-"""
+Pure: parents come from a lookup (``ids -> rows``). A hit whose parent is not found (a
+one-level index, a document being rewritten) stays as it is."""
 
 from __future__ import annotations
 
@@ -104,12 +97,8 @@ def auto_merge(hits: Sequence[SearchHit], parents: ParentLookup, ratio: float = 
 
 
 def absorb(hits: Sequence[SearchHit]) -> list[SearchHit]:
-    """Each hit whose span lies inside a larger hit's (same document) folded into it as marks.
-
-    A hit goes to the largest hit that contains it (the best ranked among equal spans), which
-    takes the best score and rank among the hits it holds. Overlapping siblings, or a leaf in
-    the overlap its parent's neighbour repeats, would otherwise show the same text twice.
-    """
+    """Each hit whose span lies inside a larger hit's (same document) folded into it as marks: it
+    goes to the largest hit that contains it, which takes the best score and rank among them."""
     def container(hit: SearchHit) -> int:
         holders = [i for i, other in enumerate(hits) if other.doc_id == hit.doc_id
                    and other.start <= hit.start and hit.end <= other.end]

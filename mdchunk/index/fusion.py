@@ -1,30 +1,19 @@
-"""Fusing a dense and a BM25 result list into one ranking (pure; no Milvus here).
+"""Fusing a dense and a BM25 result list into one ranking (pure; no Milvus here), in this process
+rather than with Milvus's rankers: it ranks the same on Lite and on a server, is testable
+without either, and can do what Milvus's rankers cannot (weighted RRF).
 
-Hybrid search runs both searches and fuses their lists here, in this process, rather than
-with Milvus's rankers: the same code then ranks on Milvus Lite and on a server, the fusion is
-testable without either, and it can do what Milvus's rankers cannot (weighted RRF).
+Three fusions, each weighting the two lists ``(dense, bm25)``:
 
-Two fusions, each weighting the two lists ``(dense, bm25)``:
-
-- ``rrf``: reciprocal-rank fusion, ``sum(w / (k + rank))``; equal weights are plain RRF,
-  others weighted RRF. Ranks only: robust to scores on different scales, but a list that
-  ranks at random (a model that cannot read the language) still pulls its top hits in as
-  strongly as a good list does.
-- ``score``: each list's scores min-max normalised to [0, 1] over its own candidates, then
-  summed with the weights ("relative score fusion"). A list whose best hit stands out keeps
-  its lead; a flat list of near-equal scores spreads over [0, 1] too, which is its weakness.
+- ``rrf``: reciprocal-rank fusion, ``sum(w / (k + rank))``: ranks only, robust to scales, but a
+  list that ranks at random pulls its top hits in as strongly as a good one;
+- ``score``: each list's scores min-max normalised over its own candidates, then summed with
+  the weights; a flat list of near-equal scores spreads over [0, 1] too;
 - ``peaked``: ``score``, each list's weight multiplied by how far its first hits stand out
-  from the rest (:func:`peaked_fusion`), so that a list that is sure of its answer for this
-  query leads, and a flat one (a model or the words unsure) counts less. Which side is sure
-  changes from query to query: BM25 when the question names the page's terms, dense when it
-  paraphrases them. The spread of a list's scores predicting its quality is a classic of query
-  performance prediction (Pérez-Iglesias and Araujo 2009; Shtok et al.'s NQC, 2012), and such
-  predictions used as fusion weights beat plain CombSUM and RRF (Santra et al. 2026).
+  (:func:`peaked_fusion`), so that the list sure of its answer for this query leads (query
+  performance prediction used as fusion weights: Shtok et al.'s NQC, 2012).
 
-Which is the default, and with which weights, was chosen on the retrieval bench per language
-and question style (BENCHMARKS.md, "Chinese and mixed corpora", and issue 31's "After: fusion
-and query expansion"); ``weights`` and ``fusion`` stay open to users.
-"""
+The default was chosen on the retrieval bench (BENCHMARKS.md); ``weights`` and ``fusion`` stay
+open to users."""
 
 from __future__ import annotations
 
@@ -61,13 +50,9 @@ class Fusion:
                              "not both zero")
 
 
-#: The fusion hybrid search uses unless told otherwise: ``peaked`` with equal weights, each
-#: list weighted by how sure it is of its first hits. On issue 31's bench it answered more of
-#: the questions asked in the asker's own words than min-max score fusion weighting BM25 0.7
-#: (the default before: English 62.9% against 50.0%, Chinese the same 50.8%), in no corpus
-#: fewer, and no fewer of the questions that reuse the pages' words (BENCHMARKS.md, issue 31,
-#: "After: fusion and query expansion"); a fixed weighting could not do both, since English
-#: paraphrases want the dense side ahead and Chinese ones BM25.
+#: The fusion hybrid search uses unless told otherwise: ``peaked`` with equal weights. A fixed
+#: weighting could not serve both languages' paraphrases (English ones want the dense side
+#: ahead, Chinese ones BM25); the figures are in BENCHMARKS.md.
 DEFAULT_FUSION = Fusion("peaked", (1.0, 1.0))
 
 

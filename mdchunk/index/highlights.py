@@ -1,31 +1,17 @@
 """The matching lines of a hit: the few passages of its text that best answer the query
-(:class:`~mdchunk.index.store.Match`), so that a reader sees at once why a 500-token chunk was
-returned (issue 34).
+(:class:`~mdchunk.index.store.Match`), so that a reader sees at once why a chunk was returned.
 
-Passages are the seams the index already reads a leaf by (:mod:`.units`): sentences, list
-items, table rows, code lines. They are scored one of two ways:
+Passages are the units the index reads a leaf by (:mod:`.units`). They are scored by the
+query's words first: BM25 over the hit's own passages, words read as the index's BM25 reads
+them, CJK as character bigrams (no dictionary to load), common function words left out, the
+IDF the hit's own (a word every passage has says nothing). Only a hit none of whose passages
+shares a word with the query is scored by units' cosine to the query, from the unit vectors
+the store keeps (when the index embeds units): words matched the evidence as often or more
+often on the retrieval bench, and save a store read.
 
-- **by the query's words**: BM25 over the passages of the hit, the passages standing for
-  documents. Words are read as the index's BM25 reads them (hygiene first,
-  :func:`~.rows.search_text`; lower case), CJK as character bigrams (what the index adds with
-  ``bigrams``; no dictionary to load, and a word a segmenter cuts differently still meets its
-  bigrams), common function words left out. The IDF is the hit's own: a word every passage has
-  (the product's name) says nothing about which one answers;
-- **by units**, for a hit none of whose passages shares a word with the query (found by
-  meaning), when the index embeds its leaves' units and the query has a vector: each unit's
-  cosine to the query, from the unit vectors the store keeps (a unit's span is recomputed from
-  its leaf's text the way the indexer cut it, and its id from its text: :func:`~.units.unit_id`).
-
-Words first: on the retrieval bench the top match lay on the evidence as often or more often by
-words than by units, on lexical and paraphrased questions alike, and most often with units only
-where words found nothing (BENCHMARKS.md, "Matching lines"); and a store read is saved.
-
-At most :data:`MAX_MATCHES` passages per hit, each scoring at least :data:`KEEP_RATIO` of the
-best (by words) or within :data:`UNIT_MARGIN` of the best cosine (by units), in document order;
-adjacent ones (nothing but blanks between them) are merged. An expanded hit's matches are taken
-inside its matching leaves' ``marks`` only. Pure but for one store read (the unit vectors of
-the leaves of the hits words found nothing in): it runs on the final ``k`` hits only.
-"""
+At most :data:`MAX_MATCHES` passages per hit, in document order, adjacent ones merged; an
+expanded hit's matches are taken inside its matching leaves' ``marks`` only. It runs on the
+final ``k`` hits only."""
 
 from __future__ import annotations
 
@@ -212,8 +198,7 @@ def _matches(hit: SearchHit, scored: Sequence[tuple[float, Span]], passages: Seq
 
 def _breaks(text: str, offset: int) -> int:
     """Line breaks before ``offset`` in ``text``, CRLF, CR and LF alike (as the chunker counts
-    lines: :class:`~mdchunk.formats.blocks.LineIndex`), by three counts rather than an index
-    of every line of a text only a few offsets of are asked."""
+    lines), by three counts rather than an index of every line."""
     return (text.count("\n", 0, offset) + text.count("\r", 0, offset)
             - text.count("\r\n", 0, offset))
 
@@ -224,11 +209,9 @@ def _mark_end(hit: SearchHit, offset: int) -> int:
 
 
 def _introduced(text: str, span: Span, passages: Sequence[Span], limit: int) -> Span:
-    """``span`` up to the end of the next passage's line (not past ``limit``, its mark's end)
-    when it ends with a colon ("To upgrade the controller:", "运行以下命令："): such a line
-    restates the question and what it introduces (the steps, the command) answers it. On the
-    retrieval bench's lexical questions this put the top match on the evidence in 30 of the 84
-    hits where it missed (BENCHMARKS.md)."""
+    """``span`` up to the end of the next passage's line (not past ``limit``) when it ends with a
+    colon ("To upgrade the controller:"): such a line restates the question and what it
+    introduces answers it."""
     a, b = span
     if not text[a:b].rstrip("*_ ").endswith((":", "\uff1a")):
         return span

@@ -13,11 +13,9 @@ __all__ = ["Location", "Match", "SearchHit"]
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Where a passage a search found lies: a chunk's document, lines and page URL. A hit
-    lists every location of its passage (:attr:`SearchHit.locations`), its own first, then
-    those of the identical or nearly identical passages it stands for, best first.
-    ``similarity`` is how alike this location's passage is to the hit's (1.0: the same text;
-    see :mod:`mdchunk.index.collapse`)."""
+    """Where a passage a search found lies: a chunk's document, lines and page URL. A hit lists
+    every location of its passage (:attr:`SearchHit.locations`), its own first; ``similarity``
+    is how alike this location's passage is to the hit's (1.0: the same text)."""
 
     id: str
     doc_id: str
@@ -33,13 +31,10 @@ class Location:
 @dataclass(frozen=True, slots=True)
 class Match:
     """A passage of a hit that best answers the query: its matching lines
-    (:mod:`mdchunk.index.highlights`).
-
-    ``hit.text[start:end]`` is the passage (a sentence, list item, table row or lines of code,
-    or several adjacent ones merged); ``line_start``-``line_end`` are its lines in the document
-    (1-based, as the hit's own); ``score`` says how well it matched, higher is better within a
-    hit (a unit's cosine to the query, or the weight of the query's words it holds).
-    """
+    (:mod:`mdchunk.index.highlights`). ``hit.text[start:end]`` is the passage (a sentence, list
+    item, table row or lines of code, or several adjacent ones merged);
+    ``line_start``-``line_end`` are its lines in the document (1-based, as the hit's own);
+    ``score`` says how well it matched, higher is better within a hit."""
 
     start: int
     end: int
@@ -52,14 +47,12 @@ class Match:
 class SearchHit:
     """One search result; ``score`` is higher-is-better within a mode (RRF, cosine or BM25).
 
-    A hit is a leaf, or with ``expand`` a parent standing for the leaves that matched inside
-    it (its score is their best). ``text`` is what to show, ``line_start``-``line_end`` and
-    ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth
-    in the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span
-    in ``text`` (``text[a:b]`` is that leaf's text), in document order; an unexpanded leaf
-    marks all of itself. Tuples, so that a hit stays hashable (``metadata`` is left out of its
-    hash).
-    """
+    A hit is a leaf, or with ``expand`` a parent standing for the leaves that matched inside it
+    (its score is their best). ``text`` is what to show, ``line_start``-``line_end`` and
+    ``start``-``end`` (character offsets in the document) where it lies, ``level`` its depth in
+    the hierarchy (1 coarsest). ``leaf_ids[i]`` is a matching leaf and ``marks[i]`` its span in
+    ``text``, in document order; an unexpanded leaf marks all of itself. Tuples, so that a hit
+    stays hashable (``metadata`` is left out of its hash)."""
 
     score: float
     id: str

@@ -1,45 +1,20 @@
-"""Incremental indexing of Markdown trees into Milvus, and search over the result.
+"""Incremental indexing of Markdown trees into a store: a run compares each file's hash with the
+manifest and touches only what changed; only chunks whose embedded text the collection does
+not hold yet are embedded (:mod:`mdchunk.index.cache`). Planning is :mod:`.planning`, applying
+the plan :mod:`.applying`, the config :mod:`.build_config`; this module runs them in order
+under the index's lock (:mod:`.lock`).
 
-A run reads every file, compares its hash with the manifest kept in Milvus and touches only
-what changed: new and changed documents are re-chunked and only chunks whose embedded text the
-collection does not hold yet are embedded (each distinct text once per collection:
-:mod:`mdchunk.index.cache`); chunks and documents that disappeared are deleted.
+Crash safety comes from the order of writes, per document: its manifest entry is marked
+*pending* (empty hash) first; its parents are upserted, then its leaves, then the stale leaves
+deleted, then the stale parents; the entry gets the real hash last. An interrupted run leaves
+only pending documents or whole ones, and the next run redoes the pending ones. A document is
+deleted leaves first, manifest entry last.
 
-The index is hierarchical (:func:`index_config`): every document is chunked at each level, the
-leaves are embedded and searched, and the coarser levels are stored as *parents*, for a search
-to widen a hit to its context.
-
-Crash safety comes from the order of writes, per document:
-
-1. its manifest entry is marked *pending* (empty hash) before any of its rows is written;
-2. its parents are upserted, then its leaves; then the stored leaves not in the new set are
-   deleted, then such parents (a reader never meets a leaf whose parent is missing);
-3. its manifest entry gets the real hash last.
-
-A run interrupted anywhere leaves only pending documents or whole ones; the next run redoes the
-pending ones (steps 1-3 are idempotent), so it ends with exactly the rows of an uninterrupted
-run. A document is deleted leaves first, then parents, manifest entry last, for the same reason.
-
-A file that cannot be read or decoded (binary, not UTF-8, unreadable, bad front matter: an
-:class:`~mdchunk.InputError`) does not stop the run: it is reported (``on_error``, else a
-warning; and in :attr:`IndexReport.failed`), the other documents are indexed, and its manifest
-entry is never left pending:
-
-- a file the index did not have is not indexed (its pending entry is removed);
-- a file the index had keeps the version indexed before, rows and manifest entry as they were
-  (a file that is unreadable for a while, or saved in another encoding by mistake, does not
-  vanish from search; the run's error says the old version is kept, and the next run that can
-  read it replaces it);
-- a file that vanished while the run was under way (deleted between discovery and reading) is
-  removed from the index like any deleted file (with ``prune``; without it, it is kept);
-- a file whose entry was still pending from an interrupted run has no good version to keep: its
-  rows are removed.
-
-Only one run writes to an index at a time (:mod:`mdchunk.index.lock`).
-
-Planning is :mod:`.planning`, applying the plan :mod:`.applying`, the config an index is built
-with :mod:`.build_config`; this module runs them in order under the index's lock.
-"""
+A file that cannot be read or decoded (an :class:`~mdchunk.InputError`) does not stop the run:
+it is reported, and its entry is never left pending. A new file is not indexed; a file the
+index had keeps the version indexed before (it does not vanish from search while unreadable);
+a file deleted during the run is removed (with ``prune``); a file still pending from an
+interrupted run has no good version to keep, and its rows are removed."""
 
 from __future__ import annotations
 
@@ -89,60 +64,32 @@ def index_paths(paths: Iterable[str | Path], *, config: IndexConfig | None = Non
     :class:`~mdchunk.ConfigError` naming it). ``progress`` and ``on_error`` are callbacks of
     this call.
 
-    ``model`` is ``"auto"`` (the default: the collection's own model, and for a new collection
-    the one the corpus's language chooses, all-MiniLM-L6-v2 for English and USE multilingual,
-    ``"use-multilingual"``, for a corpus with Chinese in it; see
-    :mod:`mdchunk.index.language`), a model name or path (``None``: the bundled
-    all-MiniLM-L6-v2) or any :class:`~mdchunk.embedding.Embedder`. ``backend`` runs a
-    sentence-transformers model on ``torch``, ``onnx`` or ``onnx-int8`` (``None`` or ``auto``:
-    int8 ONNX where onnxruntime is installed, torch on a GPU or without it; see
-    :mod:`mdchunk.embedding`); the collection records it, so a collection built on another
-    backend (one built before backends were recorded counts as torch) is rebuilt rather than
-    holding vectors of two. USE and an :class:`~mdchunk.embedding.Embedder` passed in ignore
-    it. ``analyzer`` is ``standard``, ``jieba`` or ``auto`` (chosen by the same survey of the
-    corpus when the collection is created, kept afterwards). With ``prune``, documents no
-    longer found are removed. A collection built with another model or chunker config is
-    rebuilt when ``rebuild`` is true and refused otherwise. ``batch_chunks`` chunks are
-    embedded per round; each round commits its documents. ``credential`` (``milvus_token`` on
-    Milvus; ``token``, its old name, is deprecated) is a server's credential. With ``units``,
-    each leaf's units (sentences, list items, table rows, code lines) are embedded too, and a
-    dense search scores a leaf by its own vector and its best unit's
-    (:mod:`mdchunk.index.units`). With ``bigrams`` (the default), BM25 reads CJK character
-    bigrams beside the words (leaves and queries alike; nothing changes for text without Han
-    characters). ``metadata`` is given to every chunk of the run beside its page's front
-    matter, which overrides a key of it; it is stored for ``where=`` to filter by.
+    ``model`` is ``"auto"`` (the collection's own model; for a new collection the one the corpus's
+    language chooses: :mod:`mdchunk.index.language`), a model name or path or any
+    :class:`~mdchunk.embedding.Embedder`; ``backend`` runs a sentence-transformers model on
+    ``torch``, ``onnx`` or ``onnx-int8`` (:mod:`mdchunk.embedding`). ``analyzer`` is ``standard``,
+    ``jieba`` or ``auto``. The collection records model, backend, analyzer and chunker config: a
+    collection built otherwise is rebuilt with ``rebuild`` and refused without it. With
+    ``prune``, documents no longer found are removed. ``batch_chunks`` chunks are embedded per
+    round; each round commits its documents. ``credential`` is a server's credential. With
+    ``units``, each leaf's units are embedded too (:mod:`mdchunk.index.units`); with ``bigrams``
+    (the default) BM25 reads CJK character bigrams beside the words. ``metadata`` is given to
+    every chunk beside its page's front matter (which overrides a key of it), for ``where=``.
 
-    Every chunker setting (``max_tokens``, ``overlap_tokens``, ``levels``, ``min_tokens``,
-    ``doc_context``, ``oversized``, ``site``…) shapes every level. The index is hierarchical:
-    ``levels`` are the token budgets, coarsest first, the last one the leaves' (embedded and
-    searched; the others are stored as their parents, in ``<collection>_parents``). Without
-    ``levels``, three levels grow from the leaf budget that ``max_tokens`` and the model's
-    window give: see :func:`index_config`. Chunks are sized in the model's own tokens unless a
-    ``tokenizer`` is named (``model_tokens``).
+    Every chunker setting shapes every level. ``levels`` are the token budgets, coarsest first,
+    the last one the leaves' (embedded and searched; the others are stored as their parents);
+    without it, three levels grow from the leaf budget (:func:`index_config`). Chunks are sized in
+    the model's own tokens unless a ``tokenizer`` is named (``model_tokens``). ``semantic`` chooses
+    cut points by meaning; ``includes`` is the include root (a page is re-embedded when a file it
+    includes changes).
 
-    ``base_url`` and ``site`` (see :mod:`mdchunk.formats.sites`) give every chunk its ``url``
-    and ``anchor``, stored with it and returned by search. ``semantic`` (``"embedding"`` or
-    ``"lexical"``) chooses every level's cut points by meaning
-    (:mod:`mdchunk.plan.strategies.semantic`); ``"embedding"`` scores seams with the index's
-    own model. ``includes`` is the include root (:mod:`mdchunk.formats.includes`): the files
-    pages include are read from it, and a page is re-embedded when a file it includes changes.
-
-    A file that cannot be read or decoded is passed to ``on_error`` (else logged as a warning)
-    and listed in :attr:`IndexReport.failed`; the others are indexed (what the index keeps of
-    a failed file: see the module docstring). A folder with no documents raises
-    :class:`~mdchunk.InputError` before anything is written. ``selection`` says which files of
-    a folder are documents (globs, excludes, ``.gitignore``; see
-    :class:`~mdchunk.sources.Selection`).
-
-    Only one run writes to an index at a time: a run that finds another under way waits up to
-    ``wait`` seconds for it, then raises :class:`~mdchunk.errors.LockedError` naming the
-    holder (see :mod:`mdchunk.index.lock`).
-
-    ``engine`` is where documents are chunked and embedded: this process by default
-    (:class:`~mdchunk.index.engine.LocalEngine`), or a Ray cluster
-    (:class:`mdchunk.index.distributed.RayEngine`). Planning and every write stay here, so
-    the manifest, incremental and crash-safe semantics are the same on either.
-    """
+    A file that cannot be read is passed to ``on_error`` (else logged) and listed in
+    :attr:`IndexReport.failed`; the others are indexed. A folder with no documents raises
+    :class:`~mdchunk.InputError` before anything is written. ``selection`` says which files of a
+    folder are documents (:class:`~mdchunk.sources.Selection`). A run that finds another writing
+    the index waits up to ``wait`` seconds, then raises :class:`~mdchunk.errors.LockedError`.
+    ``engine`` is where documents are chunked and embedded: this process by default, or a Ray
+    cluster (:class:`mdchunk.index.distributed.RayEngine`); planning and writes stay here."""
     return run_index(paths, index_options(config, options), progress, on_error)
 
 

@@ -1,24 +1,12 @@
 """What a corpus is written in, and what that chooses: the BM25 analyzer and, for
-``model="auto"``, the embedding model.
+``model="auto"``, the embedding model. Both are chosen once, when a collection is created,
+from a sample of every document, and recorded: a collection never changes model or analyzer
+because its documents changed.
 
-Both choices are made once, when a collection is created, from a sample of every document
-(its first :data:`SAMPLE_BYTES`), and recorded in the collection; later runs read the record,
-so a collection never changes model or analyzer because its documents changed.
-
-The rule is one share and one threshold: the share of CJK characters among the non-blank
-characters of the sample. From :data:`CJK_SHARE` on, the corpus "has Chinese in it":
-
-- BM25 uses the ``jieba`` analyzer, since the standard one makes a whole CJK run one token
-  and a Chinese document would be unreachable, while jieba still splits Latin words as the
-  standard analyzer does;
-- ``auto`` embeds with USE multilingual (:mod:`.multilingual`), since all-MiniLM-L6-v2
-  reads no Chinese, and a Chinese question asked of it finds a third of its answers where
-  USE finds most (BENCHMARKS.md, "Chinese and mixed corpora").
-
-The threshold is low on purpose: a CJK character carries about a word, so 2% of the
-characters is already about a tenth of the words, and below the threshold an English corpus
-keeps MiniLM, the better English reader.
-"""
+From :data:`CJK_SHARE` of CJK characters on, the corpus "has Chinese in it": BM25 uses
+``jieba`` (the standard analyzer makes a CJK run one token) and ``auto`` embeds with USE
+multilingual (all-MiniLM-L6-v2 reads no Chinese). The threshold is low on purpose: a CJK
+character carries about a word, so 2% of the characters is about a tenth of the words."""
 
 from __future__ import annotations
 

@@ -1,24 +1,17 @@
-"""One writer per index: a second ``mdchunk index`` run waits for the first, or stops.
+"""One writer per index: a second ``mdchunk index`` run waits for the first, or stops (two would
+each plan from a manifest the other is changing).
 
-Two runs writing the same collection at once would each plan from a manifest the other is
-changing (and Milvus Lite lets only one process open a file at all, with an obscure error).
-For a Milvus Lite file the lock is an advisory ``fcntl`` lock on ``<db>.lock`` beside it: the
-kernel releases it when the holder exits, even by SIGKILL, so a crashed run never leaves a stale
-lock. The file stays (removing it would race with a run about to lock it); it holds the pid,
-host and start time of the last run, which the refusal message quotes.
+A Milvus Lite file is locked by an advisory ``fcntl`` lock on ``<db>.lock`` beside it: the
+kernel releases it when the holder exits, even by SIGKILL. The file stays (removing it would
+race with a run about to lock it) and holds the last run's pid, host and start time, for the
+refusal message.
 
-A server is shared by many machines, so its lock lives in the server (a :class:`LockTable`; in
-Milvus the ``mdchunk_locks`` collection, :mod:`mdchunk.index.milvus.locks`): one row per
-collection, with the holder (host, pid, a random tag) and a heartbeat (the holder's clock, in
-ms) that a thread renews every ``heartbeat`` seconds. Milvus has no compare-and-swap, so a
-run takes the lock by writing its row, waiting ``settle`` seconds and reading it back: of two
-runs that both found it free, the one that wrote last holds it and the other backs off (this
-holds as long as a run's read-then-write takes less than ``settle``, which is milliseconds). A
-lock whose heartbeat is older than ``stale_after`` seconds belongs to a run that died (a
-SIGKILL, a lost machine) and is taken over, with a warning; clocks of the machines that index
-into one server must agree to well within that time. A holder whose row was taken over stops
-before its next write (:class:`~mdchunk.errors.LockedError`).
-"""
+A server's lock lives in the server (a :class:`LockTable`): one row per collection, with the
+holder and a heartbeat a thread renews. With no compare-and-swap, a run takes the lock by
+writing its row, waiting ``settle`` seconds and reading it back: of two runs that both found
+it free, the last writer holds it. A heartbeat older than ``stale_after`` belongs to a run that
+died and is taken over, with a warning (the machines' clocks must agree to well within that);
+a holder whose row was taken over stops before its next write."""
 
 from __future__ import annotations
 
@@ -67,12 +60,8 @@ def _owner() -> str:
 @contextmanager
 def index_lock(db: str, collection: str, *, wait: float = 0.0) -> Iterator[None]:
     """Hold the index at ``db`` for one writing run; wait up to ``wait`` seconds for another
-    run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it.
-
-    Only a store's local file is locked here (:meth:`~mdchunk.index.stores.StorePackage.
-    local_file`); a server is shared by many machines and keeps its locks itself
-    (:func:`server_lock`).
-    """
+    run to finish, then raise :class:`~mdchunk.errors.LockedError` naming it. Only a store's local
+    file is locked here; a server keeps its locks itself (:func:`server_lock`)."""
     local = store_package(db).local_file(db)
     if local is None:
         yield
@@ -151,7 +140,6 @@ class LockingStore(Protocol):
 
     def lock_table(self) -> LockTable | None:
         """Where its server keeps locks; ``None`` when :func:`index_lock` locks it instead."""
-        ...
 
 
 class ServerLock:

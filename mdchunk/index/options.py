@@ -1,15 +1,6 @@
-"""The keyword forms of :func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search`,
-as the ``chunk_*`` functions take theirs: ``config=`` whole, a keyword for any field of it or
-of a config it holds (``index_paths(paths, max_tokens=256, db="kb.db")``), a keyword overriding
-the config's field.
-
-The keyword a field answers to is read off the dataclasses themselves (:func:`with_options`):
-a field added to :class:`~mdchunk.index.config.IndexConfig`, ``SearchConfig``,
-``EmbedderConfig``, ``StoreConfig`` or :class:`~mdchunk.ChunkerConfig` is a keyword with no
-edit here, and only its line in the matching ``*Options`` below types it for a checker (a
-test keeps the two in step). A keyword that is no field is a :class:`~mdchunk.ConfigError`
-naming it and the close matches.
-"""
+"""The keyword forms of :func:`~mdchunk.index.index_paths` and :func:`~mdchunk.index.search`, as
+the ``chunk_*`` functions take theirs: a keyword for any field of the config or of a config it
+holds, overriding the config's field."""
 
 from __future__ import annotations
 
@@ -109,15 +100,12 @@ Config = TypeVar("Config", IndexConfig, SearchConfig)
 
 
 def with_options(config: Config, options: Mapping[str, object]) -> Config:
-    """``config`` with ``options`` set: a keyword naming one of its fields sets it, one naming
-    a field of a config it holds (``db`` of ``store``) sets that, a config held whole
-    (``store=``) replaces it before its fields are set. The chunker's config takes its
-    keywords as ``chunk_*`` do (:func:`~mdchunk.config.config_with`: a derived overlap or
-    ``min_tokens`` follows a new budget).
+    """``config`` with ``options`` set: a keyword naming one of its fields sets it, one naming a
+    field of a config it holds (``db`` of ``store``) sets that, a config held whole (``store=``)
+    replaces it first. The chunker's config takes its keywords as ``chunk_*`` do.
 
     >>> with_options(SearchConfig(), {"k": 3, "db": "kb.db"}).store.db
-    'kb.db'
-    """
+    'kb.db'"""
     options = _spelled(options)
     own = {field.name for field in dataclasses.fields(config)}
     held = {name: getattr(config, name) for name in own
@@ -144,12 +132,9 @@ def with_options(config: Config, options: Mapping[str, object]) -> Config:
 
 
 def index_options(config: IndexConfig | None, options: Mapping[str, object]) -> IndexConfig:
-    """:func:`with_options` for an indexing run, with the two rules its keywords always had:
-    a ``tokenizer`` named sizes chunks in it (``model_tokens=False``) unless ``model_tokens``
-    is given too; and sized in the model's own tokens, an ``overlap_tokens`` given is at most
-    half the leaf budget (:func:`~mdchunk.index.build_config.chunker_config` caps it so under
-    the model's window anyway; capped first, it is not refused for a budget it would not
-    meet)."""
+    """:func:`with_options` for an indexing run, with two rules: a ``tokenizer`` named sizes chunks
+    in it (``model_tokens=False``) unless ``model_tokens`` is given too; and in the model's own
+    tokens, an ``overlap_tokens`` given is capped at half the leaf budget rather than refused."""
     if "tokenizer" in options and "model_tokens" not in options:
         options = {**options, "model_tokens": options["tokenizer"] is None}
     if options.get("tokenizer", "") is None:  # the old spelling of "the model's own"

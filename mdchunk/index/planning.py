@@ -1,11 +1,6 @@
 """The first half of an indexing run: compare every file's hash and the chunker config with the
-manifest, and decide which documents to write, which are unchanged and which are gone, before
-anything is written. :mod:`.applying` carries the plan out.
-
-With an include root, a page's hash covers the files it may include as well
-(:meth:`~mdchunk.chunks.includes.IncludeRoot.digest`), so a changed example re-embeds the
-pages that show it.
-"""
+manifest and decide what to write, what is unchanged and what is gone. With an include root, a
+page's hash covers the files it may include, so a changed example re-embeds its pages."""
 
 from __future__ import annotations
 

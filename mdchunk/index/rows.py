@@ -65,11 +65,9 @@ def _clip(value: str, field: str) -> str:
 
 
 def metadata_json(metadata: Mapping[str, Any]) -> dict[str, Any]:
-    """A chunk's metadata as it is stored (a JSON object): values JSON has no type for (a YAML
-    date) as their text, keys as strings. Past :data:`FIELD_BYTES` ``["metadata"]``, or past
-    the terms that ``terms`` holds (:func:`metadata_terms`), the largest values are left out
-    whole, one by one, until it fits (a page's front matter is rarely near): a key is stored
-    with all its values or not at all, so every filter reads the same metadata."""
+    """A chunk's metadata as it is stored (a JSON object: other values as their text, keys as
+    strings). Past :data:`FIELD_BYTES` ``["metadata"]`` or the ``terms`` limit, the largest values
+    are left out whole until it fits, so every filter reads the same metadata."""
     data: dict[str, Any] = json.loads(json.dumps(dict(metadata), default=str, ensure_ascii=False))
     sizes = {key: len(json.dumps(value, ensure_ascii=False).encode())
              for key, value in data.items()}
@@ -94,8 +92,8 @@ def metadata_term(key: str, kind: str, value: object) -> str:
 def metadata_terms(metadata: Mapping[str, Any]) -> str:
     """The ``terms`` of a row: one for each scalar value of its metadata and each scalar item of
     a list, space-separated with a space at either end. Milvus evaluates a JSON filter row by
-    row, ten times slower than ``like`` over this text (BENCHMARKS.md, "Filters"), so
-    equality, ``in`` and ``contains`` read it; ordering reads the JSON."""
+    row, far slower than ``like`` over this text, so equality, ``in`` and ``contains`` read
+    it; ordering reads the JSON."""
     terms: set[str] = set()
     for key, value in metadata.items():
         items = [("in", v) for v in value] if isinstance(value, list) else [("=", value)]
@@ -155,11 +153,8 @@ def chunk_row(chunk: Chunk, *, path: str, file_type: str, title: str,
               vector: Sequence[float] | np.ndarray, bigrams: bool = False, lang: str = "",
               version: str = "") -> dict[str, Any]:
     """The stored row of a leaf; raises :class:`StoreError` if the verbatim text cannot fit.
-
-    ``parent_id`` is stored as ``""`` for a leaf without a parent (Milvus has no null here);
-    ``bigrams`` adds CJK character bigrams to what BM25 reads (:func:`search_text`); ``lang``
-    and ``version`` are its document's (what a filter reads beside its ``metadata``).
-    """
+    ``parent_id`` is ``""`` for a leaf without a parent (Milvus has no null here); ``bigrams`` adds
+    CJK character bigrams to what BM25 reads (:func:`search_text`)."""
     row = _fields(chunk, path=path, file_type=file_type, title=title,
                   hint="chunk with oversized='split'", lang=lang, version=version)
     row["dense"] = [float(x) for x in vector]
@@ -177,14 +172,10 @@ def unit_row(unit_id: str, leaf: Mapping[str, Any], text: str,
 
 
 def search_text(text: str, *, bigrams: bool = False) -> str:
-    """What BM25 reads of a chunk's text, or of a query: the text after hygiene
-    (:func:`mdchunk.text.clean_text`), so that a zero-width space or a soft hyphen inside a word,
-    a BOM or a control character does not split or hide the word the query names. The stored
-    ``text`` stays verbatim.
-
-    With ``bigrams`` (an index that records them), every pair of adjacent Han characters is
-    appended as a word of its own (:func:`cjk_bigrams`), so that a paraphrase the word
-    segmenter cuts differently ("磁盘快满了" against "磁盘空间不足") still shares terms."""
+    """What BM25 reads of a chunk's text, or of a query: the text after hygiene, so that a
+    zero-width space or a soft hyphen inside a word does not hide it. With ``bigrams``, every pair
+    of adjacent Han characters is appended as a word (:func:`cjk_bigrams`), so that a paraphrase
+    the segmenter cuts differently still shares terms."""
     cleaned = clean_text(text).text
     if not bigrams:
         return cleaned

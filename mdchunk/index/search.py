@@ -49,44 +49,28 @@ def search(query: str, *, config: SearchConfig | None = None,
            **options: Unpack[SearchOptions]) -> list[SearchHit]:
     """The ``k`` chunks that best answer ``query``.
 
-    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; a keyword
-    sets one field of it, or of the store or embedder config it holds, overriding the
-    config's (:class:`~mdchunk.index.options.SearchOptions`; a keyword that is no field is a
+    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; a keyword sets
+    one field of it, or of the store or embedder config it holds, overriding the config's
+    (:class:`~mdchunk.index.options.SearchOptions`; a keyword that is no field is a
     :class:`~mdchunk.ConfigError` naming it).
 
-    ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`:
-    ``peaked``, min-max scores with each list weighted by how far its first hits stand out,
-    chosen on the retrieval bench); ``fusion`` (``"peaked"``, ``"score"`` or ``"rrf"``) and
-    ``weights`` ``(dense, bm25)`` override it.
-    ``dense`` and ``bm25`` use one side. ``model`` defaults to the one the collection was
-    indexed with (``"auto"`` means that too); another model is refused. The query is embedded
-    on the backend the collection records (``backend`` ``None`` or ``"auto"``); another one
-    named is refused, as its vectors would be slightly off. ``path_prefix`` keeps hits under
-    that path. ``where`` keeps the leaves a filter keeps (``'tags contains "db" and lang ==
-    "zh"'``; the language: :mod:`mdchunk.index.where`): a malformed filter, or one naming a
-    field neither stored nor a metadata key of the index, raises
-    :class:`~mdchunk.index.where.FilterError`. ``credential`` (``milvus_token`` on Milvus;
-    ``token``, its old name, is deprecated) is a server's credential.
+    ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`;
+    ``fusion`` and ``weights`` ``(dense, bm25)`` override it); ``dense`` and ``bm25`` use one side.
+    The query is embedded by the model and on the backend the collection records; another one named
+    is refused. ``path_prefix`` keeps hits under that path; ``where`` keeps the leaves a filter
+    keeps (:mod:`mdchunk.index.where`; a malformed filter, or one naming an unknown field, raises
+    :class:`~mdchunk.index.where.FilterError`). ``credential`` is a server's credential (``token``,
+    its old name, is deprecated). ``rerank`` (a local cross-encoder, or a callable ``(query, texts)
+    -> scores``) reorders the fused leaves; off by default. ``depth`` is the candidate pool each
+    side draws, whatever ``k`` is.
 
-    ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
-    scores``: :mod:`mdchunk.embedding.rerankers`) reorders the fused leaves before ``k`` are
-    kept and before they are widened (:func:`rerank_hits`); off by default.
-
-    ``depth`` is the candidate pool: each side draws that many leaves, whatever ``k`` is, and
-    fusion, reranking, collapsing and widening work on them, so ``k`` only cuts the result.
-
-    Only leaves are searched. ``expand="none"`` returns them; ``"parent"`` returns each one's
-    parent instead (once per parent, at its best leaf's score); ``"auto"`` merges leaves into
-    their parent where at least :data:`~mdchunk.index.expand.MERGE_RATIO` of its children
-    matched, level after level, among the first leaves that leave ``k`` hits. Every hit marks where
-    its matching leaves lie in its text (``marks``, ``leaf_ids``).
-
-    With ``collapse`` (the default), hits of the same passage, or of nearly the same
-    (:mod:`mdchunk.index.collapse`), are one hit, the best, listing where the others lie
-    (``locations``), before and after widening; ``per_page`` keeps at most that many hits of
-    one document (``None``: any number), so that ``k`` different pages are shown when the index
-    has them. Either way every hit lists its own location first.
-    """
+    Only leaves are searched. ``expand="parent"`` returns each one's parent instead (once per
+    parent); ``"auto"`` merges leaves into their parent where at least
+    :data:`~mdchunk.index.expand.MERGE_RATIO` of its children matched, level after level. Every
+    hit marks where its matching leaves lie in its text (``marks``, ``leaf_ids``). With
+    ``collapse`` (the default), hits of the same or nearly the same passage are one hit listing
+    where the others lie (``locations``); ``per_page`` keeps at most that many hits of one
+    document."""
     config = search_options(config, options)
     if not query.strip():
         raise ConfigError(f"query={query!r} asks nothing: the query is empty")
@@ -130,19 +114,12 @@ def query_embedder(store: ChunkStore, meta: IndexMeta, config: SearchConfig) -> 
 
 def search_store(store: ChunkStore, query: str, vector: Sequence[float] | None,
                  config: SearchConfig, *, index: IndexMeta | None = None) -> list[SearchHit]:
-    """The ``config.k`` hits for ``query`` (and its ``vector``, for the dense side) in any
-    store, under ``config.path_prefix``: ``config.depth`` leaves of ``config.mode`` 's side or
-    of both fused (:func:`leaf_hits`), reordered by ``config.rerank`` when given
-    (:func:`rerank_hits`),
-    duplicates collapsed (``config.collapse``: :func:`~mdchunk.index.collapse.collapse`) and
-    at most ``config.per_page`` of a page kept, before and after widening them as
-    ``config.expand`` says (:func:`~mdchunk.index.expand.expand_hits`).
-
-    ``index`` says how the store's leaves were indexed: with ``units`` (their units embedded
-    too) the dense side scores leaves by their units as well (:func:`unit_scored`); with
-    ``bigrams`` the query is analysed as the leaves were (CJK bigrams added). Each final hit
-    then gets its matching lines (:func:`~mdchunk.index.highlights.with_matches`: by the
-    query's words, by units where no word matches and the index has ``units``)."""
+    """The ``config.k`` hits for ``query`` (and its ``vector``, for the dense side) in any store:
+    ``config.depth`` leaves of one side or both fused (:func:`leaf_hits`), reranked, collapsed
+    and capped per page, before and after widening them
+    (:func:`~mdchunk.index.expand.expand_hits`). ``index`` says how the leaves were indexed
+    (``units``: scored by their units too, :func:`unit_scored`; ``bigrams``: the query analysed
+    as they were). Each final hit then gets its matching lines."""
     units, bigrams = (index.units, index.bigrams) if index is not None else (False, False)
     where = search_filter(config.path_prefix, config.where, store.metadata_keys)
     # The pool is config.depth candidates whatever k is; every later step keeps its order, so k
@@ -173,14 +150,9 @@ def _kept(hits: Sequence[SearchHit], config: SearchConfig) -> list[SearchHit]:
 def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[float] | None,
               *, where: Filter | None, limit: int, fusion: Fusion = DEFAULT_FUSION,
               units: bool = False) -> list[SearchHit]:
-    """The top ``limit`` leaves for ``text`` (BM25) and/or ``vector`` (dense).
-
-    Hybrid asks the store for ``limit`` leaves of each side and fuses the two lists here
-    (:func:`~mdchunk.index.fusion.fuse`), not with the store's rankers: the same fusion then
-    ranks on every store (Milvus Lite and a server alike). Ranks and min-max scores depend on
-    the lists' length, so search always asks the same ``limit`` (its ``depth``), whatever ``k``
-    is. A hybrid hit's score is its fused score.
-    """
+    """The top ``limit`` leaves for ``text`` (BM25) and/or ``vector`` (dense). Hybrid fuses the
+    two lists here, not with the store's rankers, so the same fusion ranks on every store; a
+    hybrid hit's score is its fused score."""
     if mode == "bm25":
         return store.search(TextQuery(text), limit=limit, where=where)
     if vector is None:
@@ -222,15 +194,11 @@ def _dense(store: ChunkStore, vector: Sequence[float], *, limit: int, where: Fil
 
 def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filter | None
                 ) -> list[SearchHit]:
-    """The dense side of an index that embeds its leaves' units (:mod:`.units`): the best
-    ``limit`` leaves by the mean of their own cosine and their best unit's (a leaf without
-    units counts its own twice).
-
-    Candidates are the leaves nearest the query and the leaves of the units nearest it,
-    :data:`UNIT_DEPTH` times ``limit`` of each; every candidate is then scored exactly from
-    its stored vectors. The mean, not the best unit alone: on issue 31's trial a leaf's best
-    sentence alone ranked no better than the leaf, the two together better than either.
-    """
+    """The dense side of an index that embeds its leaves' units: the best ``limit`` leaves by the
+    mean of their own cosine and their best unit's (a leaf without units counts its own twice;
+    the best unit alone ranked no better than the leaf). Candidates are the leaves nearest the
+    query and those of the units nearest it, :data:`UNIT_DEPTH` times ``limit`` of each, each
+    scored exactly from its stored vectors."""
     import numpy as np
 
     depth = limit * UNIT_DEPTH

@@ -20,35 +20,10 @@ from typing import Any, Literal, Protocol, TypeAlias
 
 from .hits import Location, Match, SearchHit
 
-__all__ = [
-    "ANALYZER_NAMES",
-    "EXPAND_NAMES",
-    "SCHEMA_VERSION",
-    "All",
-    "AnyOf",
-    "ChunkStore",
-    "Compare",
-    "Contains",
-    "DenseQuery",
-    "Expand",
-    "Field",
-    "Filter",
-    "Glob",
-    "IndexMeta",
-    "Location",
-    "LockTable",
-    "Manifest",
-    "ManifestEntry",
-    "Match",
-    "Negated",
-    "OneOf",
-    "PathPrefix",
-    "Scalar",
-    "SearchHit",
-    "SearchMode",
-    "SideQuery",
-    "TextQuery",
-]
+__all__ = ["ANALYZER_NAMES", "EXPAND_NAMES", "SCHEMA_VERSION", "All", "AnyOf", "ChunkStore",
+           "Compare", "Contains", "DenseQuery", "Expand", "Field", "Filter", "Glob", "IndexMeta",
+           "Location", "LockTable", "Manifest", "ManifestEntry", "Match", "Negated", "OneOf",
+           "PathPrefix", "Scalar", "SearchHit", "SearchMode", "SideQuery", "TextQuery"]
 
 SearchMode = Literal["hybrid", "dense", "bm25"]
 #: What a search returns for a matching leaf: the leaf (``none``), its parent (``parent``), or
@@ -62,15 +37,8 @@ EXPAND_NAMES: tuple[Expand, ...] = ("none", "parent", "auto")
 #: it records its definition in :attr:`IndexMeta.analysis`, so that a changed one rebuilds.
 ANALYZER_NAMES = ("standard", "jieba")
 
-#: Version of the stored rows' layout (:mod:`.rows`), recorded with the index. Version 2 added
-#: ``parent_id`` to chunk rows and the parents collection, version 3 ``url`` and ``anchor``,
-#: version 4 ``search_text`` (what BM25 reads: the text after hygiene), version 5 made it the
-#: leaf's ``embed_text`` (breadcrumb included, as the model reads it) instead of its ``text``,
-#: version 6 added the units collection (a leaf's sentences, items, rows: :mod:`.units`);
-#: version 7 the filterable fields of leaves and parents (``lang``, ``version``, the
-#: document's ``metadata`` as JSON, front matter and the caller's, and its values' ``terms``;
-#: issue 34);
-#: an index of another version is rebuilt by the next indexing run and refused by search.
+#: Version of the stored rows' layout (:mod:`.rows`), recorded with the index: an index of
+#: another version is rebuilt by the next indexing run and refused by search.
 SCHEMA_VERSION = "7"
 _PROP = "mdchunk."
 
@@ -86,26 +54,20 @@ class IndexMeta:
     analyzer: str
     #: The layout the collections were created with (:data:`SCHEMA_VERSION` for new ones).
     schema: str = SCHEMA_VERSION
-    #: How the store defines ``analyzer`` (its params, canonical JSON), as recorded; ``""`` in
-    #: a meta about to be written, which the store fills in (:meth:`ChunkStore.open`), so a
-    #: collection built under another definition differs.
+    #: How the store defines ``analyzer`` (its params, canonical JSON); ``""`` in a meta about
+    #: to be written, which the store fills in (:meth:`ChunkStore.open`).
     analysis: str = ""
     #: How the vectors were computed (``torch``, ``onnx``, ``onnx-int8``, ``numpy`` for USE):
     #: vectors of two backends differ a little, so switching rebuilds rather than mixes them.
-    #: A collection that records none was built before backends were recorded, with torch.
     backend: str = "torch"
-    #: The ONNX export recipe of an ONNX backend's vectors (``EXPORTER_VERSION``; ``""`` on torch
-    #: and numpy): a new recipe's int8 vectors differ a little from an old one's. An ONNX
-    #: collection that records none was built with recipe 1, before it was recorded.
+    #: The ONNX export recipe of an ONNX backend's vectors (``""`` on torch and numpy): a new
+    #: recipe's int8 vectors differ a little from an old one's.
     export: str = ""
-    #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`), so that a
-    #: dense search scores a leaf by its own vector and its best unit's.
+    #: Whether the leaves' units are embedded too (:mod:`mdchunk.index.units`).
     units: bool = False
-    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike:
-    #: :func:`mdchunk.index.rows.search_text`).
+    #: Whether what BM25 reads has CJK character bigrams added (leaves and queries alike).
     bigrams: bool = False
-    #: What was put before every passage embedded, and what a query gets
-    #: (:mod:`mdchunk.embedding.prompts`; ``""``: nothing, as before prompts were recorded).
+    #: What was put before every passage embedded, and what a query gets (``""``: nothing).
     document_prompt: str = ""
     query_prompt: str = ""
 
@@ -123,11 +85,8 @@ class IndexMeta:
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str]) -> IndexMeta | None:
-        """The recorded meta, or ``None`` when the collection was not made by mdchunk.
-
-        A collection of another schema version is still mdchunk's: its meta differs from a
-        current one (``schema: 1 -> 2``), so indexing rebuilds it rather than refusing it.
-        """
+        """The recorded meta, or ``None`` when the collection was not made by mdchunk (one of
+        another schema version is still mdchunk's: indexing rebuilds it)."""
         try:
             return cls(props[f"{_PROP}model"], int(props[f"{_PROP}dim"]),
                        props[f"{_PROP}config"], props[f"{_PROP}analyzer"],
@@ -179,10 +138,7 @@ class ManifestEntry:
 class PathPrefix:
     """Leaves whose document id or path starts with ``prefix``, taken literally: no character
     of it is a wildcard (``_`` and ``%`` are common in file names). An empty prefix keeps all.
-
-    A filter is a value in store-neutral form; each store translates it into its own syntax,
-    escaping the values it holds (Milvus: :mod:`mdchunk.index.milvus.filters`).
-    """
+    Like every filter node, a store-neutral value each store translates into its own syntax."""
 
     prefix: str
 
@@ -261,9 +217,8 @@ class Negated:
 
 
 #: A search's filter, as every store must understand it: a path prefix, or a tree of the
-#: filter language's nodes (parsed from text by :func:`mdchunk.index.where.parse_where`); a
-#: store that cannot translate one fails its type check. :func:`mdchunk.index.where.matches`
-#: says what each node means, for any store.
+#: filter language's nodes (:func:`mdchunk.index.where.parse_where`); what each node means, for
+#: any store, is :func:`mdchunk.index.where.matches`.
 Filter: TypeAlias = (PathPrefix | Compare | OneOf | Contains | Glob | All | AnyOf | Negated)
 
 
@@ -308,11 +263,9 @@ class LockTable(Protocol):
 
     def prepare(self) -> None:
         """Make the table ready to use (creating it unless another run did)."""
-        ...
 
     def read(self, name: str) -> dict[str, Any] | None:
         """The row of ``name`` as the server has it now; ``None`` when it is not locked."""
-        ...
 
     def write(self, name: str, owner: str, heartbeat: int) -> None: ...
 
@@ -328,30 +281,24 @@ class ChunkStore(Protocol):
     @property
     def manifest(self) -> Manifest:
         """The store's manifest (read-only here, so a store may keep a more specific one)."""
-        ...
 
     def meta(self) -> IndexMeta | None:
         """What the index was built with; ``None`` when there is none yet."""
-        ...
 
     def open(self, meta: IndexMeta, *, rebuild: bool = True) -> bool:
         """Make the index match ``meta``; whether it was (re)created empty."""
-        ...
 
     def check(self, *, model: str | None = None, dim: int | None = None) -> IndexMeta:
         """The recorded meta, checked against the query side; raises when there is no index."""
-        ...
 
     def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
         """Every stored leaf row of a document (:data:`~mdchunk.index.rows.SCALAR_FIELDS`, and
         ``dense`` if asked)."""
-        ...
 
     def vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
         """The stored ``dense`` vector of each of ``hashes`` (embed-text hashes) that some leaf
         of the collection has; the collection-wide embedding cache
         (:mod:`mdchunk.index.cache`)."""
-        ...
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
@@ -359,12 +306,10 @@ class ChunkStore(Protocol):
 
     def count(self) -> int:
         """Leaves the index holds (what an indexing run reports and the server counts)."""
-        ...
 
     def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored unit row of a document (:data:`~mdchunk.index.rows.UNIT_FIELDS` and
         ``dense``)."""
-        ...
 
     def upsert_units(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
@@ -374,31 +319,25 @@ class ChunkStore(Protocol):
                      ) -> list[str]:
         """The leaves (ids, best first, each once) of the ``limit`` units nearest ``query``
         among the leaves ``where`` keeps."""
-        ...
 
     def unit_vectors(self, leaf_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """The stored unit vectors of each of ``leaf_ids`` that has units, by unit id (the id
         says which unit: :func:`~mdchunk.index.units.unit_id`)."""
-        ...
 
     def leaf_rows(self, ids: Sequence[str], *, where: Filter | None = None
                   ) -> list[dict[str, Any]]:
         """The stored leaf rows among ``ids`` that ``where`` keeps, with what a hit shows and
         ``dense``; unknown ids are left out."""
-        ...
 
     def metadata_keys(self) -> frozenset[str]:
         """Every metadata key a document of the index has had (what a filter may name besides
         the stored fields: :func:`mdchunk.index.where.check_fields`)."""
-        ...
 
     def add_metadata_keys(self, keys: Iterable[str]) -> None:
         """Record ``keys`` among :meth:`metadata_keys` (before rows holding them are written)."""
-        ...
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
         """Every stored parent row of a document (:data:`~mdchunk.index.rows.PARENT_FIELDS`)."""
-        ...
 
     def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None: ...
 
@@ -407,15 +346,12 @@ class ChunkStore(Protocol):
     def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         """The stored parent rows among ``ids`` (:data:`~mdchunk.index.rows.PARENT_FIELDS`);
         unknown ids are left out."""
-        ...
 
     def delete_doc(self, doc_id: str) -> None:
         """Remove a document's units, then its leaves, then its parents."""
-        ...
 
     def flush(self) -> None:
         """Make what was written durable and fast to search (once per run)."""
-        ...
 
     def search(self, query: SideQuery, *, limit: int, where: Filter | None = None
                ) -> list[SearchHit]:
@@ -423,11 +359,9 @@ class ChunkStore(Protocol):
         marking all of its own text (:func:`~mdchunk.index.rows.leaf_hit`). A dense query scores
         by cosine, a text query by BM25 over the leaves' ``search_text``; either way higher is
         better. Only leaves matching ``where`` are considered."""
-        ...
 
     def lock_table(self) -> LockTable | None:
         """Where the store's server keeps write locks (:class:`LockTable`); ``None`` when a
         writing run needs none beyond the local file's (:mod:`mdchunk.index.lock`)."""
-        ...
 
     def close(self) -> None: ...

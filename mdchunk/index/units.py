@@ -1,19 +1,8 @@
-"""The units of a leaf, embedded beside it for multi-vector search (issue 31).
-
-A sentence encoder asked to embed a 512-token leaf embeds an average of its topics, and a
-question about one fact in it lands far away. A multi-vector index also embeds the leaf's
-*units*: its sentences, list items, table rows (each with the table's header) and groups of
-code lines, the seams the planner cuts at; a dense search then scores a leaf by its own vector
-and its best unit's together (:func:`mdchunk.index.search.unit_scored`) and still returns the
-leaf, so the context shown stays the leaf.
-
-Units are read from the leaf's text line by line, the same way every time (a unit's id is its
-leaf's id and its text hashed, :func:`unit_id`): headings are left out (the leaf's breadcrumb
-already says them), so is what the page does not show (a page's front matter, which a leaf at
-the page's start holds, and HTML comment blocks: a translated page's ``<!-- overview -->``), a
-unit too short to mean anything alone is left out, and a leaf that is one unit has none (its
-own vector is that unit's).
-"""
+"""The units of a leaf (sentences, list items, table rows with their header, groups of code
+lines), embedded beside it: a long leaf embeds as an average of its topics, so a dense search
+scores a leaf by its own vector and its best unit's, still returning the leaf. A unit's id is its
+leaf's id and its text hashed (:func:`unit_id`); headings, hidden text and units too short to
+mean anything are left out."""
 
 from __future__ import annotations
 

@@ -1,33 +1,12 @@
-"""The filter language of ``search(where=...)`` and ``mdchunk search --where``: text parsed into
-the store-neutral filter nodes of :mod:`.store`, checked against the fields an index has, and
-what each node means (:func:`matches`, the reference every store's translation is tested
-against; Milvus's is :mod:`mdchunk.index.milvus.filters`).
+"""The filter language of ``search(where=...)`` and ``mdchunk search --where`` (grammar and
+meaning: README.md, "Filters"): text parsed into the store-neutral filter nodes of
+:mod:`.store`, checked against the fields an index has (:func:`check_fields`: a key no
+document has is an error, not an empty result), and what each node means (:func:`matches`,
+the reference every store's translation is tested against).
 
-The grammar (keywords in any case; strings in double or single quotes, a backslash making the
-next character literal)::
-
-    filter     := disjunct ("or" disjunct)*
-    disjunct   := negation ("and" negation)*
-    negation   := "not" negation | "(" filter ")" | comparison
-    comparison := NAME ("==" | "!=" | "<" | "<=" | ">" | ">=") value
-                | NAME ["not"] "in" "[" value ("," value)* "]"
-                | NAME "contains" value
-                | NAME "~" STRING
-    value      := STRING | NUMBER | "true" | "false"
-
-A NAME is a stored field (:data:`TEXT_FIELDS`, :data:`INT_FIELDS`; ``filetype`` is
-``file_type``; ``path`` matches a document's ``doc_id`` or its ``path`` as indexed, as
-``path_prefix`` does), else a key of the row's ``metadata`` (front matter and the caller's
-metadata; ``meta.NAME`` names a key that a stored field's name hides). A key no document of
-the index has is an error (:func:`check_fields`), not an empty result.
-
-Meaning: a comparison on a metadata key that a row lacks is false, and so is ``contains`` on
-a value that is not a list; ``a != v`` is ``not (a == v)``; ordering a key's value against a
-value of another kind (a string against a number) is *unknown*, which neither the comparison
-nor its ``not`` keeps (three-valued logic, as Milvus evaluates it). ``~`` is a glob: ``*``
-any characters but ``/``, ``**`` any at all, ``**/`` any folders or none, ``?`` one character
-but ``/``.
-"""
+Ordering a key's value against a value of another kind (a string against a number) is
+*unknown*, which neither the comparison nor its ``not`` keeps (three-valued logic, as Milvus
+evaluates it)."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""What the framework adapters share: one text, read by a named or detected reader the one way
-mdchunk reads (:mod:`mdchunk.chunks.read`), to chunks; the metadata a chunk carries into a
-framework's document or node; and the old ``format=`` keyword of the reader, still taken.
-
-The metadata names follow the contract's fields, except the start offset, which each framework
-names its own way (LangChain ``start_index``, LlamaIndex ``start_char_idx`` on the node itself).
-"""
+"""What the framework adapters share: one text to chunks, read the one way mdchunk reads; the
+metadata a chunk carries into a framework (the contract's fields, the start offset named as each
+framework names it); and the old ``format=`` keyword, still taken."""
 
 from __future__ import annotations
 

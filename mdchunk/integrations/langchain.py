@@ -1,17 +1,13 @@
-"""LangChain adapter: a ``TextSplitter`` that chunks with mdchunk, and a loader for a folder.
-
-Install with ``pip install 'mdchunk[langchain]'``. Each ``Document`` the splitter makes is one
-chunk: ``page_content`` is the chunk's verbatim text (``embed_text`` with
-``page_content="embed_text"``), ``id`` its chunk id, and ``metadata`` the input document's
-metadata, then the chunk's front matter and the contract's fields (:data:`METADATA_KEYS`).
-``start_index``, as LangChain's own splitters name it with ``add_start_index=True``, is always
-set, and exact: ``source[start_index:end_index] == page_content`` for verbatim content.
+"""LangChain adapter (``pip install 'mdchunk[langchain]'``): a ``TextSplitter`` that chunks with
+mdchunk, and a loader for a folder. Each ``Document`` is one chunk: ``page_content`` its verbatim
+text (or ``embed_text`` with ``page_content="embed_text"``), ``id`` its chunk id, ``metadata`` the
+input's, then the chunk's front matter and the contract's fields (:data:`METADATA_KEYS`), with an
+exact ``start_index`` as LangChain's splitters name it.
 
 >>> splitter = MdchunkTextSplitter(max_tokens=64, overlap_tokens=0)
 >>> docs = splitter.create_documents(["# A\\n\\n## B\\n\\nHi.\\n"])
 >>> [(d.metadata["section_path"], d.metadata["start_index"]) for d in docs]
-[('A > B', 0)]
-"""
+[('A > B', 0)]"""
 
 from __future__ import annotations
 
@@ -45,17 +41,13 @@ METADATA_KEYS = ("start_index", "end_index", *CONTRACT_KEYS)
 class MdchunkTextSplitter(TextSplitter):
     """mdchunk's structure-aware chunking as a LangChain ``TextSplitter``.
 
-    It takes the chunker's settings as the ``chunk_*`` functions do: ``config`` (a
-    :class:`~mdchunk.ChunkerConfig`) whole, or any field of it as a keyword
-    (:class:`~mdchunk.config.ChunkerOptions`), a keyword overriding the config's.
-    ``max_tokens`` and ``overlap_tokens`` are token budgets under ``tokenizer`` (LangChain's
-    ``chunk_size``/``chunk_overlap`` report them). ``reader`` picks the reader (``auto``: from
-    the document's ``source`` extension, Markdown without one; ``format``, its old name, is
-    still taken, with a ``DeprecationWarning``). With ``levels`` (coarsest first)
-    documents are chunked as a hierarchy: the leaves are returned, and with
-    ``include_parents`` every level, coarsest first, linked by ``parent_id``. The document id
-    chunk ids are made from is the input metadata's ``source`` (or ``file_path``).
-    """
+    It takes the chunker's settings as the ``chunk_*`` functions do: ``config`` whole, or any
+    field of it as a keyword, a keyword overriding the config's. ``max_tokens`` and
+    ``overlap_tokens`` are token budgets (LangChain's ``chunk_size``/``chunk_overlap`` report
+    them). ``reader`` picks the reader (``auto``: from the document's ``source`` extension;
+    ``format``, its old name, is still taken, with a ``DeprecationWarning``). With ``levels`` the
+    leaves are returned, and with ``include_parents`` every level, linked by ``parent_id``. The
+    chunk ids are made from the input metadata's ``source`` (or ``file_path``)."""
 
     def __init__(self, *, reader: ReaderChoice = "auto", include_parents: bool = False,
                  page_content: Literal["text", "embed_text"] = "text",

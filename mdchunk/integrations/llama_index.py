@@ -1,26 +1,18 @@
-"""LlamaIndex adapter: a ``NodeParser`` that chunks with mdchunk into ``TextNode`` s.
+"""LlamaIndex adapter: a ``NodeParser`` that chunks with mdchunk into ``TextNode`` s
+(``pip install 'mdchunk[llama-index]'``). Each node is one chunk: its id, verbatim text, exact
+offsets, and the document's metadata, then the chunk's front matter and the contract's fields.
 
-Install with ``pip install 'mdchunk[llama-index]'``. Each node is one chunk: its ``id_`` is
-the chunk id, its text the chunk's verbatim text, ``start_char_idx``/``end_char_idx`` its exact
-offsets in the document's text, and its metadata the document's, then the chunk's front matter
-and the contract's fields (see :data:`mdchunk.integrations.common.CONTRACT_KEYS`).
-
-With ``levels`` (coarsest first) every level of :func:`mdchunk.chunk_hierarchy` becomes nodes
-linked PARENT/CHILD as LlamaIndex's ``HierarchicalNodeParser`` links them, so the result works
-with ``AutoMergingRetriever``: put :meth:`MdchunkNodeParser.leaves` in the vector index and
-every node in the docstore.
-
-What the embedding model sees is what mdchunk embeds: the breadcrumb (``section_path``) and the
-text. Every other field is left out of the embedding with LlamaIndex's own
-``excluded_embed_metadata_keys``, and the bookkeeping ones (ids, offsets, counts) out of what an
-LLM is shown with ``excluded_llm_metadata_keys``.
+With ``levels`` every level of :func:`mdchunk.chunk_hierarchy` becomes nodes linked
+PARENT/CHILD as ``HierarchicalNodeParser`` links them, for ``AutoMergingRetriever``: put
+:meth:`MdchunkNodeParser.leaves` in the vector index and every node in the docstore. The model
+sees what mdchunk embeds (breadcrumb and text): every other field is in
+``excluded_embed_metadata_keys``, the bookkeeping ones in ``excluded_llm_metadata_keys``.
 
 >>> from llama_index.core import Document
 >>> nodes = MdchunkNodeParser(max_tokens=64, overlap_tokens=0).get_nodes_from_documents(
 ...     [Document(text="# A\\n\\n## B\\n\\nHi.\\n")])
 >>> [(n.metadata["section_path"], n.start_char_idx, n.end_char_idx) for n in nodes]
-[('A > B', 0, 14)]
-"""
+[('A > B', 0, 14)]"""
 
 from __future__ import annotations
 

@@ -1,11 +1,7 @@
-"""Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``).
-
-A breadcrumb never takes more than a sixteenth of the budget (:data:`CRUMB_SHARE`; a Q&A pair's
-question, half of it: :data:`QUESTION_SHARE`): it drops the
-headings between the outermost and the innermost first (``A > … > C``, so a page title stays),
-then the outermost (``… > C``), and a single heading too long for that keeps its end. It yields to a
-block that fits the budget only without it: shortened the same way, to nothing if need be.
-"""
+"""Breadcrumbs: the heading path an embedder sees before a chunk's text (``A > B > C``), in at
+most a sixteenth of the budget (:data:`CRUMB_SHARE`; a Q&A question, half:
+:data:`QUESTION_SHARE`): the middle headings go first (``A > … > C``), then the outermost. It
+yields to a block that fits only without it, down to nothing."""
 
 from __future__ import annotations
 
@@ -17,14 +13,11 @@ from ..tokens import SpanCounts, TokenCounter
 __all__ = ["CRUMB_SHARE", "QUESTION_SHARE", "Breadcrumbs", "breadcrumb", "crumb_titles"]
 
 _ELLIPSIS = "…"
-#: A breadcrumb takes at most this fraction of the budget (1/16: 16 tokens of 256, 32 of 512).
-#: Measured on the retrieval bench (bench/bench_retrieval.py, 174 questions, 256 tokens):
-#: caps of 1/4, 1/8, 1/16 and 1/32 gave dense hit@5 75.3, 76.4, 77.0, 73.6 and BM25 97.7,
-#: 97.7, 98.3, 97.7; no breadcrumb 73.0 and 97.7. Past a few headings, the path dilutes what
-#: the text says more than it tells where it sits.
+#: A breadcrumb takes at most this fraction of the budget (chosen on the retrieval bench:
+#: past a few headings, the path dilutes what the text says more than it tells where it sits).
 CRUMB_SHARE = 16
 #: A Q&A pair's question is no path but what its answer answers: the pieces of a pair split
-#: inside its answer repeat it in up to half the budget (issue 15), not a sixteenth.
+#: inside its answer repeat it in up to half the budget.
 QUESTION_SHARE = 2
 
 

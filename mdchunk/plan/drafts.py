@@ -1,9 +1,5 @@
-"""Drafts: a planned chunk's span, breadcrumb, ``embed_text`` and exact token count.
-
-The budget counts ``embed_text`` (breadcrumb, repeated header or fence, then the text), exactly,
-from the span counts of :mod:`mdchunk.tokens.spans`, which encode each stretch of the source once
-(text that hidden markup changed: :mod:`.visible`).
-"""
+"""Drafts: a planned chunk's span, breadcrumb, ``embed_text`` and exact token count (the budget
+counts ``embed_text``, from the span counts of :mod:`mdchunk.tokens.spans`)."""
 
 from __future__ import annotations
 
@@ -44,12 +40,8 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class Tiling:
-    """Spans that tile the source: each reaches to where the next text begins, the first from
-    the source's start, the last to its end (blanks and front matter included).
-
-    A hierarchy's first level is drafted this way, so its chunks, concatenated, are the source,
-    and each is weighed with the blanks it holds.
-    """
+    """Spans that tile the source (blanks and front matter included), for a hierarchy's first
+    level: its chunks, concatenated, are the source."""
 
     source: str
     #: Where the first text begins: a draft starting there starts the source.
@@ -61,11 +53,8 @@ class Tiling:
 
     def span(self, start: int, end: int) -> tuple[int, int]:
         """``[start, end)`` stretched over the blanks around it: the line breaks after it (and
-        the whole tail at the end), the indentation before it (and everything at the start).
-
-        Two neighbouring drafts meet, whether the next starts a line (its indentation is its
-        own), mid-line after spaces, or right where the previous one stops.
-        """
+        the whole tail at the end), the indentation before it (and everything at the start), so
+        that two neighbouring drafts meet."""
         source = self.source
         after = end
         while after < len(source) and source[after].isspace():

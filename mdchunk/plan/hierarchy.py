@@ -1,13 +1,10 @@
 """Hierarchy: level 1 tiles the document, each finer level is packed inside its parent.
 
-Retrieval wants small chunks to match a query and larger ones to answer it. Level 1 is packed
-from the section tree like leaves are, with the coarsest budget and no overlap, by a drafter
-that stretches each span over the blanks after it (and the first over the front matter): its
-chunks, concatenated, are the source. Each finer level is packed by the same section packer,
-with its own budget, from the part of the tree inside one parent (:meth:`Section.within`): a
-chunk never crosses its parent's span, and overlap, repeating the previous chunk of the same
-packer, never reaches outside it. A parent that fits the finer budget is its own only child.
-"""
+Level 1 is packed like leaves, with the coarsest budget and no overlap, each span stretched
+over the blanks after it, so its chunks concatenated are the source. Each finer level is packed
+from the part of the tree inside one parent (:meth:`Section.within`): a chunk (and its
+overlap) never crosses its parent's span. A parent that fits the finer budget is its own only
+child."""
 
 from __future__ import annotations
 
@@ -37,12 +34,9 @@ class Node:
 
 def plan_hierarchy(tops: Sequence[Section], kits: Sequence[PackingKit],
                    strategy: BoundaryStrategy, lead: tuple[Block, ...] = ()) -> list[list[Node]]:
-    """The nodes of every level, coarsest first, each level in document order.
-
-    ``tops`` are the document's independent section trees (one for Markdown and plain text,
-    one per pair for Q&A), ``kits[i]`` packs level ``i + 1`` (the first one tiling), and
-    ``lead`` (front matter) goes into the first chunk of level 1.
-    """
+    """The nodes of every level, coarsest first, each level in document order. ``tops`` are the
+    document's independent section trees, ``kits[i]`` packs level ``i + 1``, and ``lead`` (front
+    matter) goes into the first chunk of level 1."""
     levels = [_top_level(tops, kits[0], strategy, lead)]
     for number, kit in enumerate(kits[1:], start=2):
         levels.append([child for position, parent in enumerate(levels[-1])

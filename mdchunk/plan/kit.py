@@ -1,9 +1,5 @@
-"""What every packer is handed: one document's counts, breadcrumbs, sentences and drafter.
-
-Built once per document and passed explicitly (composition, no inheritance): the section packer
-and every boundary strategy read the same counts, so a stretch of text is encoded once however
-many packers weigh it.
-"""
+"""What every packer is handed: one document's counts, breadcrumbs, sentences and drafter, built
+once per document so a stretch of text is encoded once however many packers weigh it."""
 
 from __future__ import annotations
 

@@ -1,10 +1,6 @@
-"""Overlap (guarantee 5): whole trailing sentences of the previous chunk's prose.
-
-A chunk may start with the last sentences of the chunk before it, so that a passage cut between
-two chunks can be retrieved from either. Only whole sentences of one top-level paragraph are
-repeated, never code or table lines, never beyond the previous chunk, within ``overlap_tokens``
-and the budget.
-"""
+"""Overlap (guarantee 5): a chunk may start with whole trailing sentences of the previous chunk's
+prose (of one top-level paragraph, never code or table lines), within ``overlap_tokens`` and the
+budget."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Greedy packing of one run of pieces: fill a chunk until the next piece does not fit.
-
-The packer holds the chunk being filled (a :class:`~mdchunk.plan.pieces.Group`) and a queue of
-pieces; each piece is handed to the rules of :mod:`mdchunk.plan.rules`, in order, until one
-takes it: add it, close the chunk and start the next, cut the piece one seam finer, and so on.
-The rules say which guarantee each serves; this module only provides the moves they make (the
-rules see the packer through their :class:`~mdchunk.plan.rules.Packer` protocol, so this
-module imports them and not the other way round).
-"""
+"""Greedy packing of one run of pieces: each piece is handed to the rules of
+:mod:`mdchunk.plan.rules`, in order, until one takes it; this module provides the moves they make
+(the rules see it through their :class:`~mdchunk.plan.rules.Packer` protocol)."""
 
 from __future__ import annotations
 

@@ -1,11 +1,6 @@
-"""Pieces: the spans a packer fills chunks with, and how one is cut one seam finer.
-
-A piece is a whole block, or a part of one (an item, a row, a line, a sentence, a word, a run
-of tokens). One that does not fit is cut at its seam (the ladder of
-:mod:`mdchunk.formats.kinds`): a list between items, a table between rows (header repeated),
-code between lines (fence reopened), prose between sentences, then words, then tokens. A
-:class:`Group` is the pieces of the chunk a packer is filling.
-"""
+"""Pieces: the spans a packer fills chunks with (a block, or an item, row, line, sentence, word
+or run of tokens of one), and how one that does not fit is cut one seam finer. A :class:`Group`
+is the pieces of the chunk a packer is filling."""
 
 from __future__ import annotations
 
@@ -243,13 +238,11 @@ class PieceCutter:
 
     def cut(self, piece: Piece, room: int, fresh_room: int, company: bool = False
             ) -> list[Piece]:
-        """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none does.
-
-        ``room`` is what is left in the chunk being filled, and ``fresh_room`` what a new chunk
-        offers: a last-resort cut by tokens makes its first part ``room`` big, so a heading
-        before it is never left alone (``company``: only headings are in the chunk, and it may
-        cut inside an inline construct for them), and the others ``fresh_room``.
-        """
+        """The parts of ``piece`` at the first seam on its ladder that cuts it; none if none
+        does. ``room`` is what is left in the chunk being filled, ``fresh_room`` what a new chunk
+        offers: a last-resort cut by tokens makes its first part ``room`` big (``company``: only
+        headings are in the chunk, and it may cut inside an inline construct for them), the
+        others ``fresh_room``."""
         head = piece.kinds[:1]
         # What a chunk starting inside this piece repeats: its own header or fence, else its
         # ancestors'; a tab's label, and then its block's own. A whole block never repeats its

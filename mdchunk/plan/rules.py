@@ -2,31 +2,10 @@
 
 Like markdown-it's rule chains: each rule looks at the packer's state and the piece, and either
 takes the piece (returns ``True``) or leaves it to the next rule. Each names the guarantee of
-``docs/contract.md`` it serves, so that the place where a guarantee is enforced is one step away:
-
-======================  ======================================================================
-rule                    guarantee
-======================  ======================================================================
-close_at_planned_cut    a strategy's plan, never against 3: a chunk with content ends there
-open_fresh_chunk        1 (budget): a piece that fits an empty chunk starts it
-add_if_it_fits          1 (budget): a piece that fits the chunk being filled joins it
-tail_keeps_company      3 (no heading alone): an empty section's heading never starts a chunk
-start_next_chunk        2 (no cut block that fits): a piece that fits a chunk of its own waits
-breadcrumb_yields       2 before the breadcrumb: a block that fits only without it shortens it
-shed_spare_headings     1 before 3: empty sections' headings stand alone only when they must
-close_heading_run       3: a heading is never cut to sit after headings without content
-nested_heading_yields   2 before 3 inside a container: a block that fits is not cut for a
-                        heading nested in a quote or item before it
-cut_finer               2 and 1: only what does not fit is cut, one seam finer
-======================  ======================================================================
-
-:meth:`PiecePacker.close` adds the last two safeguards when a chunk is emitted: glue (a heading,
-a table's header row) never ends a chunk (3), and an exact count over budget sheds overlap and
-pieces until it fits (1).
-
-A rule sees the packer as a :class:`Packer`: the state and moves it may use, declared here, so
-that the packer imports its rules and the rules import nothing of the packer.
-"""
+``docs/contract.md`` it serves (the map: ``docs/guarantees.md``); :meth:`PiecePacker.close` adds
+the last two safeguards when a chunk is emitted (glue never ends a chunk, and an exact count over
+budget sheds overlap and pieces). A rule sees the packer as a :class:`Packer`, so that the packer
+imports its rules and the rules import nothing of the packer."""
 
 from __future__ import annotations
 
@@ -109,12 +88,9 @@ def add_if_it_fits(packer: Packer, piece: Piece) -> bool:
 def tail_keeps_company(packer: Packer, tail: Piece) -> bool:
     """Guarantee 3: an empty section's heading folded onto the text before it does not fit.
 
-    It takes the last content piece (and any such headings after it) along into a new chunk;
-    when that piece is the chunk's only content, the chunk's overlap goes first, then (for a
-    block) the breadcrumb shortens (comments before it, which embed_text leaves out, cost
-    nothing there), and only if they still do not fit is the piece cut so that part of it can
-    come; :meth:`PiecePacker.close` confirms the exact count.
-    """
+    It takes the last content piece (and such headings after it) along into a new chunk; when
+    that piece is the chunk's only content, the overlap goes first, then (for a block) the
+    breadcrumb shortens, and only then is the piece cut so that part of it can come."""
     group = packer.group
     if not group.pieces or not tail.tail or all(p.tail or p.glue for p in group.pieces):
         return False
@@ -206,10 +182,8 @@ def close_heading_run(packer: Packer, piece: Piece) -> bool:
 
 def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
     """Guarantee 2 before 3 inside a container: after a heading nested in a quote or list item
-    (glue, but no heading of the section path: no breadcrumb carries it), a block that fits a
-    chunk of its own, but not beside that heading, is not cut to keep it company: the chunk of
-    headings closes and the block starts the next. A section's own headings keep theirs
-    (:func:`breadcrumb_yields` above; the block's guarantee counts them)."""
+    (glue no breadcrumb carries), a block that fits a chunk of its own, but not beside that
+    heading, is not cut for it: the chunk of headings closes and the block starts the next."""
     group = packer.group
     if not piece.atomic or not group.pieces or group.has_content:
         return False

@@ -1,12 +1,6 @@
-"""Section level: a section tree → drafts that fit the token budget.
-
-A section that fits is one unit; one that does not is cut into its intro (heading + blocks),
-packed by the boundary strategy (:mod:`mdchunk.plan.strategies`), and its sub-sections, walked
-in turn. Small sibling units under the same parent share a chunk; units of different parents
-never do. A heading followed straight by a sub-heading travels into the child's first chunk; an
-empty section heads the next one, or, at the end, folds onto the text before it
-(:mod:`mdchunk.plan.sections`).
-"""
+"""Section level: a section tree → drafts that fit the token budget. A section that fits is one
+unit; one that does not is cut into its intro, packed by the boundary strategy, and its
+sub-sections. Small siblings share a chunk; units of different parents never do."""
 
 from __future__ import annotations
 

@@ -58,13 +58,9 @@ class Section:
         return tuple(h.title for h in self.path)
 
     def within(self, source: str, start: int, end: int) -> Section | None:
-        """The part of this section inside ``source[start:end]`` (a coarser chunk), with the
-        same shape and heading paths; blocks the span cuts are clipped (:func:`clip`).
-
-        A section whose heading lies before ``start`` keeps it in ``path`` but not as its
-        heading, so chunks of the part carry it in their breadcrumb, not in their text.
-        Sections wholly outside the span are skipped without a visit.
-        """
+        """The part of this section inside ``source[start:end]`` (a coarser chunk), blocks the
+        span cuts clipped. A section whose heading lies before ``start`` keeps it in ``path``
+        only, so chunks of the part carry it in their breadcrumb, not in their text."""
         heading = clip(source, self.heading, start, end) if self.heading else None
         blocks = [part for part in (clip(source, b, start, end) for b in self.blocks) if part]
         children = [part for part in (c.within(source, start, end) for c in self.children

@@ -1,15 +1,9 @@
 """What ``embed_text`` shows of a span that holds hidden markup, and its exact count.
 
-``embed_text`` leaves out what no site shows (HTML comments, heading id markup, front matter) and
-shows generator markup as its page does (:meth:`~mdchunk.formats.blocks.Document.hidden`); the
-blank lines that leaves behind collapse to one. Such a text is no slice of the source, so the span
-counts (:class:`~mdchunk.tokens.SpanCounts`) cannot count it as one, and encoding it whole
-encoded most of a documentation site's pages twice more (as pieces, then as chunks). Yet most of
-it stands in the source as it is: with a line-additive tokenizer, its count is the sum of the
-counts of its lines, so each run of lines found as it is in the source is counted from the span
-counts (each stretch of the source encoded once), and only the lines that markup changed are
-encoded again.
-"""
+Such a text (comments, heading ids and front matter left out, generator markup as the page
+shows it) is no slice of the source, yet most of it stands in the source as it is: with a
+line-additive tokenizer, each run of lines found unchanged is counted from the span counts, and
+only the lines that markup changed are encoded again."""
 
 from __future__ import annotations
 

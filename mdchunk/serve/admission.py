@@ -1,12 +1,7 @@
-"""Admission by a bounded wait queue: at most ``running`` requests are answered at once; one
-more waits for a slot, in order of arrival, for up to ``wait_timeout`` seconds, and only when
-``waiting`` requests already wait, or the wait runs out, is it refused (:class:`Busy`, answered
-503 with ``Retry-After``). A backend's thread pool sends bursts far wider than two cores answer
-at once; refusing what exceeds the running limit failed most of its calls, while a short wait
-serves them all (text-embeddings-inference likewise queues, and refuses only a full queue).
-
-It lives on the server's event loop (the guard calls it), so its counts need no lock.
-"""
+"""Admission by a bounded wait queue: at most ``running`` requests are answered at once; more
+wait in order for up to ``wait_timeout`` seconds, refused (:class:`Busy`, 503 with
+``Retry-After``) only when ``waiting`` already wait or the wait runs out: a backend's bursts are
+far wider than two cores answer at once. It lives on the event loop, so its counts need no lock."""
 
 from __future__ import annotations
 

@@ -1,18 +1,11 @@
-"""Batched model calls: the query texts of concurrent requests (``/v1/search``, ``/v1/embed``,
-MCP) embedded by one call of the model, as text-embeddings-inference and Triton's dynamic
-batcher do.
+"""Batched model calls: the query texts of concurrent requests embedded by one call of the model,
+as text-embeddings-inference and Triton's dynamic batcher do.
 
-One thread calls the model. It takes every request queued, up to ``max_texts`` texts, and when
-fewer requests than are being answered have come, waits up to ``max_wait`` seconds for more (at
-one request at a time it never waits). Each request gets exactly the vector it would have got
-alone: the embedder batches texts by length under a token budget, and a vector does not depend
-on its batch's other texts (int8 included: activations are scaled per row,
-:mod:`mdchunk.embedding.int8_rows`; ``tests/test_serve_batching.py`` holds it to that). A request
-of more than ``max_texts`` texts is embedded in its own thread, ``max_texts`` at a time, so that
-it neither delays the small ones nor runs past its deadline by more than one slice.
-
-A request whose deadline ends while it waits is taken out before the model sees it.
-"""
+One thread calls the model, taking every request queued up to ``max_texts`` texts, and waits
+up to ``max_wait`` for more only when fewer requests than are being answered have come. Each
+request gets exactly the vector it would have got alone (a vector does not depend on its
+batch: ``tests/test_serve_batching.py``). A request of more than ``max_texts`` texts runs in
+its own thread, a slice at a time; a request whose deadline ends while it waits is dropped."""
 
 from __future__ import annotations
 
@@ -45,10 +38,9 @@ class _Request:
 
 
 class EmbedBatcher:
-    """Embeds with ``embed`` (the served model's, read at each call: an indexing job may change
-    it), coalescing concurrent requests; ``max_texts`` 1 turns batching off (each request
-    calls the model in its own thread). ``expected()`` says how many requests are being
-    answered (worth waiting for); ``observe(n)`` is told each model call's texts."""
+    """Embeds with ``embed`` (read at each call: an indexing job may change it), coalescing
+    concurrent requests; ``max_texts`` 1 turns batching off. ``expected()`` says how many
+    requests are being answered; ``observe(n)`` is told each model call's texts."""
 
     def __init__(self, embed: Embed, *, max_texts: int, max_wait: float,
                  expected: Callable[[], int] = lambda: 1,

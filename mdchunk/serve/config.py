@@ -52,25 +52,18 @@ def read_token(token_file: str | os.PathLike[str] | None) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class ServeConfig:
-    """A server: the index it serves (``store``; its model from the collection, else
-    ``embedder``), where it listens, and its bounds.
+    """A server: the index it serves (``store``; its model from the collection, else ``embedder``),
+    where it listens, and its bounds.
 
-    ``max_concurrent`` requests are answered at once; up to ``max_queue`` more wait for a slot,
-    each for at most ``queue_timeout`` seconds, and only beyond that is one answered 503 with
-    ``Retry-After`` (the defaults serve a 64-thread client pool on two cores). The query texts of
-    concurrent requests are embedded by one model call of up to ``batch_texts`` texts, waiting
-    at most ``batch_wait`` seconds for more (``batch_texts`` 1: no batching). A body over
-    ``max_body_bytes`` is answered 413, a request whose work takes more than ``timeout``
-    seconds 503 (and its work stops). ``token`` (never shown in a repr) is required of every
-    ``/v1`` and MCP request when given, and must be given for a ``host`` other than loopback.
-    ``cors_origins`` are the browser origins allowed to call (none: CORS off).
-    ``index_roots`` are the folders ``POST /v1/index`` may read, and only with ``allow_index``
-    (its documents chunked by ``chunker``; a collection built otherwise is refused, not
-    rebuilt).
-    ``rerank`` (a local cross-encoder's name or folder, or a callable ``(query, texts) ->
-    scores``) reranks every search's candidate pool unless a request says ``rerank: false``;
-    none: a request asking for it is refused (400).
-    """
+    ``max_concurrent`` requests are answered at once; up to ``max_queue`` more wait at most
+    ``queue_timeout`` seconds, beyond that 503 with ``Retry-After``. Concurrent requests' query
+    texts are embedded by one model call of up to ``batch_texts`` texts, waiting at most
+    ``batch_wait`` seconds. A body over ``max_body_bytes`` gets 413, work past ``timeout`` seconds
+    503. ``token`` (never in a repr) is required of every ``/v1`` and MCP request when given, and
+    for any ``host`` but loopback. ``cors_origins``: browser origins allowed (none: CORS off).
+    ``index_roots`` are the folders ``POST /v1/index`` may read, with ``allow_index`` only.
+    ``rerank`` reranks every search unless a request says ``rerank: false``; none: a request
+    asking for it gets 400."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)

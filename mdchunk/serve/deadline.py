@@ -1,14 +1,8 @@
-"""How long a request's work may go on, and whether anyone still waits for it.
-
-The guard gives each request a :class:`Deadline` where it starts and cancels it when the
-request's time runs out or its client goes away. The work itself runs on worker threads that no
-asyncio cancellation reaches (FastAPI's ``def`` endpoints, the MCP tools), so it reads the
-deadline instead: a context variable, copied into those threads with the request's context.
-Between its steps (waiting for the model, for the store) the service calls :meth:`Deadline.check`,
-so a request no one waits for any more stops at its next step rather than holding the model or
-the store for an answer no one reads. Work started without a request (MCP over stdio, a warm-up)
-gets a deadline of its own, so every piece of work is bounded.
-"""
+"""How long a request's work may go on, and whether anyone still waits for it. The guard gives
+each request a :class:`Deadline` and cancels it when time runs out or the client goes away;
+the work runs on threads no asyncio cancellation reaches, so it reads the deadline (a context
+variable) and calls :meth:`Deadline.check` between its steps. Work started without a request
+gets a deadline of its own."""
 
 from __future__ import annotations
 

@@ -1,9 +1,6 @@
-"""The API's reference at ``/docs``: every operation of the app's OpenAPI schema (method, path,
-what it does, its parameters, its request body's fields, its answers), rendered on the server
-from ``templates/docs.html.j2``. No script, font or stylesheet from elsewhere: FastAPI's own
-``/docs`` and ``/redoc`` load Swagger UI and ReDoc from a CDN, a blank page offline, and no
-installed package ships their assets. ``/redoc`` leads here; the schema itself stays at
-``/openapi.json``."""
+"""The API's reference at ``/docs``, rendered on the server from the app's OpenAPI schema. No
+asset from elsewhere: FastAPI's own ``/docs`` and ``/redoc`` load theirs from a CDN, a blank page
+offline. ``/redoc`` leads here."""
 
 from __future__ import annotations
 

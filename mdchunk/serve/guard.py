@@ -1,20 +1,13 @@
 """The bounds every request passes before the app sees it, as one ASGI middleware: the bearer
-token (compared in constant time), the body size limit (413), admission (:mod:`.admission`: a
-``/v1`` or MCP request beyond the running limit waits for a slot; 503 with ``Retry-After`` only
-when the queue is full or the wait runs out) and the request's :class:`~.deadline.Deadline`
-(503 past its time); each request counted in :mod:`.metrics`. Probes never wait.
+token (constant-time), the body size limit (413), admission (:mod:`.admission`) and the
+request's :class:`~.deadline.Deadline` (503 past its time); each request counted in
+:mod:`.metrics`. Probes never wait.
 
-The body is read here, within the size limit, before the app runs; the app then runs as a task
-of its own while the guard watches the connection, so that a request past its time, or whose
-client went away, is answered (or dropped) at once and its deadline cancelled: the work on the
-worker threads stops at its next step (:mod:`.deadline`) and its slot goes to the next request.
-
-A body over the limit is answered 413 the way nginx does, with a lingering close: the answer is
-sent at once, and the rest of the body is read and thrown away (up to :data:`DRAIN_BYTES`, for
-at most :data:`DRAIN_SECONDS`) before the connection closes, so that a client that sends its
-whole body before reading (urllib, Java's HttpClient) reads the 413 instead of a reset
-connection.
-"""
+The app runs as a task of its own while the guard watches the connection, so that a request
+past its time, or whose client went away, is answered at once and its work stops at its next
+step. A body over the limit gets 413 with a lingering close, as nginx does (the rest of the
+body is drained, up to :data:`DRAIN_BYTES` for :data:`DRAIN_SECONDS`), so that a client that
+sends its whole body before reading reads the 413, not a reset."""
 
 from __future__ import annotations
 

@@ -1,10 +1,7 @@
-"""The warm half of a server: the embedder and the open store, made once at start and shared by
-every request. Each method is one endpoint's work, done by the library (chunking by
-:class:`~mdchunk.Chunker`, searching by :func:`~mdchunk.index.search.search_store`): the
-server adds no second implementation of either. Query texts go to the model through one
-:class:`~.batching.EmbedBatcher` (concurrent requests' texts in one call), and each step that
-waits (for the model, for the store) first checks the request's
-:class:`~.deadline.Deadline`: a request no one waits for any more stops there."""
+"""The warm half of a server: the embedder and the open store, made once and shared by every
+request. Each method is one endpoint's work, done by the library; query texts go to the model
+through one :class:`~.batching.EmbedBatcher`, and each step that waits first checks the request's
+:class:`~.deadline.Deadline`."""
 
 from __future__ import annotations
 

@@ -1,20 +1,15 @@
 """Chunk many files, optionally in parallel processes, streaming results in input order.
 
-This is I/O at the edge (it reads files), built on the pure core: each worker process builds
-one :class:`~mdchunk.Chunker` in its initializer and is sent *paths*, never texts, so the
-parent neither reads nor pickles documents. Files are grouped into tasks of about
-``_TASK_BYTES`` so that inter-process overhead stays small for tiny files while a large file
-still travels alone. At most ``workers * _WINDOW`` tasks are in flight, and results are
-yielded (and can be dropped) as soon as every earlier file is done, so memory grows with the
-largest files in the window, not with the corpus.
+Each worker builds one :class:`~mdchunk.Chunker` and is sent *paths*, never texts. Files are
+grouped into tasks of about ``_TASK_BYTES``; at most ``workers * _WINDOW`` tasks are in flight,
+so memory grows with the largest files in the window, not with the corpus.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
 >>> _ = (folder / "a.md").write_text("# A\\n\\nHello.\\n")
 >>> [(p.name, [c.doc_id for c in chunks])
 ...  for p, chunks in chunk_paths([folder / "a.md"], root=folder)]
-[('a.md', ['a.md'])]
-"""
+[('a.md', ['a.md'])]"""
 
 from __future__ import annotations
 
@@ -56,16 +51,12 @@ def chunk_paths(paths: Iterable[str | Path], config: ChunkerConfig | None = None
                 ) -> Iterator[tuple[Path, list[Chunk]]]:
     """Chunk each file in ``paths``; yield ``(path, chunks)`` in input order.
 
-    ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``).
-    Each file's ``doc_id`` is ``doc_id(path)`` when that function is given (it runs in this
-    process), else the path relative to ``root`` when given, else the path as given. Chunk ids
-    hash the doc_id, so set it here rather than on the chunks afterwards. A file
-    that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every earlier
-    file has been yielded; pending work is cancelled. With ``on_error``, such a file is
-    instead passed to ``on_error(path, error)`` (in its place in the input order) and the run
-    goes on with the rest. A tokenizer given as a callable must be
-    picklable (a module-level function) for ``workers > 1``.
-    """
+    ``workers > 1`` chunks in that many processes (results are identical to ``workers=1``; a
+    callable tokenizer must then be picklable). Each file's ``doc_id`` is ``doc_id(path)`` when
+    given, else the path relative to ``root`` when given, else the path as given (chunk ids hash
+    it). A file that cannot be chunked raises :class:`~mdchunk.InputError` naming it, after every
+    earlier file has been yielded, or with ``on_error`` is passed to ``on_error(path, error)`` in
+    its place and the run goes on."""
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers={workers!r} must be a positive integer")
     config = config or ChunkerConfig()

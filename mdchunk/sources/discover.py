@@ -1,11 +1,7 @@
-"""Finding the documents under the paths a user names, with their ids.
-
-Kept apart from indexing so that ``mdchunk chunk`` can walk a folder without importing the
-embedding or Milvus extras. Folders are walked top-down so that an ignored folder
-(``node_modules/``, ``build/``) is never entered; which files are taken is decided by
-gitignore-style patterns (:mod:`pathspec`), the same syntax for ``--glob``, ``--exclude`` and
-the ``.gitignore`` files found on the way.
-"""
+"""Finding the documents under the paths a user names, with their ids, without importing the
+embedding or Milvus extras. Folders are walked top-down so that an ignored folder is never
+entered; gitignore-style patterns (:mod:`pathspec`) serve ``--glob``, ``--exclude`` and the
+``.gitignore`` files alike."""
 
 from __future__ import annotations
 
@@ -36,16 +32,14 @@ class Source:
 class Selection:
     """Which files of a folder are documents.
 
-    ``glob``: gitignore-style patterns, relative to the folder walked; when given, a file
-    is taken when one matches (whatever its extension) instead of by :data:`SUFFIXES`
-    (``include=``, its old name, is deprecated: "include" means a site's included files).
-    ``exclude``: patterns whose files (and folders) are left out. ``gitignore``: honour the
-    ``.gitignore`` files of the folder, its subfolders and its parents up to the repository
-    root. Hidden files and folders are always skipped. Files named directly are always taken.
+    ``glob``: gitignore-style patterns, relative to the folder walked; when given, a file is taken
+    when one matches instead of by :data:`SUFFIXES` (``include=`` is its deprecated name).
+    ``exclude``: patterns whose files and folders are left out. ``gitignore``: honour the
+    ``.gitignore`` files up to the repository root. Hidden files are always skipped; files named
+    directly are always taken.
 
     >>> Selection(glob=("*.md",)).takes("docs/a.md"), Selection().takes("a.rst")
-    (True, False)
-    """
+    (True, False)"""
 
     glob: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
@@ -80,14 +74,10 @@ class Selection:
 
 
 def discover(paths: Iterable[str | Path], selection: Selection | None = None) -> list[Source]:
-    """Every document under ``paths``, sorted by id; see :class:`Selection` for which.
-
-    A directory's files get ids relative to it; a file named directly gets its own name. A
-    path that does not exist, or a folder with no document in it, raises
-    :class:`~mdchunk.InputError` before anything is read: an unmounted or mistyped folder must
-    not look like a knowledge base whose documents were all deleted (``mdchunk index`` would
-    remove them from the index).
-    """
+    """Every document under ``paths``, sorted by id (relative to a folder given; a file's own
+    name). A missing path, or a folder with no document in it, raises
+    :class:`~mdchunk.InputError` before anything is read: an unmounted folder must not look like
+    a knowledge base whose documents were all deleted."""
     selection = selection or Selection()
     found: dict[str, Source] = {}
     for given in paths:

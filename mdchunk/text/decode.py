@@ -1,13 +1,7 @@
 """Bytes of a file → the text every reader takes and the encoding it was in, or a clear error
-naming the file.
-
-What is read, in order: a byte order mark names the encoding (UTF-32, UTF-16 or UTF-8, either
-byte order); a file with NUL bytes and no BOM is binary; then UTF-8; then GB18030 (Chinese files
-exported by Windows tools), but only when the bytes decode as GB18030 without error, the text is
-mostly CJK (80% of its non-ASCII characters, 30% of its letters), and charset-normalizer finds
-the GB18030 reading coherent. Anything else is refused
-in one line naming the file. See ``docs/encodings.md``.
-"""
+naming the file: a BOM names the encoding; NUL bytes without one mean binary; then UTF-8; then
+GB18030, only when it decodes, the text is mostly CJK and charset-normalizer finds it coherent.
+See ``docs/encodings.md``."""
 
 from __future__ import annotations
 
@@ -65,14 +59,10 @@ def document_text(path: Path) -> str:
 
 
 def decode_document(path: Path) -> Decoded:
-    """Read and decode ``path``; refuse binary or undecodable files clearly.
-
-    Every failure is an :class:`~mdchunk.InputError` that starts with the path:
-    ``cannot read: <reason>`` (a :class:`~mdchunk.errors.MissingFileError` when the file is
-    not there, e.g. deleted while a run was under way), ``looks binary``, ``not valid UTF-16``
-    (or UTF-32) after its BOM, or ``not valid UTF-8`` with the line, column and byte offset
-    and advice. An empty file is ``""``, not an error.
-    """
+    """Read and decode ``path``; refuse binary or undecodable files clearly: every failure is an
+    :class:`~mdchunk.InputError` that starts with the path (a
+    :class:`~mdchunk.errors.MissingFileError` when the file is not there). An empty file is
+    ``""``, not an error."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError as exc:

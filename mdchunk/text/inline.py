@@ -1,14 +1,9 @@
-"""Inline constructs of prose: spans no seam falls inside while another seam is left.
-
-A link's text and destination, an image's alt text and destination, a code span, emphasis and
-an inline HTML element each read as one thing: a chunk that ends with ``![Image`` and a next
-one that starts with ``text](https://…)`` have cut both halves of it to nothing a reader or a
-model can use. :func:`inline_spans` finds them cheaply, CommonMark's rules simplified: a text
-without ``[``, ``*``, ``_``, ``~``, ``<`` or a backtick costs one search, and each construct is
-looked for only where its opening character is. A cut inside one is left to the rung below
-(the words of a link's text, never its destination: :func:`destinations`) only when it alone
-exceeds the budget.
-"""
+"""Inline constructs of prose: spans no seam falls inside while another seam is left (a chunk
+ending ``![Image`` and the next starting ``text](https://…)`` leave both halves useless).
+:func:`inline_spans` finds links, images, code spans, emphasis and inline HTML cheaply, by
+CommonMark's rules simplified, each looked for only where its opening character is. A cut
+inside one is left to the rung below (never inside a destination: :func:`destinations`) only
+when it alone exceeds the budget."""
 
 from __future__ import annotations
 

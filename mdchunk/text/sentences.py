@@ -1,16 +1,9 @@
 """Sentence, line and word seams inside a span of text (CJK and Latin).
 
-The packer cuts prose only here: a sentence ends at 。！？；… and their fullwidth kin, at Latin
-``.!?`` followed by a space or the end, and at a line break. Closing quotes and brackets stay
-with the sentence they close; abbreviations ("e.g.", "Dr.") and decimals ("3.14") are not ends.
-
-Inline code is text, not prose: no sentence ends inside a code span (a ``.`` or ``。`` or a line
-break there is code), and a sentence that opens with one starts at its backtick (a terminator's
-closing marks never take the backticks that open the next code span). Code spans are found by
-:func:`code_spans`, CommonMark's rule within the span scanned; every reader's text is read this
-way (a plain-text document's backtick pairs are code spans too: README-style text quotes
-commands with them, and an unmatched backtick is a literal character as in Markdown).
-"""
+A sentence ends at 。！？；… and their fullwidth kin, at Latin ``.!?`` followed by a space or
+the end, and at a line break; closing quotes and brackets stay with it; abbreviations and
+decimals are not ends. No sentence ends inside a code span (:func:`code_spans`), in any
+reader's text."""
 
 from __future__ import annotations
 
@@ -162,11 +155,8 @@ def word_spans(text: str, start: int = 0, end: int | None = None) -> list[Span]:
 
 
 class SentenceIndex:
-    """The sentences of a document's paragraphs, each paragraph scanned once.
-
-    A long paragraph cut into many chunks is asked for its sentences again and again (to cut it,
-    and to choose each chunk's overlap); scanning it every time would be quadratic.
-    """
+    """The sentences of a document's paragraphs, each paragraph scanned once (a long paragraph
+    cut into many chunks is asked for them again and again)."""
 
     def __init__(self, source: str) -> None:
         self.source = source

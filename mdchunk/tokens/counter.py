@@ -1,9 +1,5 @@
 """The one view of a tokenizer the chunker needs: ``count``, and ``prefix_within`` (the
-last-resort cut).
-
-Whatever the user names — a tiktoken encoding, a Hugging Face tokenizer, any ``str -> int``
-callable — is wrapped in a :class:`TokenCounter` by :mod:`mdchunk.tokens.resolve`.
-"""
+last-resort cut); :mod:`mdchunk.tokens.resolve` wraps whatever the user names in it."""
 
 from __future__ import annotations
 
@@ -29,19 +25,14 @@ class TokenCounter:
     def prefix_within(self, text: str, max_tokens: int, start: int = 0, end: int | None = None
                       ) -> int:
         """Length of the longest prefix of ``text[start:end]`` that has at most ``max_tokens``
-        tokens.
-
-        Used only to cut a single word or CJK run that alone exceeds the budget: a binary search
-        over character positions, within a window that doubles until it holds more than
-        ``max_tokens`` tokens. Only the window is ever copied or counted, so cutting a 5 MB line
-        into parts costs time linear in its length. Counts are not monotonic in the prefix's
-        length, so the result rests on each probe's exact count.
+        tokens, to cut a single word or CJK run that alone exceeds the budget: a binary search
+        within a window that doubles until it holds more than ``max_tokens`` tokens, so cutting a
+        5 MB line costs time linear in its length.
 
         >>> TokenCounter("chars", len).prefix_within("abcdef", 4)
         4
         >>> TokenCounter("chars", len).prefix_within("abcdef", 2, start=3)
-        2
-        """
+        2"""
         end = len(text) if end is None else end
         window = self._search_window(text, max_tokens, start, end)
         lo, hi = 0, len(window)

@@ -1,9 +1,6 @@
-"""A tokenizer spec → a :class:`TokenCounter`: the budget is real tokens, never characters.
-
-A spec is a tiktoken encoding name (``cl100k_base`` by default, loaded without a network) or a
-model name tiktoken maps to one, a Hugging Face tokenizer name or local path, or any
-``str -> int`` callable.
-"""
+"""A tokenizer spec → a :class:`TokenCounter`: a tiktoken encoding (``cl100k_base`` by default)
+or a model name tiktoken maps to one, a Hugging Face tokenizer name or path, or any ``str ->
+int`` callable."""
 
 from __future__ import annotations
 

@@ -1,16 +1,11 @@
 """Exact token counts of any span of a document, each stretch of it encoded once.
 
-Encoding every candidate chunk would tokenize a document several times over. With a tokenizer
-whose counts add up at *joints* (:attr:`~.counter.TokenCounter.line_additive`: line starts with
-text on them, and the blank before a word; cl100k_base, property-tested), a span's count is the
-sum of the counts of the stretches between the registered joints it covers, and each stretch is
-encoded once and kept, however many candidate chunks hold it. The joints are the starts of a
-page's blocks, of the lines of a block long enough to be cut (so that the parts it is cut into
-are sums of lines already counted), and of the parts a block is cut into. A span that ends on a
-block's last word, before the blanks that lead to the next joint, is its stretch less the
-blanks: its last word encoded with and without them. Any other tokenizer has no joints: each
-span is encoded once and kept. Every count comes from the tokenizer's public ``encode``.
-"""
+With a tokenizer whose counts add up at *joints* (:attr:`~.counter.TokenCounter.line_additive`:
+line starts with text on them, and the blank before a word; cl100k_base, property-tested), a
+span's count is the sum of the counts of the stretches between the joints it covers, each
+encoded once and kept. The joints are the starts of blocks, of the lines of a block long enough
+to be cut, and of the parts a block is cut into. Any other tokenizer has no joints: each span is
+encoded once and kept."""
 
 from __future__ import annotations
 
@@ -139,11 +134,10 @@ class SpanCounts:
         return tokens
 
     def _last_stretch(self, start: int, end: int) -> int:
-        """Tokens of the stretch ``source[start:end]`` that ends a span. A block's span stops
-        before the blanks that lead to the next joint; when the stretch to that joint is
-        counted already, what follows the last joint before the span's last word is encoded
-        with and without those blanks, not the block again: the counts before that joint are
-        the same in both."""
+        """Tokens of the stretch ``source[start:end]`` that ends a span, which stops before the
+        blanks that lead to the next joint: when the stretch to that joint is counted already,
+        only what follows the last joint before the span's last word is encoded, with and without
+        the blanks."""
         known = self._stretches.get((start, end))
         if known is not None:
             return known

@@ -1,13 +1,6 @@
-"""Documentation-site conventions: the anchor each generator gives a heading, the page title,
-and the URL each gives a page.
-
-Four generators (``SITES``), each one record of :mod:`.generators`: ``plain`` (a repository on
-GitHub), ``docusaurus``, ``mkdocs`` and ``hugo``. A record names its heading slugs and duplicate
-numbering (:mod:`.slugger`), its routing from a file's path (and front matter) to a page URL
-(:mod:`.routes`), and the syntax only its pages mean; the functions here ask it.
-``docs/sites.md`` gives every rule with the differences from the real generators that mdchunk
-accepts; the rules follow the generators' own code.
-"""
+"""Documentation-site conventions: the anchor each generator gives a heading, the page title, and
+the URL each gives a page, asked of the site's record (:mod:`.generators`). ``docs/sites.md``
+gives every rule and the differences from the real generators."""
 
 from __future__ import annotations
 
@@ -19,26 +12,9 @@ from .generators import GENERATORS, SITES, Site, SiteGenerator, SiteRule, genera
 from .routes import front_text, join_url
 from .slugger import SLUGGERS, SlugFlavour, github_slug, hugo_slug, mkdocs_slug, number_headings
 
-__all__ = [
-    "GENERATORS",
-    "SITES",
-    "Site",
-    "SiteGenerator",
-    "SiteRule",
-    "SlugFlavour",
-    "anchors",
-    "generator",
-    "github_slug",
-    "hugo_slug",
-    "join_url",
-    "mkdocs_slug",
-    "page_path",
-    "page_title",
-    "page_url",
-    "site_help",
-    "slug_flavour",
-    "slugs",
-]
+__all__ = ["GENERATORS", "SITES", "Site", "SiteGenerator", "SiteRule", "SlugFlavour", "anchors",
+           "generator", "github_slug", "hugo_slug", "join_url", "mkdocs_slug", "page_path",
+           "page_title", "page_url", "site_help", "slug_flavour", "slugs"]
 
 # -- anchors ----------------------------------------------------------------------------------
 

@@ -1,21 +1,8 @@
-"""One record per site generator: everything mdchunk does differently for its pages.
-
-A record names the generator's heading slugs and how its explicit ids are numbered
-(:mod:`.slugger`), its page URLs (:mod:`.routes`), the parser rules for syntax only its pages
-mean, whether its pages are MDX, and the words ``--site`` shows for it. Whatever differs by
-site asks the record: :func:`~mdchunk.formats.sites.anchors`,
-:func:`~mdchunk.formats.sites.page_path`, the parser (:mod:`..markdown_it_parser`) and the
-markup pass (:mod:`..site_markup`).
-
-What a record does not hold is read on every site: markup that means nothing else in Markdown
-(Hugo shortcodes and callouts, Docusaurus tabs and ``:::`` containers, admonitions, GitHub
-alerts, MyST roles, include references) shows its text whatever ``site`` says, so a page mixing
-conventions still reads as its site renders it (``docs/sites.md``). The page title's front
-matter keys are a setting of their own (``ChunkerConfig.title_keys``) for every site.
-
-Adding a generator is adding a record to :data:`GENERATORS` and its name to :data:`Site`
-(``docs/sites.md``, "Adding a site generator").
-"""
+"""One record per site generator: everything mdchunk does differently for its pages (slugs,
+explicit ids, URLs, parser rules, MDX, ``--site`` help). Whatever differs by site asks the
+record. Markup that means nothing else in Markdown is read on every site, so a page mixing
+conventions still reads as its site renders it (``docs/sites.md``). Adding a generator is adding
+a record to :data:`GENERATORS` and its name to :data:`Site`."""
 
 from __future__ import annotations
 

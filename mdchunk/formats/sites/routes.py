@@ -1,11 +1,5 @@
-"""Page URLs as each generator routes them: from a file's path (relative to the indexed root)
-and its front matter to the page's path from the site's root; and a URL from a base, a path
-and an anchor.
-
-Each router has the same shape (:data:`Router`), so a site's record
-(:mod:`.generators`) names its own. ``docs/sites.md`` gives every rule, and what each does not
-read.
-"""
+"""Page URLs as each generator routes them, from a file's path and front matter (every rule:
+``docs/sites.md``); and a URL from a base, a path and an anchor."""
 
 from __future__ import annotations
 

@@ -1,22 +1,10 @@
 """Heading slugs as each generator makes them, and how each numbers a page's duplicates.
 
-Three slug flavours (:data:`SLUGGERS`), each a slug function and a duplicate numbering; a site's
-record (:mod:`.generators`) names its flavour and how its explicit ids take part:
-
-- **github** (``plain`` and ``docusaurus``): github-slugger, which reproduces GitHub. Lower
-  case; every character removed but letters, marks, decimal and letter numbers, connector
-  punctuation (``_``), ``-`` and spaces (and the few symbols Unicode calls alphabetic, such as
-  ``Ⓐ``); each space becomes ``-``. A repeated slug gets ``-1``, ``-2`` …
-- **mkdocs**: Python-Markdown's ``toc`` ``slugify``: NFKD, non-ASCII dropped, then every
-  character but word characters, blanks and ``-``; stripped, lower case, runs of blanks and
-  hyphens become one ``-``. A repeated (or empty) id gets ``_1``, ``_2`` …
-- **hugo**: goldmark's ``github`` auto ids as Hugo implements them: letters, decimal digits and
-  ``_`` kept (lower case), each ``-``, space or tab becomes ``-``, all else dropped; an empty
-  id is ``heading``; a repeated one gets the first free ``-1``, ``-2`` …
-
-Explicit ids (``{#id}``, ``{/* #id */}``) win in every flavour; whether they take part in
-duplicate numbering follows the generator (:data:`ExplicitIds`).
-"""
+Three flavours (:data:`SLUGGERS`): **github** (``plain``, ``docusaurus``: github-slugger; a
+repeat gets ``-1``, ``-2`` …), **mkdocs** (Python-Markdown's ``toc`` ``slugify``; ``_1``,
+``_2`` …) and **hugo** (goldmark's ``github`` auto ids; an empty id is ``heading``; the first
+free ``-1``, ``-2`` …). Explicit ids (``{#id}``, ``{/* #id */}``) win in every flavour; whether
+they take part in duplicate numbering follows the generator (:data:`ExplicitIds`)."""
 
 from __future__ import annotations
 

@@ -37,6 +37,20 @@ class MemoryManifest:
             self.rows.pop(doc_id, None)
 
 
+class _Rows(dict[str, dict[str, Any]]):
+    """Rows by id: one of a store's tables."""
+
+    def of_doc(self, doc_id: str) -> list[dict[str, Any]]:
+        return [r for r in self.values() if r["doc_id"] == doc_id]
+
+    def upsert(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.update((r["id"], dict(r)) for r in rows)
+
+    def drop(self, ids: Iterable[str]) -> None:
+        for i in ids:
+            self.pop(i, None)
+
+
 class MemoryStore:
     """One index's leaves, parents, units and manifest, in dicts keyed by id."""
 
@@ -44,9 +58,7 @@ class MemoryStore:
         self.collection = collection
         self.manifest = MemoryManifest()
         self.recorded: IndexMeta | None = None
-        self.leaves: dict[str, dict[str, Any]] = {}
-        self.parent_rows: dict[str, dict[str, Any]] = {}
-        self.units: dict[str, dict[str, Any]] = {}
+        self.leaves, self.parent_rows, self.units = _Rows(), _Rows(), _Rows()
         self.keys: set[str] = set()
 
     def meta(self) -> IndexMeta | None:
@@ -77,32 +89,30 @@ class MemoryStore:
         return self.recorded
 
     def doc_chunks(self, doc_id: str, *, vectors: bool = True) -> list[dict[str, Any]]:
-        return [r for r in self.leaves.values() if r["doc_id"] == doc_id]
+        return self.leaves.of_doc(doc_id)
 
     def vectors(self, hashes: Sequence[str]) -> dict[str, Any]:
         return {r["content_hash"]: r["dense"] for r in self.leaves.values()
                 if r["content_hash"] in hashes}
 
     def upsert_chunks(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.leaves.update((r["id"], dict(r)) for r in rows)
+        self.leaves.upsert(rows)
 
     def count(self) -> int:
         """Leaves the index holds."""
         return len(self.leaves)
 
     def delete_chunks(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.leaves.pop(i, None)
+        self.leaves.drop(ids)
 
     def doc_units(self, doc_id: str) -> list[dict[str, Any]]:
-        return [r for r in self.units.values() if r["doc_id"] == doc_id]
+        return self.units.of_doc(doc_id)
 
     def upsert_units(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.units.update((r["id"], dict(r)) for r in rows)
+        self.units.upsert(rows)
 
     def delete_units(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.units.pop(i, None)
+        self.units.drop(ids)
 
     def search_units(self, query: DenseQuery, *, limit: int, where: Filter | None = None
                      ) -> list[str]:
@@ -131,17 +141,16 @@ class MemoryStore:
         self.keys.update(keys)
 
     def doc_parents(self, doc_id: str) -> list[dict[str, Any]]:
-        return [r for r in self.parent_rows.values() if r["doc_id"] == doc_id]
-
-    def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None:
-        self.parent_rows.update((r["id"], dict(r)) for r in rows)
-
-    def delete_parents(self, ids: Sequence[str]) -> None:
-        for i in ids:
-            self.parent_rows.pop(i, None)
+        return self.parent_rows.of_doc(doc_id)
 
     def parents(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         return [self.parent_rows[i] for i in dict.fromkeys(ids) if i in self.parent_rows]
+
+    def upsert_parents(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.parent_rows.upsert(rows)
+
+    def delete_parents(self, ids: Sequence[str]) -> None:
+        self.parent_rows.drop(ids)
 
     def delete_doc(self, doc_id: str) -> None:
         self.delete_units([r["id"] for r in self.doc_units(doc_id)])

@@ -16,22 +16,10 @@ from ...errors import StoreError
 from ..rows import FIELD_BYTES
 from ..store import IndexMeta
 
-__all__ = [
-    "ANALYZERS",
-    "DUMMY_VECTOR",
-    "INT_FIELDS",
-    "QUERY_WINDOW",
-    "analyzer_params_json",
-    "create_chunk_collection",
-    "create_dense_index",
-    "create_manifest_collection",
-    "create_parent_collection",
-    "create_unit_collection",
-    "defined",
-    "ensure_indexes",
-    "is_local",
-    "select_rows",
-]
+__all__ = ["ANALYZERS", "DUMMY_VECTOR", "INT_FIELDS", "QUERY_WINDOW", "analyzer_params_json",
+           "create_chunk_collection", "create_dense_index", "create_manifest_collection",
+           "create_parent_collection", "create_unit_collection", "defined", "ensure_indexes",
+           "is_local", "select_rows"]
 
 log = logging.getLogger("mdchunk.index.milvus")  # the store's records, under its name
 

@@ -1,17 +1,10 @@
-"""Milvus filter expressions: a search's store-neutral filter (:data:`~mdchunk.index.store.Filter`)
-translated, and the lookups the store makes by field.
+"""Milvus filter expressions: a search's store-neutral filter translated, and the lookups the store
+makes by field. Every value reaches an expression as a literal (:func:`quote`, :func:`literal`),
+never pasted in, so a quote or a keyword in a value is a character, not syntax.
 
-Every value reaches an expression as a literal (:func:`quote`, :func:`literal`), never pasted
-into it, so a quote, a backslash or a keyword in a path, an id or a filter's value is a
-character, not syntax. Field names are the store's own constants; a metadata key is a quoted
-literal too (``metadata["key"]``).
-
-Not every filter has an exact Milvus form: Milvus's ``like`` knows ``%`` and ``_`` only, with
-no escape on Milvus Lite, so a glob whose ``*`` must stop at ``/``, or whose literal text holds
-``%`` or ``_``, is translated into a condition every matching row meets (a prefix range, a
-looser ``like``), and the store checks each row it gets against the filter itself
-(:func:`mdchunk.index.where.matches`). :attr:`Translation.exact` says which.
-"""
+Not every filter has an exact Milvus form (``like`` knows ``%`` and ``_`` only, with no escape on
+Lite): such a glob is translated into a looser condition every matching row meets, and the store
+checks each row it gets against the filter itself (:attr:`Translation.exact` says which)."""
 
 from __future__ import annotations
 

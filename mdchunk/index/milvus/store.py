@@ -1,21 +1,11 @@
-"""Milvus storage: a collection of chunks, one of their parents and a manifest, on Lite or a
-server.
-
-The same code serves Milvus Lite (``uri`` a local ``.db`` path) and a server or cluster
-(``http(s)://host:port``): only the dense index type differs. What the index was built with
-(model, dimension, chunker config, BM25 analyzer) is kept in the chunk collection's properties,
-so a query or an indexing run with another model is caught before anything is written.
-
-The manifest (``<collection>_manifest``, one row per document: :mod:`.manifest`) lives
-in Milvus too, so two machines indexing into one server agree on what is already there. So do
-the parents of a hierarchical index (``<collection>_parents``): the chunks above the leaves,
-with their text and provenance but no embedding, fetched by id when a search widens a hit to its
-context; and the units of the leaves (``<collection>_units``, :mod:`mdchunk.index.units`), one
-vector each with its leaf's id, when the index embeds them. The collections' schemas and
-indexes are :mod:`.collections`, filter expressions :mod:`.filters`, the connection
-:mod:`.client`; this module writes, reads and searches one side at a time (fusing the two
-is :mod:`mdchunk.index.search`'s, for any store).
-"""
+"""Milvus storage, on Lite (``uri`` a local ``.db`` path) or a server (``http(s)://host:port``;
+only the dense index type differs): the leaves, their parents (``<collection>_parents``: text and
+provenance, no embedding), their units (``<collection>_units``) and the manifest
+(``<collection>_manifest``), all in Milvus, so that two machines indexing into one server agree
+on what is there. What the index was built with is kept in the leaf collection's properties, so a
+query or a run with another model is caught before anything is written. This module writes, reads
+and searches one side at a time; schemas are :mod:`.collections`, filter expressions
+:mod:`.filters`, the connection :mod:`.client`."""
 
 from __future__ import annotations
 

@@ -1,12 +1,6 @@
-"""Boundary strategies: where, among the cuts a run of pieces allows, its chunks end.
-
-Structure decides where a chunk *may* end (between blocks, items, rows, lines, sentences: the
-seams of :mod:`mdchunk.formats.kinds`); a strategy decides where chunks *do* end. Every strategy
-receives the same :class:`Run` and kit and must keep every guarantee; it returns the drafts of
-its chunks, whose spans are the cut positions it chose. The greedy strategy (fill each chunk
-until the next piece does not fit) is the default; strategies that score seams by meaning plug
-in beside it.
-"""
+"""Boundary strategies: where, among the cuts a run of pieces allows, its chunks end. Structure
+decides where a chunk *may* end, a strategy where chunks *do*; every strategy keeps every
+guarantee. Greedy is the default."""
 
 from __future__ import annotations
 
@@ -17,18 +11,16 @@ from typing import Protocol
 from ...formats.blocks import Block
 from ..drafts import Draft
 from ..kit import PackingKit
+from ..piece_packer import PiecePacker
 from ..pieces import Piece
 
-__all__ = ["BoundaryStrategy", "Run"]
+__all__ = ["BoundaryStrategy", "GreedyStrategy", "Run"]
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
-    """Consecutive pieces of one section, to be packed into one or more chunks.
-
-    Each piece carries its count (``Piece.tokens``, or the kit's span counts) and the seam it
-    may be cut at; ``path`` is the heading path every chunk of the run carries.
-    """
+    """Consecutive pieces of one section, to be packed into one or more chunks; ``path`` is the
+    heading path every chunk of the run carries."""
 
     pieces: Sequence[Piece]
     path: tuple[Block, ...]
@@ -41,4 +33,13 @@ class BoundaryStrategy(Protocol):
 
     def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
         """The run's chunks as drafts, in order, tiling its non-blank text."""
-        ...
+
+
+class GreedyStrategy:
+    """Fill each chunk until the next piece does not fit, then start the next: every decision
+    is one of the named rules of :mod:`mdchunk.plan.rules`."""
+
+    name = "greedy"
+
+    def pack(self, run: Run, kit: PackingKit) -> list[Draft]:
+        return PiecePacker(kit, run.path).pack(run.pieces)

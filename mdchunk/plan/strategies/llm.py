@@ -1,15 +1,9 @@
-"""The LLM strategy: a language model the user hands in proposes the cuts inside a run.
-
-``llm`` is any callable ``prompt -> reply`` (mdchunk has no network client). The prompt lists
-the run's units (see :mod:`mdchunk.plan.strategies.semantic`), numbered, with the budget; the
-reply is read defensively: the first JSON array anywhere in it, either of unit numbers (where
-new chunks start) or of the pieces' texts (which, whitespace aside, must reproduce the run and
-end at unit boundaries). The proposal is then validated: seams that may be cut only, every
-chunk within its room. Anything else — an exception, a timeout, no array, a wrong one — makes
-the run fall back to the semantic strategy it was given, and is counted in the kit's events
-(``llm_sections``, ``llm_fallbacks`` and ``llm_fallback:<reason>``), which the chunker puts on
-its result. The packer then packs the units as planned, so every guarantee holds either way.
-"""
+"""The LLM strategy: a language model the user hands in (``prompt -> reply``) proposes the cuts
+inside a run. The reply's first JSON array is read, of unit numbers or of the pieces' texts,
+and validated (seams that may be cut, every chunk within its room). Anything else makes the run
+fall back to the semantic strategy, counted in the kit's events (``llm_sections``,
+``llm_fallbacks``, ``llm_fallback:<reason>``). The packer packs the units either way, so every
+guarantee holds."""
 
 from __future__ import annotations
 

@@ -1,30 +1,18 @@
-"""The optimal choice of chunks over a run of units: dynamic programming under the budget.
+"""The optimal choice of chunks over a run of units: dynamic programming under the budget (the
+method and its reasons: docs/semantic.md).
 
 Pure arithmetic, no text: given each unit's tokens, the room a chunk starting at each unit has,
-and how alike nearby units are (a *band* of similarities, see
-:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`), :func:`plan_chunks` returns the cuts
-that make the chunks most *cohesive* while every chunk of more than one unit fits its room.
-
-A chunk's cohesion is the sum, over every pair of its units, of their similarity less a
-baseline, each pair weighted by the two units' tokens (relative to the run's mean unit):
+and how alike nearby units are (:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`),
+:func:`plan_chunks` returns the cuts that maximise the summed cohesion of the chunks while every
+chunk of more than one unit fits its room::
 
     cohesion(chunk) = sum over units u < v in the chunk of  w_u * w_v * (s_uv - baseline)
 
-and the plan maximises the summed cohesion of its chunks (as Chroma's ClusterSemanticChunker
-does over fixed 50-token pieces). Why pairs rather than the seams between neighbours: a pair
-term counts how much of a chunk belongs together, so one deep topic change outweighs two
-moderate dips (a seam cost would take the two), and coherent text gains from long chunks (the
-number of pairs grows with the square of the chunk) while a chunk that straddles two topics pays
-for every pair across them. Chunks stay large where the text is one topic and end where it
-turns, without a target size.
-
-The baseline is a quantile (``threshold``) of the run's own similarities, of pairs as far apart
-as one chunk may hold: ranks, not raw values, because Chinese text (and any one-topic document)
-scores uniformly high, and a fixed cut-off would keep it whole or cut it everywhere. Pairs less
-alike than the baseline pull apart; a higher ``threshold`` makes more, smaller chunks. Chunks
-smaller than ``min_tokens`` cost :data:`SHORT_PENALTY` each, so they appear only where nothing
-else fits.
-"""
+Pairs rather than seams between neighbours, so that one deep topic change outweighs two
+moderate dips and a chunk straddling two topics pays for every pair across them. The baseline
+is a quantile (``threshold``) of the run's own similarities, not a fixed cut-off, because
+one-topic text (and Chinese) scores uniformly high. Chunks smaller than ``min_tokens`` cost
+:data:`SHORT_PENALTY` each, so they appear only where nothing else fits."""
 
 from __future__ import annotations
 
@@ -52,14 +40,12 @@ def reach(weights: Sequence[int], rooms: Sequence[int]) -> int:
 
 
 def baseline(band: Sequence[Sequence[float]], threshold: float) -> float:
-    """The ``threshold`` quantile of the band's similarities, moved halfway up to the next
-    larger one (0.0 for an empty band): a pair *at* the quantile counts as unlike, not as
-    indifferent. That matters for discrete scores: Jaccard gives many pairs of sentences
-    exactly 0.0, and a baseline of 0.0 would let a chunk run across a topic change for free.
+    """The ``threshold`` quantile of the band's similarities, moved halfway up to the next larger
+    one (0.0 for an empty band): a pair *at* the quantile counts as unlike, so that Jaccard's many
+    exact 0.0 pairs do not let a chunk run across a topic change for free.
 
     >>> baseline([[0.9, 0.1], [0.5], []], 0.5)
-    0.7
-    """
+    0.7"""
     values = sorted(s for row in band for s in row)
     if not values:
         return 0.0
@@ -101,18 +87,13 @@ def feasible(weights: Sequence[int], rooms: Sequence[int], allowed: Sequence[boo
 
 def plan_chunks(weights: Sequence[int], rooms: Sequence[int], band: Sequence[Sequence[float]],
                 base: float, min_tokens: int) -> list[int]:
-    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`,
-    every chunk of more than one unit within the room of the unit it starts with (a unit alone
-    always goes: the packer cuts one too large finer).
-
-    ``weights[k]`` are unit ``k``'s tokens, ``rooms[k]`` what a chunk starting with it may hold,
-    ``band[k][d - 1]`` its similarity to unit ``k + d``. Time is linear in the units times the
-    units a chunk can hold: a chunk's cohesion grows by one row of running sums as it takes one
-    more unit at its front. Ties go to the plan whose last chunk is longest, then recursively.
+    """The cuts (``k`` cuts before unit ``k``, ascending) that minimise :func:`plan_cost`, every
+    chunk of more than one unit within the room of the unit it starts with. ``weights[k]`` are unit
+    ``k``'s tokens, ``rooms[k]`` what a chunk starting with it may hold, ``band[k][d - 1]`` its
+    similarity to unit ``k + d``. Ties go to the plan whose last chunk is longest.
 
     >>> plan_chunks([10] * 4, [20] * 4, [[0.9, 0.0], [0.0, 0.0], [0.9], []], 0.5, 0)
-    [2]
-    """
+    [2]"""
     n = len(weights)
     if n <= 1:
         return []

@@ -1,18 +1,7 @@
-"""Scorers: how alike nearby units of text are.
-
-A semantic strategy asks a scorer how alike each unit (a sentence, an item, a block) is to each
-of the next few; the plan keeps alike units in one chunk and ends chunks where what follows is
-unlike what came before. Two scorers:
-
-* :class:`LexicalScorer` — Jaccard similarity of word sets: Latin words lower-cased, CJK text as
-  character bigrams (Chinese has no spaces between words). No model, deterministic, fast.
-* :class:`EmbeddingScorer` — cosine similarity of sentence embeddings. The model is an
-  :class:`~mdchunk.embedding.Embedder` handed in (the index's own, or the chunker's lazily
-  loaded ``semantic_model``), so this module imports neither torch nor sentence-transformers;
-  every unit is embedded once, in one batch.
-
-Both score pairs only within ``reach`` units of each other: as far as one chunk can hold.
-"""
+"""Scorers: how alike each unit of text is to each of the next few (within ``reach``: as far as
+one chunk can hold). :class:`LexicalScorer`: Jaccard similarity of word sets, CJK as character
+bigrams; no model. :class:`EmbeddingScorer`: cosine of embeddings from an
+:class:`~mdchunk.embedding.Embedder` handed in, every unit embedded once, in one batch."""
 
 from __future__ import annotations
 
@@ -55,7 +44,6 @@ class SeamScorer(Protocol):
         """For each unit ``i``, its similarity to units ``i + 1 .. i + reach`` (fewer near the
         end): ``band[i][d - 1]`` is unit ``i`` against unit ``i + d``; higher means more
         alike (two units better kept in one chunk)."""
-        ...
 
 
 class LexicalScorer:

@@ -1,16 +1,11 @@
 """The semantic strategy: chunks that hold what belongs together, under the budget.
 
-A run is first laid out as *units*: its pieces cut at the seams the packer allows anyway
-(between sentences of prose, items of a list that does not fit, lines of code that does not
-fit), atomic blocks that fit kept whole (guarantee 2), headings glued to what follows. Units
-are grouped (:func:`groups_of`: short units join a neighbour, a heading what follows it), a
-:class:`~mdchunk.plan.strategies.scorers.SeamScorer` scores how alike each group is to the next
-few, :func:`~mdchunk.plan.strategies.optimal.plan_chunks` chooses the most cohesive chunks, and
-the greedy :class:`~mdchunk.plan.piece_packer.PiecePacker` packs the units, closing its chunk at
-each planned cut. Every guarantee is therefore kept by the same rules as greedy: the plan only
-says where a chunk *should* end; where the exact count disagrees with the plan's estimate, the
-packer still cuts to fit.
-"""
+A run is laid out as *units* (pieces cut at the seams the packer allows anyway, atomic blocks
+that fit kept whole), grouped (:func:`groups_of`), scored by a
+:class:`~mdchunk.plan.strategies.scorers.SeamScorer`, and
+:func:`~mdchunk.plan.strategies.optimal.plan_chunks` chooses the most cohesive chunks. The
+greedy :class:`~mdchunk.plan.piece_packer.PiecePacker` then packs the units, closing at each
+planned cut, so every guarantee is kept by the same rules as greedy."""
 
 from __future__ import annotations
 
@@ -137,12 +132,8 @@ def groups_of(layout: Layout) -> list[list[int]]:
 
 
 class SemanticStrategy:
-    """Chunks as cohesive as the scorer finds them; see the module docstring.
-
-    ``threshold`` is the quantile of the run's own similarities below which two units are
-    better apart (see :mod:`~mdchunk.plan.strategies.optimal`): higher gives more, smaller
-    chunks (never under ``min_tokens`` where avoidable, never over the budget).
-    """
+    """Chunks as cohesive as the scorer finds them. ``threshold`` is the quantile of the run's
+    own similarities below which two units are better apart: higher gives more, smaller chunks."""
 
     def __init__(self, scorer: SeamScorer, threshold: float = 0.5) -> None:
         self.scorer = scorer
