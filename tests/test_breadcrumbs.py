@@ -40,3 +40,20 @@ def test_breadcrumb_keeps_the_outermost_heading_and_drops_the_middle_first() -> 
     assert breadcrumb(titles, counter, 10) == "Rate limiting > Configuration > Advanced options > Attributes\n\n"
     assert breadcrumb(titles, counter, 8) == "Rate limiting > … > Attributes\n\n"
     assert breadcrumb(titles, counter, 5) == "… > Attributes\n\n"
+
+
+def test_headings_cut_apart_from_the_section_they_lead_are_not_placed_under_it() -> None:
+    """Empty sections' headings lead the next section; when the budget cuts them apart from
+    it, their chunk lies before that section's heading, so its path stops above it (it named
+    the next heading, which the chunk neither holds nor lies under)."""
+    long = " ".join(["word"] * 40)
+    text = (f"# Guide\n\n## Steps\n\n### 1) Open the console and {long}\n"
+            f"### 2) Choose the cluster and {long}\n### 3) Drain the node and {long}\n\n"
+            "Run `kubectl drain node-1` and wait for the pods to move.\n")
+    third = text.index("### 3)")
+    for max_tokens in (64, 96, 128):
+        chunks = chunk_markdown(text, max_tokens=max_tokens, overlap_tokens=0)
+        before = [c for c in chunks if c.end <= third]
+        assert before, max_tokens  # the budget cut the lead headings apart
+        assert all(c.headings == ["Guide", "Steps"] for c in before), max_tokens
+        assert all(c.headings[-1].startswith("3) Drain") for c in chunks if c.end > third)

@@ -93,6 +93,9 @@ class Drafter:
         breadcrumb (see :class:`~mdchunk.plan.breadcrumbs.Breadcrumbs`)."""
         if self.tiling is not None:
             start, end = self.tiling.span(start, end)
+        # a draft of headings that lead a section (empty sections' headings, cut apart from the
+        # section they lead) lies before that section's heading: its path stops above it
+        path = [heading for heading in path if heading.start < end]
         counts = self.counts
         source = counts.source
         crumb = self.crumbs.text(path, start, crumb_room)
