@@ -306,15 +306,6 @@ class MilvusStore:
             return select_rows(self._client, self.parents_collection,
                                one_of("id", dict.fromkeys(ids)), list(PARENT_FIELDS))
 
-    def chunks(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored leaves among ``ids`` (:data:`~mdchunk.index.rows.SCALAR_FIELDS`), for a
-        chunk looked up by its id (``mdchunk serve``'s ``GET /v1/chunks/{id}``)."""
-        if not ids:
-            return []
-        with self._errors("read chunks"):
-            return select_rows(self._client, self.collection,
-                               one_of("id", dict.fromkeys(ids)), list(SCALAR_FIELDS))
-
     def delete_doc(self, doc_id: str) -> None:
         """Remove a document's units, then its leaves, then its parents: a unit never outlives
         its leaf, nor a leaf its parent."""
