@@ -139,9 +139,11 @@ def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[f
         return store.search(TextQuery(text), limit=limit, where=where)
     if vector is None:
         raise ConfigError(f"a {mode} search needs a query vector")
+    query = DenseQuery(vector)
+    dense = (unit_scored(store, query, limit=limit, where=where) if units
+             else store.search(query, limit=limit, where=where))
     if mode == "dense":
-        return _dense(store, vector, limit=limit, where=where, units=units)
-    dense = _dense(store, vector, limit=limit, where=where, units=units)
+        return dense
     bm25 = store.search(TextQuery(text), limit=limit, where=where)
     hits = {hit.id: hit for hit in (*bm25, *dense)}
     fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
@@ -164,14 +166,6 @@ def rerank_hits(reranker: Reranker, query: str, hits: Sequence[SearchHit]) -> li
     scores = rerank_scores(reranker, query, passages)
     order = sorted(range(len(hits)), key=lambda i: -scores[i])
     return [dataclasses.replace(hits[i], score=scores[i]) for i in order]
-
-
-def _dense(store: ChunkStore, vector: Sequence[float], *, limit: int, where: Filter | None,
-           units: bool) -> list[SearchHit]:
-    query = DenseQuery(vector)
-    if units:
-        return unit_scored(store, query, limit=limit, where=where)
-    return store.search(query, limit=limit, where=where)
 
 
 def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filter | None
