@@ -8,9 +8,8 @@ from __future__ import annotations
 import dataclasses
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from mdchunk import Chunker, ChunkerConfig
 from mdchunk.index.rows import chunk_row, document_version, parent_row
@@ -33,13 +32,8 @@ DOCS = {
 
 
 class ServedStore(MemoryStore):
-    """The in-memory store, with the two reads the server adds: leaves by id, and a count."""
-
-    def chunks(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        return [self.leaves[i] for i in dict.fromkeys(ids) if i in self.leaves]
-
-    def count(self) -> int:
-        return len(self.leaves)
+    """The in-memory store a fake server serves (the server reads it through the store protocol
+    alone); a test's own store subclasses it."""
 
 
 #: The index run's own metadata (``index --meta team=sre``): every chunk has it.

@@ -197,14 +197,10 @@ def carry_locations(widened: Iterable[SearchHit], leaves: Sequence[SearchHit]
     others = {leaf.id: leaf.locations[1:] for leaf in leaves if len(leaf.locations) > 1}
     out = []
     for hit in widened:
-        extra = [x for leaf_id in hit.leaf_ids for x in others.get(leaf_id, ())]
-        own = [location_of(hit)]
-        seen = {hit.id}
-        for x in extra:
-            if x.id not in seen:
-                seen.add(x.id)
-                own.append(x)
-        out.append(dataclasses.replace(hit, locations=tuple(own)))
+        own = {hit.id: location_of(hit)}
+        for x in (x for leaf_id in hit.leaf_ids for x in others.get(leaf_id, ())):
+            own.setdefault(x.id, x)
+        out.append(dataclasses.replace(hit, locations=tuple(own.values())))
     return out
 
 

@@ -89,16 +89,9 @@ class StoreConfig:
 
 @dataclass(frozen=True, slots=True)
 class IndexConfig:
-    """An indexing run: the chunker's config, the embedder and store, and how the run goes.
-
-    ``chunker`` shapes every level (:func:`~mdchunk.index.build_config.index_config`); with
-    ``model_tokens`` (the default) chunks are sized in the model's own tokens. ``analyzer`` is the
-    BM25 analyzer (``auto``: chosen by the corpus). ``prune`` removes documents no longer found;
-    ``rebuild`` rebuilds a collection built otherwise (else refused). ``batch_chunks`` chunks are
-    embedded a round; ``wait`` seconds are waited for another run; ``selection`` says which files
-    are documents; ``engine`` is where documents are chunked and embedded. ``units`` embeds every
-    leaf's units too (recorded: switching rebuilds). ``metadata`` is given to every chunk beside
-    its front matter, for ``where=`` (:func:`checked_metadata`)."""
+    """An indexing run: the chunker's config (which shapes every level), the embedder and store,
+    and how the run goes; each field is the :func:`~mdchunk.index.index_paths` keyword of its
+    name (docs/contract.md, "Indexing and search")."""
 
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)
     model_tokens: bool = True
@@ -137,15 +130,10 @@ class IndexConfig:
 
 @dataclass(frozen=True, slots=True)
 class SearchConfig:
-    """A search: ``k`` hits, by ``mode`` (``hybrid``, ``dense`` or ``bm25``), under ``path_prefix``;
-    hybrid fused by ``fusion`` with ``weights`` ``(dense, bm25)``; candidates reordered by
-    ``rerank`` (a local cross-encoder's name or folder, or ``(query, texts) -> scores``); each hit
-    widened by ``expand``. ``collapse`` makes hits of nearly the same passage one hit;
-    ``per_page`` caps the hits of one document; ``where`` is a filter (parsed now).
-
-    ``depth`` is the candidate pool each side draws; ``k`` only cuts the result, so the first hits
-    never depend on how many are asked (fused ranks and min-max scores depend on the lists'
-    length). A ``k`` past ``depth`` is refused."""
+    """A search: each field is the :func:`~mdchunk.index.search` keyword of its name
+    (docs/contract.md, "Indexing and search"). ``depth`` is the candidate pool each side draws;
+    ``k`` only cuts the result, so the first hits never depend on how many are asked (fused
+    ranks and min-max scores depend on the lists' length)."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     embedder: EmbedderConfig = field(default_factory=EmbedderConfig)

@@ -1,17 +1,6 @@
 """Indexing on a Ray cluster (``pip install 'mdchunk[ray]'``): :class:`RayEngine` is an
-:class:`~mdchunk.index.engine.Engine` that moves only the work before a write onto the
-cluster; planning and every write stay with the driver, so the manifest, incremental and
-crash-safe semantics are the local run's own code.
-
-- *chunking*: the documents to (re)write become a Ray Dataset whose tasks chunk
-  ``files_per_task`` files each; the driver consumes results in plan order while later tasks
-  still run;
-- *embedding*: ``workers`` actors each load the model once (a GPU each when there are some); a
-  group of texts is sorted by length and cut into two contiguous shards per actor, so that
-  batches hold similar lengths and little padding.
-
-The cluster's workers need mdchunk and the model installed as on the driver (the same image):
-a chunker sized in the model's tokens names the tokenizer by its local path."""
+:class:`~mdchunk.index.engine.Engine` that chunks in Ray Data tasks and embeds on a pool of
+actors; planning and every write stay with the driver. How, and how to deploy it: docs/ray.md."""
 
 from __future__ import annotations
 

@@ -56,40 +56,12 @@ log = logging.getLogger(__name__)
 def index_paths(paths: Iterable[str | Path], *, config: IndexConfig | None = None,
                 progress: ProgressCallback | None = None, on_error: ErrorCallback | None = None,
                 **options: Unpack[IndexOptions]) -> IndexReport:
-    """Bring the index (``db``, ``collection``) in line with the files under ``paths``.
-
-    ``config`` (an :class:`~mdchunk.index.config.IndexConfig`) says it all at once; a keyword
-    sets one field of it, or of the chunker, embedder or store config it holds, overriding the
-    config's (:class:`~mdchunk.index.options.IndexOptions`; a keyword that is no field is a
-    :class:`~mdchunk.ConfigError` naming it). ``progress`` and ``on_error`` are callbacks of
-    this call.
-
-    ``model`` is ``"auto"`` (the collection's own model; for a new collection the one the corpus's
-    language chooses: :mod:`mdchunk.index.language`), a model name or path or any
-    :class:`~mdchunk.embedding.Embedder`; ``backend`` runs a sentence-transformers model on
-    ``torch``, ``onnx`` or ``onnx-int8`` (:mod:`mdchunk.embedding`). ``analyzer`` is ``standard``,
-    ``jieba`` or ``auto``. The collection records model, backend, analyzer and chunker config: a
-    collection built otherwise is rebuilt with ``rebuild`` and refused without it. With
-    ``prune``, documents no longer found are removed. ``batch_chunks`` chunks are embedded per
-    round; each round commits its documents. ``credential`` is a server's credential. With
-    ``units``, each leaf's units are embedded too (:mod:`mdchunk.index.units`); with ``bigrams``
-    (the default) BM25 reads CJK character bigrams beside the words. ``metadata`` is given to
-    every chunk beside its page's front matter (which overrides a key of it), for ``where=``.
-
-    Every chunker setting shapes every level. ``levels`` are the token budgets, coarsest first,
-    the last one the leaves' (embedded and searched; the others are stored as their parents);
-    without it, three levels grow from the leaf budget (:func:`index_config`). Chunks are sized in
-    the model's own tokens unless a ``tokenizer`` is named (``model_tokens``). ``semantic`` chooses
-    cut points by meaning; ``includes`` is the include root (a page is re-embedded when a file it
-    includes changes).
-
-    A file that cannot be read is passed to ``on_error`` (else logged) and listed in
-    :attr:`IndexReport.failed`; the others are indexed. A folder with no documents raises
-    :class:`~mdchunk.InputError` before anything is written. ``selection`` says which files of a
-    folder are documents (:class:`~mdchunk.sources.Selection`). A run that finds another writing
-    the index waits up to ``wait`` seconds, then raises :class:`~mdchunk.errors.LockedError`.
-    ``engine`` is where documents are chunked and embedded: this process by default, or a Ray
-    cluster (:class:`mdchunk.index.distributed.RayEngine`); planning and writes stay here."""
+    """Bring the index (``db``, ``collection``) in line with the files under ``paths``:
+    incremental, crash-safe (this module's docstring), a file that cannot be read reported and
+    the others indexed. ``config`` (an :class:`~mdchunk.index.config.IndexConfig`) says it all at
+    once; a keyword sets one field of it or of a config it holds
+    (:class:`~mdchunk.index.options.IndexOptions`), overriding the config's. Every keyword and
+    what it does: docs/contract.md, "Indexing and search"."""
     return run_index(paths, index_options(config, options), progress, on_error)
 
 

@@ -27,15 +27,14 @@ from collections.abc import Iterator
 from contextlib import closing, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from ..errors import LockedError, StoreError
 from .config import StoreConfig
 from .store import ChunkStore, LockTable
 from .stores import open_store, store_package
 
-__all__ = ["LockTable", "LockingStore", "ServerLock", "index_lock", "lock_path", "server_lock",
-           "writing_store"]
+__all__ = ["LockTable", "ServerLock", "index_lock", "lock_path", "server_lock", "writing_store"]
 
 log = logging.getLogger(__name__)
 
@@ -133,15 +132,6 @@ def _read(fd: int) -> str:
     return text.splitlines()[0].strip() if text.strip() else ""
 
 
-class LockingStore(Protocol):
-    """A store whose collection a server lock can hold."""
-
-    collection: str
-
-    def lock_table(self) -> LockTable | None:
-        """Where its server keeps locks; ``None`` when :func:`index_lock` locks it instead."""
-
-
 class ServerLock:
     """The write lock of one collection on a server (see the module docstring)."""
 
@@ -225,8 +215,7 @@ class _NoLock:
 
 
 @contextmanager
-def server_lock(store: LockingStore, *, wait: float = 0.0, **timing: float
-                ) -> Iterator[ServerLock | _NoLock]:
+def server_lock(store: ChunkStore, *, wait: float = 0.0) -> Iterator[ServerLock | _NoLock]:
     """Hold ``store``'s collection on a server for one writing run (a Lite file is locked by
     :func:`index_lock` before it is opened); yields an object whose ``check()`` raises once the
     lock was lost."""
@@ -234,7 +223,7 @@ def server_lock(store: LockingStore, *, wait: float = 0.0, **timing: float
     if table is None:
         yield _NoLock()
         return
-    lock = ServerLock(table, store.collection, **timing)
+    lock = ServerLock(table, store.collection)
     lock.acquire(wait)
     try:
         yield lock

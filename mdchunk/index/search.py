@@ -47,30 +47,12 @@ UNIT_WEIGHT = 0.5
 
 def search(query: str, *, config: SearchConfig | None = None,
            **options: Unpack[SearchOptions]) -> list[SearchHit]:
-    """The ``k`` chunks that best answer ``query``.
-
-    ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; a keyword sets
-    one field of it, or of the store or embedder config it holds, overriding the config's
-    (:class:`~mdchunk.index.options.SearchOptions`; a keyword that is no field is a
-    :class:`~mdchunk.ConfigError` naming it).
-
-    ``hybrid`` fuses the dense and BM25 results (:data:`~mdchunk.index.fusion.DEFAULT_FUSION`;
-    ``fusion`` and ``weights`` ``(dense, bm25)`` override it); ``dense`` and ``bm25`` use one side.
-    The query is embedded by the model and on the backend the collection records; another one named
-    is refused. ``path_prefix`` keeps hits under that path; ``where`` keeps the leaves a filter
-    keeps (:mod:`mdchunk.index.where`; a malformed filter, or one naming an unknown field, raises
-    :class:`~mdchunk.index.where.FilterError`). ``credential`` is a server's credential (``token``,
-    its old name, is deprecated). ``rerank`` (a local cross-encoder, or a callable ``(query, texts)
-    -> scores``) reorders the fused leaves; off by default. ``depth`` is the candidate pool each
-    side draws, whatever ``k`` is.
-
-    Only leaves are searched. ``expand="parent"`` returns each one's parent instead (once per
-    parent); ``"auto"`` merges leaves into their parent where at least
-    :data:`~mdchunk.index.expand.MERGE_RATIO` of its children matched, level after level. Every
-    hit marks where its matching leaves lie in its text (``marks``, ``leaf_ids``). With
-    ``collapse`` (the default), hits of the same or nearly the same passage are one hit listing
-    where the others lie (``locations``); ``per_page`` keeps at most that many hits of one
-    document."""
+    """The ``k`` chunks that best answer ``query``, each with where it lies and its matching
+    lines. ``config`` (a :class:`~mdchunk.index.config.SearchConfig`) says it all at once; a
+    keyword sets one field of it or of a config it holds
+    (:class:`~mdchunk.index.options.SearchOptions`), overriding the config's. Every keyword and
+    what it does: docs/contract.md, "Indexing and search"; hybrid fusion, collapsing,
+    ``expand`` and reranking: README.md, "Indexing and search"."""
     config = search_options(config, options)
     if not query.strip():
         raise ConfigError(f"query={query!r} asks nothing: the query is empty")
@@ -157,9 +139,11 @@ def leaf_hits(store: ChunkStore, mode: SearchMode, text: str, vector: Sequence[f
         return store.search(TextQuery(text), limit=limit, where=where)
     if vector is None:
         raise ConfigError(f"a {mode} search needs a query vector")
+    query = DenseQuery(vector)
+    dense = (unit_scored(store, query, limit=limit, where=where) if units
+             else store.search(query, limit=limit, where=where))
     if mode == "dense":
-        return _dense(store, vector, limit=limit, where=where, units=units)
-    dense = _dense(store, vector, limit=limit, where=where, units=units)
+        return dense
     bm25 = store.search(TextQuery(text), limit=limit, where=where)
     hits = {hit.id: hit for hit in (*bm25, *dense)}
     fused = fuse([(h.id, h.score) for h in dense], [(h.id, h.score) for h in bm25], fusion)
@@ -182,14 +166,6 @@ def rerank_hits(reranker: Reranker, query: str, hits: Sequence[SearchHit]) -> li
     scores = rerank_scores(reranker, query, passages)
     order = sorted(range(len(hits)), key=lambda i: -scores[i])
     return [dataclasses.replace(hits[i], score=scores[i]) for i in order]
-
-
-def _dense(store: ChunkStore, vector: Sequence[float], *, limit: int, where: Filter | None,
-           units: bool) -> list[SearchHit]:
-    query = DenseQuery(vector)
-    if units:
-        return unit_scored(store, query, limit=limit, where=where)
-    return store.search(query, limit=limit, where=where)
 
 
 def unit_scored(store: ChunkStore, query: DenseQuery, *, limit: int, where: Filter | None

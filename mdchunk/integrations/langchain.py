@@ -12,7 +12,7 @@ exact ``start_index`` as LangChain's splitters name it.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, Unpack
 
@@ -92,10 +92,6 @@ class MdchunkTextSplitter(TextSplitter):
                 documents.append(Document(page_content=getattr(chunk, self.page_content),
                                           metadata=metadata, id=chunk.id))
         return documents
-
-    def split_documents(self, documents: Iterable[Document]) -> list[Document]:
-        docs = list(documents)
-        return self.create_documents([d.page_content for d in docs], [d.metadata for d in docs])
 
 
 class MdchunkDirectoryLoader(BaseLoader):

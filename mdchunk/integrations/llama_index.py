@@ -1,12 +1,6 @@
-"""LlamaIndex adapter: a ``NodeParser`` that chunks with mdchunk into ``TextNode`` s
-(``pip install 'mdchunk[llama-index]'``). Each node is one chunk: its id, verbatim text, exact
-offsets, and the document's metadata, then the chunk's front matter and the contract's fields.
-
-With ``levels`` every level of :func:`mdchunk.chunk_hierarchy` becomes nodes linked
-PARENT/CHILD as ``HierarchicalNodeParser`` links them, for ``AutoMergingRetriever``: put
-:meth:`MdchunkNodeParser.leaves` in the vector index and every node in the docstore. The model
-sees what mdchunk embeds (breadcrumb and text): every other field is in
-``excluded_embed_metadata_keys``, the bookkeeping ones in ``excluded_llm_metadata_keys``.
+"""LlamaIndex adapter: a ``NodeParser`` that chunks with mdchunk into ``TextNode`` s, one per
+chunk, with ``levels`` every level linked PARENT/CHILD as ``HierarchicalNodeParser`` links them
+(its use with ``AutoMergingRetriever``, and the metadata: README.md, "LangChain and LlamaIndex").
 
 >>> from llama_index.core import Document
 >>> nodes = MdchunkNodeParser(max_tokens=64, overlap_tokens=0).get_nodes_from_documents(

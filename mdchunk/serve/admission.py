@@ -32,10 +32,6 @@ class Admission:
         metrics.running.set_function(lambda: self.running)
         metrics.queue_depth.set_function(lambda: len(self._waiters))
 
-    @property
-    def waiting(self) -> int:
-        return len(self._waiters)
-
     async def enter(self) -> None:
         """Take a slot, waiting for one when all are taken; :class:`Busy` when none comes."""
         if self.running < self.limit and not self._waiters:

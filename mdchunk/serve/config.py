@@ -53,17 +53,9 @@ def read_token(token_file: str | os.PathLike[str] | None) -> str | None:
 @dataclass(frozen=True, slots=True)
 class ServeConfig:
     """A server: the index it serves (``store``; its model from the collection, else ``embedder``),
-    where it listens, and its bounds.
-
-    ``max_concurrent`` requests are answered at once; up to ``max_queue`` more wait at most
-    ``queue_timeout`` seconds, beyond that 503 with ``Retry-After``. Concurrent requests' query
-    texts are embedded by one model call of up to ``batch_texts`` texts, waiting at most
-    ``batch_wait`` seconds. A body over ``max_body_bytes`` gets 413, work past ``timeout`` seconds
-    503. ``token`` (never in a repr) is required of every ``/v1`` and MCP request when given, and
-    for any ``host`` but loopback. ``cors_origins``: browser origins allowed (none: CORS off).
-    ``index_roots`` are the folders ``POST /v1/index`` may read, with ``allow_index`` only.
-    ``rerank`` reranks every search unless a request says ``rerank: false``; none: a request
-    asking for it gets 400."""
+    where it listens, and its bounds. A field is the ``mdchunk serve`` flag of its name (what each
+    means: README.md, "Serve"; ``batch_wait`` in seconds, ``token`` never in a repr, ``rerank``
+    none: a request asking for it gets 400); ``warm_query`` is embedded and searched at start."""
 
     store: StoreConfig = field(default_factory=StoreConfig)
     chunker: ChunkerConfig = field(default_factory=ChunkerConfig)

@@ -206,13 +206,8 @@ class Guard:
         """413 at once, then the rest of the body read and dropped (see the module's
         docstring); the connection closes after. A client that asked to be told before
         sending (``Expect: 100-continue``) sends nothing: nothing is read."""
-        self.metrics.errors.labels("too_large").inc()
-        body = error_body("too_large", f"the body is over {self.max_body_bytes} bytes")
-        await send({"type": "http.response.start", "status": ERROR_STATUS["too_large"],
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()),
-                                (b"connection", b"close")]})
-        await send({"type": "http.response.body", "body": body, "more_body": True})
+        await self._refuse(send, "too_large", f"the body is over {self.max_body_bytes} bytes",
+                           [(b"connection", b"close")], more_body=True)
         if _header(scope, b"expect") != "100-continue":
             try:
                 async with asyncio.timeout(DRAIN_SECONDS):
@@ -233,14 +228,17 @@ class Guard:
         return hmac.compare_digest(given, expected)
 
     async def _refuse(self, send: Send, code: str, message: str,
-                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
+                      headers: list[tuple[bytes, bytes]] | None = None,
+                      more_body: bool = False) -> None:
+        """Answer the error ``code``; with ``more_body``, the answer is left open (the caller
+        ends it)."""
         self.metrics.errors.labels(code).inc()
         body = error_body(code, message)
         await send({"type": "http.response.start", "status": ERROR_STATUS[code],
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode()),
                                 *(headers or [])]})
-        await send({"type": "http.response.body", "body": body})
+        await send({"type": "http.response.body", "body": body, "more_body": more_body})
 
 
 async def _client_gone(receive: Receive) -> None:

@@ -51,12 +51,8 @@ class ChunkerFields(BaseModel):
 
     def chunker_config(self) -> ChunkerConfig:
         """The config these fields give (the library checks them: a bad one is a 400)."""
-        given = {name: value for name in ChunkerFields.model_fields
-                 if (value := getattr(self, name)) is not None}
-        for name in ("levels", "title_keys"):
-            if name in given:
-                given[name] = tuple(given[name])
-        return ChunkerConfig(**given)
+        return ChunkerConfig(**self.model_dump(include=set(ChunkerFields.model_fields),
+                                               exclude_none=True))
 
 
 class ChunkRequest(ChunkerFields):

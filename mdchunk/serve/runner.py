@@ -64,8 +64,9 @@ def serve(config: ServeConfig, *, parent_pid: int | None = None, exit_on_stdin_e
                      lambda: _say(announce or sys.stdout, address))
     if parent_pid is not None:
         _watch(_parent_gone(parent_pid), server, "parent")
-    if exit_on_stdin_eof:
-        _watch_stdin(server)
+    if exit_on_stdin_eof:  # a read blocks until there is input; empty: the pipe is closed
+        stdin = sys.stdin.fileno() if sys.stdin is not None else -1
+        _watch(lambda: stdin < 0 or not os.read(stdin, 65536), server, "stdin")
     server.run(sockets=[sock])
     return 0 if server.started else 1
 
@@ -125,15 +126,3 @@ def _watch(gone: Callable[[], bool], server: Any, what: str) -> None:
             time.sleep(WATCH_SECONDS)
 
     threading.Thread(target=watch, name=f"mdchunk-serve-{what}", daemon=True).start()
-
-
-def _watch_stdin(server: Any) -> None:
-    """Stop ``server`` when stdin reaches its end (the parent closed the pipe, or died)."""
-
-    def watch() -> None:
-        fd = sys.stdin.fileno() if sys.stdin is not None else -1
-        while fd >= 0 and os.read(fd, 65536):
-            pass
-        server.should_exit = True
-
-    threading.Thread(target=watch, name="mdchunk-serve-stdin", daemon=True).start()

@@ -27,7 +27,7 @@ from ..index.expand import expand_hits
 from ..index.language import AUTO
 from ..index.rows import leaf_hit
 from ..index.search import search_store
-from ..index.store import IndexMeta, SearchHit
+from ..index.store import ChunkStore, IndexMeta, SearchHit
 from ..index.stores import open_store, stored_counts
 from ..text import ENCODING_KEY
 from ..text.decode import decode_bytes
@@ -82,14 +82,13 @@ class Service:
     for an index not built yet, ``config.embedder``'s), and its reranker if it has one
     (``config.rerank``), all shared by all requests."""
 
-    def __init__(self, config: ServeConfig, store: Any = None,
+    def __init__(self, config: ServeConfig, store: ChunkStore | None = None,
                  embedder: Embedder | None = None) -> None:
         self.config = config
         # first: a reranker misspelt is said before the store is opened or the model loaded
         self.reranker = open_reranker(config.rerank, config.warm_query)
-        # a served store reads leaves by id and counts them too (chunks(), count()); only a
-        # server that may index makes a new index
-        self.store: Any = store if store is not None else open_store(
+        # only a server that may index makes a new index
+        self.store: ChunkStore = store if store is not None else open_store(
             config.store, create=config.allow_index)
         self.meta: IndexMeta | None = self.store.meta()
         self.embedder = embedder if embedder is not None else self._load_embedder()
@@ -188,27 +187,27 @@ class Service:
         leaf's parent marking where the leaf lies in it."""
         self._check_index()
         with self._store_held():
-            leaves = self.store.chunks([chunk_id])
+            leaves = self.store.leaf_rows([chunk_id])
             if leaves:
                 hit = leaf_hit(0.0, leaves[0])
                 if not expand_parent:
                     return hit
-                expanded = expand_hits([hit], "parent", self._parents_of, 1)
+                expanded = expand_hits([hit], "parent", self._parent_rows, 1)
                 return expanded[0] if expanded else hit
-            parents = self.store.parents([chunk_id])
-        if not parents:
+        parent = self.parents_of([chunk_id]).get(chunk_id)
+        if parent is None:
             raise NotFound(f"no chunk {chunk_id!r} in collection {self.config.store.collection!r}")
-        return dataclasses.replace(leaf_hit(0.0, parents[0]), marks=(), leaf_ids=())
+        return parent
 
-    def _parents_of(self, ids: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
-        return {row["id"]: row for row in self.store.parents(ids)}
+    def _parent_rows(self, ids: Sequence[str]) -> Mapping[str, Mapping[str, Any]]:
+        return {row["id"]: row for row in self.store.parents(list(dict.fromkeys(ids)))}
 
     def parents_of(self, ids: Sequence[str]) -> dict[str, SearchHit]:
         """The stored parents among ``ids``, by id (one store call for a page of hits)."""
         with self._store_held():
-            rows = self.store.parents(list(dict.fromkeys(ids)))
-        return {str(row["id"]): dataclasses.replace(leaf_hit(0.0, row), marks=(), leaf_ids=())
-                for row in rows}
+            rows = self._parent_rows(ids)
+        return {str(key): dataclasses.replace(leaf_hit(0.0, row), marks=(), leaf_ids=())
+                for key, row in rows.items()}
 
     def collections(self) -> list[dict[str, Any]]:
         """The served collection: what it was built with, how many leaves it holds and how

@@ -26,6 +26,11 @@ log = logging.getLogger("mdchunk.index.milvus")  # the store's records, under it
 DUMMY_VECTOR = [0.0, 0.0]  # Milvus needs a vector field in every collection: manifest, parents
 INT_FIELDS = ("level", "index", "start", "end", "line_start", "line_end", "token_count")
 QUERY_WINDOW = 16384  # Milvus refuses a query whose offset + limit exceeds this
+#: The text fields of a leaf and of a parent: place, text, and what a search's filter reads
+#: besides their metadata (a JSON field): language, site version, the metadata's terms
+#: (:func:`~mdchunk.index.rows.metadata_terms`; the filters: :mod:`mdchunk.index.where`).
+_CHUNK_TEXTS = ("doc_id", "path", "file_type", "title", "section_path", "parent_id", "text",
+                "url", "anchor", "lang", "version", "terms")
 
 
 #: Each of :data:`~mdchunk.index.store.ANALYZER_NAMES` (a test keeps them in step) as Milvus's
@@ -70,21 +75,12 @@ def create_chunk_collection(client: Any, collection: str, meta: IndexMeta) -> No
     if meta.analyzer not in ANALYZERS:
         raise StoreError(f"unknown analyzer {meta.analyzer!r}: "
                          f"use one of {', '.join(ANALYZERS)}")
-    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
-    for name in ("doc_id", "path", "file_type", "title", "section_path"):
-        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-    for name in INT_FIELDS:
-        schema.add_field(name, DataType.INT64)
-    for name in ("parent_id", "url", "anchor"):
-        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-    _add_filter_fields(schema)
-    schema.add_field("text", DataType.VARCHAR, max_length=FIELD_BYTES["text"])
+    schema = _schema(client, "id", (*_CHUNK_TEXTS, "content_hash"), INT_FIELDS)
+    schema.add_field("metadata", DataType.JSON)
     schema.add_field("search_text", DataType.VARCHAR, max_length=FIELD_BYTES["search_text"],
                      enable_analyzer=True, analyzer_params=ANALYZERS[meta.analyzer])
     schema.add_field("dense", DataType.FLOAT_VECTOR, dim=meta.dim)
     schema.add_field("sparse", DataType.SPARSE_FLOAT_VECTOR)
-    schema.add_field("content_hash", DataType.VARCHAR, max_length=FIELD_BYTES["content_hash"])
     schema.add_function(Function(name="text_bm25", function_type=FunctionType.BM25,
                                  input_field_names=["search_text"],
                                  output_field_names=["sparse"]))
@@ -96,28 +92,24 @@ def create_parent_collection(client: Any, collection: str) -> None:
     ``child_count``. Its text has no analyzer: parents are fetched by id, never searched."""
     from pymilvus import DataType
 
-    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
-    for name in ("doc_id", "path", "file_type", "title", "section_path", "parent_id",
-                 "text", "url", "anchor"):
-        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-    for name in (*INT_FIELDS, "child_count"):
-        schema.add_field(name, DataType.INT64)
-    _add_filter_fields(schema)
+    schema = _schema(client, "id", _CHUNK_TEXTS, (*INT_FIELDS, "child_count"))
+    schema.add_field("metadata", DataType.JSON)
     schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(DUMMY_VECTOR))
     client.create_collection(collection, schema=schema)
 
 
-def _add_filter_fields(schema: Any) -> None:
-    """What a chunk has besides its place and text for a search's filter to read: its
-    document's language and site version, its metadata (front matter and the caller's) as
-    JSON, and the terms of its values (:func:`~mdchunk.index.rows.metadata_terms`; the
-    filters: :mod:`mdchunk.index.where`)."""
+def _schema(client: Any, key: str, texts: tuple[str, ...], ints: tuple[str, ...] = ()) -> Any:
+    """A schema keyed by the text field ``key``, with the text fields ``texts`` (each as long
+    as :data:`~mdchunk.index.rows.FIELD_BYTES` says) and the integer fields ``ints``."""
     from pymilvus import DataType
 
-    for name in ("lang", "version", "terms"):
+    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
+    schema.add_field(key, DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES[key])
+    for name in texts:
         schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
-    schema.add_field("metadata", DataType.JSON)
+    for name in ints:
+        schema.add_field(name, DataType.INT64)
+    return schema
 
 
 def create_unit_collection(client: Any, collection: str, dim: int) -> None:
@@ -125,10 +117,7 @@ def create_unit_collection(client: Any, collection: str, dim: int) -> None:
     unit's id, with its leaf's id, document and path. Empty when units are not embedded."""
     from pymilvus import DataType
 
-    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("id", DataType.VARCHAR, is_primary=True, max_length=FIELD_BYTES["id"])
-    for name in ("leaf_id", "doc_id", "path", "content_hash"):
-        schema.add_field(name, DataType.VARCHAR, max_length=FIELD_BYTES[name])
+    schema = _schema(client, "id", ("leaf_id", "doc_id", "path", "content_hash"))
     schema.add_field("dense", DataType.FLOAT_VECTOR, dim=dim)
     client.create_collection(collection, schema=schema)
 
@@ -137,13 +126,8 @@ def create_manifest_collection(client: Any, collection: str) -> None:
     """The manifest's collection: one row per document, keyed by its id."""
     from pymilvus import DataType
 
-    schema = client.create_schema(auto_id=False, enable_dynamic_field=False)
-    schema.add_field("doc_id", DataType.VARCHAR, is_primary=True,
-                     max_length=FIELD_BYTES["doc_id"])
-    schema.add_field("content_hash", DataType.VARCHAR, max_length=64)
+    schema = _schema(client, "doc_id", ("content_hash", "path"), ("chunk_count",))
     schema.add_field("config", DataType.VARCHAR, max_length=64)
-    schema.add_field("chunk_count", DataType.INT64)
-    schema.add_field("path", DataType.VARCHAR, max_length=FIELD_BYTES["path"])
     schema.add_field("dummy", DataType.FLOAT_VECTOR, dim=len(DUMMY_VECTOR))
     client.create_collection(collection, schema=schema)
 

@@ -150,12 +150,12 @@ class MilvusStore:
                              self.units_collection):
                     if self._client.has_collection(name):
                         self._client.drop_collection(name)
-                self._create_chunks(meta)
+                create_chunk_collection(self._client, self.collection, meta)
                 created = True
             if not self._client.has_collection(self.manifest.collection):
                 self.manifest.create()
             if not self._client.has_collection(self.parents_collection):
-                self._create_parents()
+                create_parent_collection(self._client, self.parents_collection)
             if not self._client.has_collection(self.units_collection):
                 create_unit_collection(self._client, self.units_collection, meta.dim)
             self._ensure_indexes()
@@ -194,12 +194,6 @@ class MilvusStore:
     def _collections(self) -> tuple[str, str, str, str]:
         return (self.collection, self.parents_collection, self.manifest.collection,
                 self.units_collection)
-
-    def _create_chunks(self, meta: IndexMeta) -> None:
-        create_chunk_collection(self._client, self.collection, meta)
-
-    def _create_parents(self) -> None:
-        create_parent_collection(self._client, self.parents_collection)
 
     def _ensure_indexes(self) -> None:
         """The collections' missing indexes (a step of its own: an interrupted :meth:`open`
@@ -311,15 +305,6 @@ class MilvusStore:
         with self._errors("read parents"):
             return select_rows(self._client, self.parents_collection,
                                one_of("id", dict.fromkeys(ids)), list(PARENT_FIELDS))
-
-    def chunks(self, ids: Sequence[str]) -> list[dict[str, Any]]:
-        """The stored leaves among ``ids`` (:data:`~mdchunk.index.rows.SCALAR_FIELDS`), for a
-        chunk looked up by its id (``mdchunk serve``'s ``GET /v1/chunks/{id}``)."""
-        if not ids:
-            return []
-        with self._errors("read chunks"):
-            return select_rows(self._client, self.collection,
-                               one_of("id", dict.fromkeys(ids)), list(SCALAR_FIELDS))
 
     def delete_doc(self, doc_id: str) -> None:
         """Remove a document's units, then its leaves, then its parents: a unit never outlives
