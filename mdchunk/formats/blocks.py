@@ -15,24 +15,9 @@ from typing import Literal, NamedTuple
 
 from .kinds import ATOMIC_KINDS, kind
 
-__all__ = [
-    "NEWLINE",
-    "Block",
-    "Document",
-    "Line",
-    "LineIndex",
-    "Markup",
-    "Rewrite",
-    "Role",
-    "clip",
-    "kinds_of",
-    "line_start",
-    "lines_of",
-    "rewrite_spans",
-    "rstrip_end",
-    "tile",
-    "without_spans",
-]
+__all__ = ["NEWLINE", "Block", "Document", "Line", "LineIndex", "Markup", "Rewrite", "Role", "clip",
+           "kinds_of", "line_start", "lines_of", "rewrite_spans", "rstrip_end", "tile",
+           "without_spans"]
 
 #: The line breaks markdown-it normalises, and the only ones mdchunk knows.
 NEWLINE = re.compile(r"\r\n?|\n")
