@@ -201,10 +201,10 @@ FLAGS: dict[str, Flag] = {
                      + _default("backend")),
     "analyzer": _flag("analyzer", AnalyzerChoice, "--analyzer",
                       help="auto, standard or jieba." + _default("analyzer")),
-    "units": _flag("units", bool, "--units/--no-units", help="Embed each leaf's sentences, list "
-                   "items, table rows and code lines too; a dense search scores a leaf by its "
-                   "own vector and its best unit's. Recorded with the index: switching rebuilds "
-                   "it." + _default("units")),
+    "units": _flag("units", bool, "--units/--no-units",
+                   help="Embed each leaf's sentences, list items, table rows and code lines "
+                   "too; a dense search scores a leaf by its own vector and its best unit's. "
+                   "Recorded with the index: switching rebuilds it." + _default("units")),
     "bigrams": _flag("bigrams", bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams "
                      "to what BM25 reads (leaves and queries), beside the analyzer's words. "
                      "Recorded with the index: switching rebuilds it." + _default("bigrams")),
