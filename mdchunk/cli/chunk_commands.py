@@ -30,7 +30,7 @@ from .stats import RunStats
 
 if TYPE_CHECKING:
     from ..chunks import Chunk
-    from ..sources import Source
+    from ..sources import Selection, Source
     from .settings import Settings
 
 __all__ = ["chunk", "inspect", "show_config"]
@@ -63,11 +63,10 @@ def chunk(
     choice(output_format, ("jsonl", "docsearch"), "--format")
     with one_line_errors():
         from ..chunks.docsearch import docsearch_record
-        from ..sources import discover
 
         settings = settings_of(flags)
         config = settings.chunker()
-        sources = discover(paths, selection_of(settings))
+        sources = _sources(paths, selection_of(settings))
         failures = Failures()
         tally = RunStats(config) if stats else None
         sink = output.open("w", encoding="utf-8") if output else sys.stdout
@@ -90,6 +89,12 @@ def chunk(
             for line in tally.lines():
                 report.print(line, markup=False, highlight=False, soft_wrap=True)
         failures.finish(len(sources), "chunked")
+
+
+def _sources(paths: list[Path], selection: Selection) -> list[Source]:
+    from ..sources import discover
+
+    return discover(paths, selection)
 
 
 def _tally(stats: RunStats, path: Path, chunks: list[Chunk]) -> None:
