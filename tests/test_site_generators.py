@@ -8,7 +8,7 @@ from typing import Any, get_args
 
 import pytest
 
-from mdchunk.cli.options import SiteOption
+from mdchunk.cli.options import FLAGS
 from mdchunk.errors import ConfigError
 from mdchunk.formats import parse_markdown
 from mdchunk.formats.markdown_it_parser import full_parser, other_sites_rules, unused_rules
@@ -49,7 +49,7 @@ def test_site_help_is_built_from_the_records() -> None:
     for record in GENERATORS:
         assert f"{record.name} ({record.description})" in help_text
     assert help_text.endswith(f"or {GENERATORS[-1].name} ({GENERATORS[-1].description}).")
-    option = get_args(SiteOption)[1]
+    option = get_args(FLAGS["site"].option)[1]
     assert option.help.startswith(help_text)
 
 

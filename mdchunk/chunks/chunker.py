@@ -8,6 +8,7 @@ is the strategy a config asks for (greedy unless ``semantic`` or an ``llm``)."""
 from __future__ import annotations
 
 import warnings
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -131,8 +132,6 @@ class Chunker:
         try:
             reading = read_file(path, self.config, doc_id, metadata, includes=self.includes)
             return reading, self.chunk_reading(reading, doc_id, levels)
-        except InputError:
-            raise
         except RecursionError as exc:
             raise InputError(f"{path}: nesting too deep to chunk") from exc
 
@@ -169,11 +168,7 @@ class Chunker:
         """With an ``llm``, a :class:`ChunkList` counting its proposals and fallbacks."""
         if not self.counts_events:
             return chunks
-        events: dict[str, int] = {}
-        for kit in kits:
-            for name, count in kit.events.items():
-                events[name] = events.get(name, 0) + count
-        return ChunkList(chunks, events)
+        return ChunkList(chunks, sum((kit.events for kit in kits), Counter[str]()))
 
     def _hierarchy_config(self, levels: Sequence[int] | None) -> ChunkerConfig:
         if levels is not None:

@@ -1,12 +1,7 @@
 """DocSearch records: one search record per chunk, in the shape documentation-site search
 indexes take (Algolia DocSearch, and the Typesense and Meilisearch scrapers derived from it).
-The fields and how each is filled from a chunk: docs/sites.md.
-
-A scraper reads rendered pages (``lvl1`` the ``h1``, a heading a record of its own); these
-records come from chunks, so the page title is ``lvl1``, levels are by depth, not by ``#``
-count, and a chunk with any text besides headings is a ``content`` record. Algolia takes the
-nested shape (``separator=None``), Typesense's scraper dotted keys (``"."``), Meilisearch's
-underscored ones (``"_"``)."""
+The fields, how each is filled from a chunk and the separators: docs/sites.md, "DocSearch
+records"."""
 
 from __future__ import annotations
 

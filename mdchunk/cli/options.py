@@ -45,96 +45,11 @@ def _default(key: str) -> str:
     return "" if value is None else f" [default: {value}]"
 
 
-MaxTokens = _option(int, "--max-tokens",
-                    help="Token budget of a chunk's embed_text." + _default("max_tokens"))
-Overlap = _option(int, "--overlap",
-                  help="Overlap between neighbours, in tokens "
-                  "[default: max-tokens / 8, at most half the last of --levels].")
-MinTokens = _option(int, "--min-tokens", help="Sections smaller than this share a chunk with "
-                    "their siblings [default: max-tokens / 4].")
-Tokenizer = _option(str, "--tokenizer", help="tiktoken encoding, or HF tokenizer name/path."
-                    + _default("tokenizer"))
-OversizedOption = _option(Oversized, "--oversized", help="split, or keep: leave a block larger "
-                          "than the budget whole and mark it oversized." + _default("oversized"))
-Db = _option(str, "--db", help="Milvus Lite file, or http(s)://host:port of a server."
-             + _default("db"))
-Collection = _option(str, "--collection", help="Collection name." + _default("collection"))
-Model = _option(str, "--model", help="Embedding model: auto (the collection's own; for a new "
-                "one all-MiniLM-L6-v2 for English, use-multilingual when the corpus has "
-                "Chinese in it), use-multilingual, or a sentence-transformers name or path."
-                + _default("model"))
-BackendOption = _option(BackendChoice, "--backend", help="How the model runs: auto (onnx-int8 "
-                        "where onnxruntime is installed; torch on a GPU), torch, onnx (fp32) or "
-                        "onnx-int8. The collection records it: another backend re-embeds; "
-                        "search uses the collection's own. use-multilingual ignores it."
-                        + _default("backend"))
-Analyzer = _option(AnalyzerChoice, "--analyzer",
-                   help="auto, standard or jieba." + _default("analyzer"))
-BaseUrl = _option(str, "--base-url", help="Where the pages are published: each chunk gets "
-                  "url = page URL + #anchor.")
-SiteOption = _option(Site, "--site", help=site_help() + _default("site"))
-IncludesOption = _option(str, "--includes", metavar="DIR", help="Include root: code_sample, "
-                         "include, --8<-- and MDX raw-loader references show the file's text "
-                         "(read from here) as a code block in embed_text.")
-SemanticOption = _option(Semantic, "--semantic", help="Choose cut points by meaning: embedding "
-                         "(all-MiniLM-L6-v2, or --model for index) or lexical (word overlap, "
-                         "no model). Default: greedy.")
-Levels = _option(str, "--levels", help="A hierarchy's token budgets, coarsest first, e.g. "
-                 "2048,512,128; the last is the leaves' budget and replaces --max-tokens.")
-Workers = _option(int, "--workers", min=1, help="Parallel processes." + _default("workers"))
-Globs = _option(list[str], "--glob", help="Take the files of a folder that match this "
-                "gitignore-style pattern (repeatable; instead of the known extensions).")
-Excludes = _option(list[str], "--exclude", help="Leave out files and folders that match this "
-                   "gitignore-style pattern (repeatable).")
-Gitignore = _option(bool, "--gitignore/--no-gitignore",
-                    help="Honour .gitignore files [default: on].")
-UnitsOption = _option(bool, "--units/--no-units", help="Embed each leaf's sentences, list items, "
-                     "table rows and code lines too; a dense search scores a leaf by its own "
-                     "vector and its best unit's. Recorded with the index: switching rebuilds "
-                     "it." + _default("units"))
-BigramsOption = _option(bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams to what "
-                        "BM25 reads (leaves and queries), beside the analyzer's words. Recorded "
-                        "with the index: switching rebuilds it." + _default("bigrams"))
-
 #: Every command's ``--verbose``: what a run only counts on stderr (the includes it left out),
 #: named one by one; mdchunk's debug log.
 VerboseOption = Annotated[bool, typer.Option(
     "--verbose", "-v", help="Name each include left out, and whatever else mdchunk logs at "
                             "debug level, on stderr.")]
-
-# -- search's own flags, typed by the library's literals ---------------------------------------
-ModeOption = Annotated[SearchMode, typer.Option("--mode", help="hybrid, dense or bm25.")]
-FusionOption = _option(FusionName, "--fusion", help="How hybrid search fuses dense and BM25: "
-                       "peaked (min-max scores, each list weighted by how far its first hits "
-                       "stand out), score (min-max scores, weighted) or rrf (reciprocal rank) "
-                       "[default: peaked].")
-WeightsOption = _option(str, "--weights", metavar="DENSE,BM25", help="Hybrid weights of the "
-                        "dense and BM25 lists, e.g. 0.3,0.7 [default: 1,1].")
-ExpandOption = Annotated[Expand, typer.Option(
-    "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
-                     f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
-                     "level after level).")]
-RerankOption = _option(str, "--rerank", metavar="MODEL", help="Rerank the candidates with a "
-                      "local cross-encoder (a folder, or a name in the local Hugging Face cache, "
-                      "e.g. BAAI/bge-reranker-base) before k are kept. Default: none.")
-CollapseOption = Annotated[bool, typer.Option(
-    "--collapse/--no-collapse", show_default=False, help="Show a passage found on several "
-                                                         "pages (the same text, or nearly) "
-                                                         "once, listing where else it is "
-                                                         "[default: on].")]
-PerPageOption = Annotated[Optional[int], typer.Option(
-    "--per-page", metavar="N", min=1, help="At most N hits of one page, so that k different "
-                                           "pages are shown. Default: any number.")]
-WhereOption = _option(list[str], "--where", metavar="FILTER", help="Only the chunks a filter "
-                      "keeps, e.g. 'tags contains \"db\" and lang == \"zh\"' (README, "
-                      "\"Filters\"); repeated, all must keep a chunk.")
-MetaOption = _option(list[str], "--meta", metavar="KEY=VALUE", help="Metadata every chunk of the "
-                     "run gets, for search --where (a page's front matter overrides a key); "
-                     "VALUE is read as JSON when it parses (5, true, [\"a\"]), else as text; "
-                     "repeatable.")
-MilvusToken = _option(str, "--milvus-token", envvar="MILVUS_TOKEN", help="Milvus token.")
-#: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
-OldToken = _option(str, "--token", hidden=True)
 
 
 def milvus_token(flags: Mapping[str, object]) -> str | None:
@@ -239,55 +154,116 @@ class Flag:
     default: object = None
 
 
+def _flag(key: str, kind: Any, *names: str, parse: Callable[[Any], object] = _given,
+          **declared: Any) -> Flag:
+    """A flag that sets ``key``, declared by :func:`_option`."""
+    return Flag(key, _option(kind, *names, **declared), parse)
+
+
 #: Every flag more than one command takes, or that sets a config's field, by its parameter
 #: name.
 FLAGS: dict[str, Flag] = {
-    "max_tokens": Flag("max_tokens", MaxTokens),
-    "overlap": Flag("overlap_tokens", Overlap),
-    "min_tokens": Flag("min_tokens", MinTokens),
-    "tokenizer": Flag("tokenizer", Tokenizer),
-    "oversized": Flag("oversized", OversizedOption),
-    "levels": Flag("levels", Levels, _levels),
-    "base_url": Flag("base_url", BaseUrl),
-    "site": Flag("site", SiteOption),
-    "includes": Flag("includes", IncludesOption),
-    "semantic": Flag("semantic", SemanticOption),
-    "db": Flag("db", Db),
-    "collection": Flag("collection", Collection),
-    "model": Flag("model", Model),
-    "backend": Flag("backend", BackendOption),
-    "analyzer": Flag("analyzer", Analyzer),
-    "units": Flag("units", UnitsOption),
-    "bigrams": Flag("bigrams", BigramsOption),
-    "workers": Flag("workers", Workers),
-    "globs": Flag("glob", Globs, _patterns),
-    "excludes": Flag("exclude", Excludes, _patterns),
-    "gitignore": Flag("gitignore", Gitignore),
-    "token": Flag("milvus_token", MilvusToken),
-    "old_token": Flag("token", OldToken),
+    "max_tokens": _flag("max_tokens", int, "--max-tokens", help="Token budget of a chunk's "
+                        "embed_text." + _default("max_tokens")),
+    "overlap": _flag("overlap_tokens", int, "--overlap", help="Overlap between neighbours, in "
+                     "tokens [default: max-tokens / 8, at most half the last of --levels]."),
+    "min_tokens": _flag("min_tokens", int, "--min-tokens", help="Sections smaller than this "
+                        "share a chunk with their siblings [default: max-tokens / 4]."),
+    "tokenizer": _flag("tokenizer", str, "--tokenizer", help="tiktoken encoding, or HF "
+                       "tokenizer name/path." + _default("tokenizer")),
+    "oversized": _flag("oversized", Oversized, "--oversized", help="split, or keep: leave a "
+                       "block larger than the budget whole and mark it oversized."
+                       + _default("oversized")),
+    "levels": _flag("levels", str, "--levels", parse=_levels, help="A hierarchy's token "
+                    "budgets, coarsest first, e.g. 2048,512,128; the last is the leaves' budget "
+                    "and replaces --max-tokens."),
+    "base_url": _flag("base_url", str, "--base-url", help="Where the pages are published: each "
+                      "chunk gets url = page URL + #anchor."),
+    "site": _flag("site", Site, "--site", help=site_help() + _default("site")),
+    "includes": _flag("includes", str, "--includes", metavar="DIR", help="Include root: "
+                      "code_sample, include, --8<-- and MDX raw-loader references show the "
+                      "file's text (read from here) as a code block in embed_text."),
+    "semantic": _flag("semantic", Semantic, "--semantic", help="Choose cut points by meaning: "
+                      "embedding (all-MiniLM-L6-v2, or --model for index) or lexical (word "
+                      "overlap, no model). Default: greedy."),
+    "db": _flag("db", str, "--db", help="Milvus Lite file, or http(s)://host:port of a server."
+                + _default("db")),
+    "collection": _flag("collection", str, "--collection", help="Collection name."
+                        + _default("collection")),
+    "model": _flag("model", str, "--model", help="Embedding model: auto (the collection's own; "
+                   "for a new one all-MiniLM-L6-v2 for English, use-multilingual when the corpus "
+                   "has Chinese in it), use-multilingual, or a sentence-transformers name or "
+                   "path." + _default("model")),
+    "backend": _flag("backend", BackendChoice, "--backend", help="How the model runs: auto "
+                     "(onnx-int8 where onnxruntime is installed; torch on a GPU), torch, onnx "
+                     "(fp32) or onnx-int8. The collection records it: another backend "
+                     "re-embeds; search uses the collection's own. use-multilingual ignores it."
+                     + _default("backend")),
+    "analyzer": _flag("analyzer", AnalyzerChoice, "--analyzer",
+                      help="auto, standard or jieba." + _default("analyzer")),
+    "units": _flag("units", bool, "--units/--no-units",
+                   help="Embed each leaf's sentences, list items, table rows and code lines "
+                   "too; a dense search scores a leaf by its own vector and its best unit's. "
+                   "Recorded with the index: switching rebuilds it." + _default("units")),
+    "bigrams": _flag("bigrams", bool, "--bigrams/--no-bigrams", help="Add CJK character bigrams "
+                     "to what BM25 reads (leaves and queries), beside the analyzer's words. "
+                     "Recorded with the index: switching rebuilds it." + _default("bigrams")),
+    "workers": _flag("workers", int, "--workers", min=1,
+                     help="Parallel processes." + _default("workers")),
+    "globs": _flag("glob", list[str], "--glob", parse=_patterns, help="Take the files of a "
+                   "folder that match this gitignore-style pattern (repeatable; instead of the "
+                   "known extensions)."),
+    "excludes": _flag("exclude", list[str], "--exclude", parse=_patterns, help="Leave out files "
+                      "and folders that match this gitignore-style pattern (repeatable)."),
+    "gitignore": _flag("gitignore", bool, "--gitignore/--no-gitignore",
+                       help="Honour .gitignore files [default: on]."),
+    "token": _flag("milvus_token", str, "--milvus-token", envvar="MILVUS_TOKEN",
+                   help="Milvus token."),
+    #: ``--token``, ``--milvus-token`` 's old name: accepted for a release, with a warning.
+    "old_token": _flag("token", str, "--token", hidden=True),
     "k": Flag("k", Annotated[int, typer.Option("-k", help="How many hits.")], default=5),
-    "query_prompt": Flag("query_prompt", _option(
-        str, "--query-prompt", metavar="TEXT", help="Put before every query embedded (\"\": "
-        "nothing). Default: what the model declares, or its family's (e5: 'query: '); an index "
-        "records it and search uses the recorded one.")),
-    "document_prompt": Flag("document_prompt", _option(
-        str, "--document-prompt", metavar="TEXT", help="Put before every passage embedded "
-        "(\"\": nothing). Default: what the model declares, or its family's (e5: 'passage: ').")),
+    "query_prompt": _flag("query_prompt", str, "--query-prompt", metavar="TEXT", help="Put "
+                          "before every query embedded (\"\": nothing). Default: what the model "
+                          "declares, or its family's (e5: 'query: '); an index records it and "
+                          "search uses the recorded one."),
+    "document_prompt": _flag("document_prompt", str, "--document-prompt", metavar="TEXT",
+                             help="Put before every passage embedded (\"\": nothing). Default: "
+                             "what the model declares, or its family's (e5: 'passage: ')."),
     "depth": Flag("depth", Annotated[int, typer.Option(
         "--depth", min=1, help="Candidates each side draws, fused, reranked and collapsed "
                                "before k are kept; k only cuts the result.")],
         default=DEFAULT_DEPTH),
-    "mode": Flag("mode", ModeOption, default="hybrid"),
-    "path_prefix": Flag("path_prefix", Annotated[Optional[str], typer.Option(
-        "--path-prefix", help="Only paths under this.")]),
-    "fusion": Flag("fusion", FusionOption),
-    "weights": Flag("weights", WeightsOption, _weights),
-    "expand": Flag("expand", ExpandOption, default="none"),
-    "rerank": Flag("rerank", RerankOption),
-    "collapse": Flag("collapse", CollapseOption, default=True),
-    "per_page": Flag("per_page", PerPageOption),
-    "where": Flag("where", WhereOption, _where),
-    "meta": Flag("metadata", MetaOption, _meta),
+    "mode": Flag("mode", Annotated[SearchMode, typer.Option(
+        "--mode", help="hybrid, dense or bm25.")], default="hybrid"),
+    "path_prefix": _flag("path_prefix", str, "--path-prefix", help="Only paths under this."),
+    "fusion": _flag("fusion", FusionName, "--fusion", help="How hybrid search fuses dense and "
+                    "BM25: peaked (min-max scores, each list weighted by how far its first hits "
+                    "stand out), score (min-max scores, weighted) or rrf (reciprocal rank) "
+                    "[default: peaked]."),
+    "weights": _flag("weights", str, "--weights", parse=_weights, metavar="DENSE,BM25",
+                     help="Hybrid weights of the dense and BM25 lists, e.g. 0.3,0.7 "
+                     "[default: 1,1]."),
+    "expand": Flag("expand", Annotated[Expand, typer.Option(
+        "--expand", help="none (the matching chunks), parent (each one's parent), or auto "
+                         f"(a parent where at least {MERGE_RATIO:.0%} of its children match, "
+                         "level after level).")], default="none"),
+    "rerank": _flag("rerank", str, "--rerank", metavar="MODEL", help="Rerank the candidates "
+                    "with a local cross-encoder (a folder, or a name in the local Hugging Face "
+                    "cache, e.g. BAAI/bge-reranker-base) before k are kept. Default: none."),
+    "collapse": Flag("collapse", Annotated[bool, typer.Option(
+        "--collapse/--no-collapse", show_default=False, help="Show a passage found on several "
+                                                             "pages (the same text, or nearly) "
+                                                             "once, listing where else it is "
+                                                             "[default: on].")], default=True),
+    "per_page": _flag("per_page", int, "--per-page", metavar="N", min=1, help="At most N hits "
+                      "of one page, so that k different pages are shown. Default: any number."),
+    "where": _flag("where", list[str], "--where", parse=_where, metavar="FILTER", help="Only "
+                   "the chunks a filter keeps, e.g. 'tags contains \"db\" and lang == \"zh\"' "
+                   "(README, \"Filters\"); repeated, all must keep a chunk."),
+    "meta": _flag("metadata", list[str], "--meta", parse=_meta, metavar="KEY=VALUE",
+                  help="Metadata every chunk of the run gets, for search --where (a page's "
+                  "front matter overrides a key); VALUE is read as JSON when it parses (5, "
+                  "true, [\"a\"]), else as text; repeatable."),
 }
 #: The search config's fields the flags set.
 SEARCH_FIELDS = ("k", "mode", "path_prefix", "weights", "fusion", "expand", "rerank", "collapse",

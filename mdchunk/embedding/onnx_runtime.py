@@ -27,11 +27,8 @@ CHECKED = "checked.json"
 
 
 def checksum(path: Path) -> str:
-    digest = hashlib.blake2b(digest_size=16)
     with path.open("rb") as handle:
-        while block := handle.read(1 << 22):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, lambda: hashlib.blake2b(digest_size=16)).hexdigest()
 
 
 def available_cores() -> int:

@@ -11,10 +11,11 @@ import functools
 import math
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..errors import ConfigError, DependencyError
-from .resolve import EXTRA_HINT, model_folder
+from .resolve import model_folder
+from .torch_runtime import local_model
 
 if TYPE_CHECKING:
     from sentence_transformers import CrossEncoder
@@ -83,18 +84,6 @@ def rerank_scores(reranker: Reranker, query: str, texts: Sequence[str]) -> list[
 @functools.lru_cache(maxsize=2)
 def _cross_encoder(model: str, device: str | None) -> CrossEncoder:
     """Load once per process: searches in a loop reuse the model."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
-    try:
-        from sentence_transformers import CrossEncoder
-    except ImportError as exc:
-        raise DependencyError(f"reranking needs sentence-transformers: {EXTRA_HINT}") from exc
-    folder = model_folder(model)
-    options: dict[str, Any] = {"device": device or "cpu", "local_files_only": True}
-    try:
-        loaded: CrossEncoder = CrossEncoder(str(folder or model), **options)
-        return loaded
-    except Exception as exc:  # missing files, bad config: many exception types
-        first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DependencyError(f"reranker {model!r} could not be loaded locally (no network is "
-                              f"used): {first_line}") from exc
+    loaded: CrossEncoder = local_model("CrossEncoder", str(model_folder(model) or model),
+                                       device or "cpu", "reranking", f"reranker {model!r}")
+    return loaded

@@ -69,7 +69,9 @@ class SentenceTransformerEmbedder:
             raise ConfigError(f"backend={backend!r} must be one of auto, {', '.join(BACKENDS)}")
         if batch_tokens is not None and batch_tokens < 1:
             raise ConfigError(f"batch_tokens={batch_tokens} must be at least 1")
-        self.name, self._source = resolve_model(model)
+        #: Where the model's files are: a folder, or a hub name in the local cache (where its
+        #: declared prompts are read: :mod:`.prompts`).
+        self.name, self.source = resolve_model(model)
         self._device = device
         self.batch_size = batch_size
         #: The backend asked for; :attr:`backend` is the one used.
@@ -77,8 +79,8 @@ class SentenceTransformerEmbedder:
         self._backend: Backend | None = "torch" if backend == "torch" else None
         self._export: Export | None = None
         self._batch_tokens = batch_tokens
-        self.tokenizer: str = self._source
-        described = describe(self._source)
+        self.tokenizer: str = self.source
+        described = describe(self.source)
         if described is None:  # an unusual layout: ask the loaded model itself
             described = ask_model(self._load(), self.name)
         self.dim, self.max_tokens = described
@@ -89,15 +91,9 @@ class SentenceTransformerEmbedder:
         model when its export is not cached yet (or is broken), and falls back to torch when
         it cannot be exported."""
         if self._backend is None:
-            self._export = export_of_model(self._source, self.name, self.wanted == "onnx-int8")
+            self._export = export_of_model(self.source, self.name, self.wanted == "onnx-int8")
             self._backend = self.wanted if self._export is not None else "torch"
         return self._backend
-
-    @property
-    def source(self) -> str:
-        """Where the model's files are: a folder, or a hub name in the local cache (where its
-        declared prompts are read: :mod:`.prompts`)."""
-        return self._source
 
     @property
     def export(self) -> str:
@@ -115,7 +111,7 @@ class SentenceTransformerEmbedder:
     def _load(self) -> SentenceTransformer:
         """The torch model, loaded on first use: an index run with nothing new to embed never
         pays the seconds torch and the weights take to load. On a GPU, in half precision."""
-        model = load_model(self._source, self.device)
+        model = load_model(self.source, self.device)
         if self.device.startswith("cuda"):
             model.half()  # idempotent: the loaded model is shared
         return model

@@ -16,27 +16,34 @@ if TYPE_CHECKING:
     import numpy as np
     from sentence_transformers import SentenceTransformer
 
-__all__ = ["LazyEmbedder", "ask_model", "auto_device", "load_model"]
+__all__ = ["LazyEmbedder", "ask_model", "auto_device", "load_model", "local_model"]
 
 
 @functools.lru_cache(maxsize=4)
 def load_model(source: str, device: str) -> SentenceTransformer:
     """Load once per process (PyTorch): a model takes seconds to load and tests and CLI reuse
     it."""
+    model: SentenceTransformer = local_model("SentenceTransformer", source, device, "embedding",
+                                             f"embedding model {source!r}")
+    return model
+
+
+def local_model(kind: str, source: str, device: str, use: str, named: str) -> Any:
+    """``sentence_transformers.<kind>`` (``SentenceTransformer``, ``CrossEncoder``) of
+    ``source`` from local files only; a missing package or a model that will not load is a
+    :class:`DependencyError` saying what needs it (``use``) and which model (``named``)."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     try:
-        from sentence_transformers import SentenceTransformer
+        import sentence_transformers
     except ImportError as exc:
-        raise DependencyError(f"embedding needs sentence-transformers: {EXTRA_HINT}") from exc
+        raise DependencyError(f"{use} needs sentence-transformers: {EXTRA_HINT}") from exc
     try:
-        return SentenceTransformer(source, device=device, local_files_only=True)
+        return getattr(sentence_transformers, kind)(source, device=device, local_files_only=True)
     except Exception as exc:  # missing files, bad config, unknown device: many exception types
         first_line = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        raise DependencyError(
-            f"embedding model {source!r} could not be loaded locally (no network is used): "
-            f"{first_line}"
-        ) from exc
+        raise DependencyError(f"{named} could not be loaded locally (no network is used): "
+                              f"{first_line}") from exc
 
 
 def ask_model(model: Any, name: str) -> tuple[int, int]:

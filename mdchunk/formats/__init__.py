@@ -15,23 +15,9 @@ if TYPE_CHECKING:
     from .qa import QAPair, looks_like_qa, parse_qa
     from .registry import FORMATS, SUFFIXES, format_for
 
-__all__ = [
-           "FORMATS",
-           "KINDS",
-           "SEAMS",
-           "SUFFIXES",
-           "Block",
-           "Document",
-           "Kind",
-           "LineIndex",
-           "QAPair",
-           "Seam",
-           "format_for",
-           "looks_like_qa",
-           "parse_markdown",
-           "parse_plain_text",
-           "parse_qa",
-]
+__all__ = ["FORMATS", "KINDS", "SEAMS", "SUFFIXES", "Block", "Document", "Kind", "LineIndex",
+           "QAPair", "Seam", "format_for", "looks_like_qa", "parse_markdown", "parse_plain_text",
+           "parse_qa"]
 
 __getattr__, __dir__ = lazy_exports(__name__, {
     **dict.fromkeys(["Block", "Document", "LineIndex"], ".blocks"),

@@ -16,7 +16,7 @@ from markdown_it.token import Token
 from mdit_py_plugins.attrs.parse import ParseError
 from mdit_py_plugins.attrs.parse import parse as parse_attrs
 
-from .blocks import NEWLINE, Block, Document, LineIndex, rstrip_end, tile, without_spans
+from .blocks import NEWLINE, Block, Document, LineIndex, rewrite_spans, rstrip_end, tile
 from .markdown_it_parser import full_parser
 
 __all__ = ["BlockMaker", "link_definitions", "plain_text", "split_heading_id"]
@@ -38,7 +38,8 @@ class BlockMaker:
         recorded; a ``comment`` block when it is nothing but comments."""
         if "<!--" in content:
             found = self.find_comments(start, end, _html_comments(content))
-            if found and not without_spans(self.source, start, end, found).strip():
+            shown = rewrite_spans(self.source, start, end, [(a, b, "") for a, b in found])
+            if found and not shown.strip():
                 return Block("comment", start, end)  # no site shows any of it
         return Block("html", start, end)
 
@@ -165,8 +166,8 @@ class BlockMaker:
         header_end = body[0].start if body else end
         header = Block("row", start, rstrip_end(self.source, start, header_end))
         # repeated in embed_text as the page shows it: without its comments
-        hidden = [(a, b) for a, b in self.comments if header.start <= a and b <= header.end]
-        prefix = without_spans(self.source, header.start, header.end, hidden)
+        hidden = [(a, b, "") for a, b in self.comments if header.start <= a and b <= header.end]
+        prefix = rewrite_spans(self.source, header.start, header.end, hidden)
         return Block("table", start, end, (header, *body), prefix=prefix)
 
     def fence_line(self, start: int) -> str:

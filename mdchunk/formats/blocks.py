@@ -15,24 +15,8 @@ from typing import Literal, NamedTuple
 
 from .kinds import ATOMIC_KINDS, kind
 
-__all__ = [
-    "NEWLINE",
-    "Block",
-    "Document",
-    "Line",
-    "LineIndex",
-    "Markup",
-    "Rewrite",
-    "Role",
-    "clip",
-    "kinds_of",
-    "line_start",
-    "lines_of",
-    "rewrite_spans",
-    "rstrip_end",
-    "tile",
-    "without_spans",
-]
+__all__ = ["NEWLINE", "Block", "Document", "Line", "LineIndex", "Markup", "Rewrite", "Role", "clip",
+           "kinds_of", "line_start", "lines_of", "rewrite_spans", "rstrip_end", "tile"]
 
 #: The line breaks markdown-it normalises, and the only ones mdchunk knows.
 NEWLINE = re.compile(r"\r\n?|\n")
@@ -246,16 +230,6 @@ def clip(source: str, block: Block, start: int, end: int) -> Block | None:
         prefix = children[0].prefix  # a tab group cut inside a tab repeats that tab's label
     return replace(block, start=lo, end=hi, children=children, prefix=prefix,
                    continued=block.continued or block.start < start)
-
-
-def without_spans(source: str, start: int, end: int, spans: Sequence[tuple[int, int]]) -> str:
-    """``source[start:end]`` with ``spans`` (ordered, within it) left out."""
-    parts, pos = [], start
-    for a, b in spans:
-        parts.append(source[pos:a])
-        pos = b
-    parts.append(source[pos:end])
-    return "".join(parts)
 
 
 def rewrite_spans(source: str, start: int, end: int, rewrites: Sequence[Rewrite]) -> str:

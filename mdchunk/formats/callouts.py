@@ -1,14 +1,6 @@
-"""Hugo callout shortcodes as blocks: ``{{< note >}}`` … ``{{< /note >}}`` is one admonition.
-
-markdown-it reads the tags as text; :mod:`.site_markup` has already found them (roles
-``callout`` and ``callout_end``). This pass makes the blocks from an opening tag to its closing
-one, in any run of sibling blocks, a single ``admonition`` block, atomic like a blockquote: cut
-only between its blocks when it does not fit (a tag alone in its paragraph travels with the
-block beside it), a chunk starting inside a cut one repeating its label (``Caution:``).
-
-A pair stays blocks of the page when it is not whole in one run of siblings, when a heading
-lies between (it heads a section, which a block cannot hold), or when a tab group's tag does
-(:mod:`.tabs`)."""
+"""Hugo callout shortcodes as blocks: the blocks from ``{{< note >}}`` to ``{{< /note >}}``
+(tags found by :mod:`.site_markup`), in any run of sibling blocks, become one atomic
+``admonition`` block (the rules, and when a pair stays blocks: docs/sites.md, "Callouts")."""
 
 from __future__ import annotations
 

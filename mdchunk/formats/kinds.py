@@ -8,19 +8,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = [
-    "ATOMIC_KINDS",
-    "HEADING_KINDS",
-    "KINDS",
-    "KIND_OF_TOKEN",
-    "SEAMS",
-    "UNSEEN_KINDS",
-    "Kind",
-    "Seam",
-    "SeamName",
-    "kind",
-    "merge_kinds",
-]
+__all__ = ["ATOMIC_KINDS", "HEADING_KINDS", "KINDS", "KIND_OF_TOKEN", "SEAMS", "UNSEEN_KINDS",
+           "Kind", "Seam", "SeamName", "kind", "merge_kinds"]
 
 #: How a span is cut: between its child blocks, lines, sentences, words, or tokens (last resort).
 SeamName = Literal["children", "lines", "sentences", "words", "tokens"]

@@ -13,6 +13,8 @@ from collections.abc import Callable
 from typing import Any
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_block import html_block as markdown_it_html_block
+from markdown_it.rules_block.state_block import StateBlock
 from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 from mdit_py_plugins.admon import admon_plugin
@@ -24,11 +26,11 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 from mdit_py_plugins.tasklists import tasklists_plugin
 
 from .content_tabs import content_tabs_plugin
-from .html_comments import comment_blocks_plugin
 from .sites.generators import read_as, site_rules
 
-__all__ = ["RULE_TRIGGERS", "block_parser", "configured", "full_parser", "inline_pass",
-           "other_sites_rules", "unused_rules", "valid_container_name"]
+__all__ = ["RULE_TRIGGERS", "block_parser", "comment_blocks_plugin", "configured", "full_parser",
+           "html_block", "inline_pass", "other_sites_rules", "unused_rules",
+           "valid_container_name"]
 
 
 def configured() -> MarkdownIt:
@@ -39,6 +41,43 @@ def configured() -> MarkdownIt:
     # One rule for every ``::: name`` container (one rule per name cost ~5% of parse time).
     md.use(container_plugin, name="container", validate=valid_container_name)
     return md
+
+
+def html_block(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
+    """markdown-it's HTML block rule, with an HTML comment inside a list item or a quote read as
+    CommonMark (goldmark, commonmark.js, GitHub) reads it: one block to its ``-->``, blank lines
+    and all, where markdown-it stops at the blank line and would put the rest of the comment in
+    ``embed_text`` (the zh-cn pages of a Hugo site keep each English original that way). The
+    comment runs on when every line up to its ``-->`` is blank or indented into the container
+    (else the block stays as markdown-it ends it)."""
+    if silent or not markdown_it_html_block(state, start_line, end_line, silent):
+        return silent and markdown_it_html_block(state, start_line, end_line, silent)
+    token = state.tokens[-1]
+    if not token.content.startswith("<!--") or "-->" in token.content:
+        return True
+    line = state.line
+    if line >= end_line or not state.isEmpty(line):
+        return True  # ended by a less indented line: the container ended there too
+    while line < end_line:
+        if not state.isEmpty(line):
+            if state.sCount[line] < state.blkIndent:
+                return True  # the container ends before the comment closes
+            text = state.src[state.bMarks[line] + state.tShift[line]:state.eMarks[line]]
+            if "-->" in text:
+                line += 1
+                state.line = line
+                assert token.map is not None
+                token.map = [token.map[0], line]
+                token.content = state.getLines(start_line, line, state.blkIndent, True)
+                return True
+        line += 1
+    return True
+
+
+def comment_blocks_plugin(md: MarkdownIt) -> None:
+    """Put :func:`html_block` in the place of markdown-it's rule (the same name and chains)."""
+    md.block.ruler.at("html_block", html_block,
+                      {"alt": ["paragraph", "reference", "blockquote"]})
 
 
 def valid_container_name(params: str, markup: str) -> bool:

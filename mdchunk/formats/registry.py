@@ -11,17 +11,8 @@ from typing import Literal, get_args
 from ..errors import ConfigError
 from .qa import looks_like_qa
 
-__all__ = [
-    "FORMATS",
-    "MARKDOWN_SUFFIXES",
-    "SUFFIXES",
-    "TEXT_SUFFIXES",
-    "Format",
-    "FormatName",
-    "ReaderChoice",
-    "format_for",
-    "reader_for",
-]
+__all__ = ["FORMATS", "MARKDOWN_SUFFIXES", "SUFFIXES", "TEXT_SUFFIXES", "Format", "FormatName",
+           "ReaderChoice", "format_for", "reader_for"]
 
 FormatName = Literal["markdown", "qa", "text"]
 #: What a ``reader=`` keyword takes: a format's name, or ``auto`` (:func:`reader_for`).

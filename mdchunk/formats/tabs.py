@@ -1,15 +1,7 @@
-"""Tab groups as structure: a ``tabs`` block whose children are its ``tab`` s.
-
-Docusaurus writes a group as ``<Tabs>`` … ``</Tabs>`` with ``<TabItem …>`` children, Hugo as
-``{{< tabs >}}`` with ``{{% tab name="…" %}}`` children; markdown-it reads neither.
-:mod:`.site_markup` has already found the tags; this pass turns the blocks from an opening group
-tag to its closing one, in any run of sibling blocks, into one atomic ``tabs`` block cut only
-between its (atomic) tabs. A tab's label is its ``title`` and ``prefix``: a chunk starting
-inside a cut tab repeats it (``docs/sites.md``).
-
-A group stays blocks of the page when it is not whole in one run, when text shares a block with
-its outer tags, when a heading lies between (it heads a section), or when it is nested in
-another group."""
+"""Tab groups as structure: the blocks from an opening group tag (found by :mod:`.site_markup`)
+to its closing one, in any run of sibling blocks, become one atomic ``tabs`` block whose
+children are its ``tab`` s (the rules, and when a group stays blocks: docs/sites.md, "Tab
+groups")."""
 
 from __future__ import annotations
 

@@ -54,6 +54,13 @@ class Packer(Protocol):
 Rule = Callable[[Packer, Piece], bool]
 
 
+def _close_before(packer: Packer, *pieces: Piece) -> bool:
+    """Close the chunk under way; ``pieces`` go first into the next."""
+    packer.requeue(*pieces)
+    packer.close()
+    return True
+
+
 def close_at_planned_cut(packer: Packer, piece: Piece) -> bool:
     """A semantic strategy planned a cut before ``piece``: the chunk under way ends here, if it
     has content and ``piece`` may start a chunk (guarantee 3: a tail never does; glue at the
@@ -61,9 +68,7 @@ def close_at_planned_cut(packer: Packer, piece: Piece) -> bool:
     apply inside the planned chunks."""
     if piece.start not in packer.cuts or piece.tail or not packer.group.has_content:
         return False
-    packer.requeue(piece)
-    packer.close()
-    return True
+    return _close_before(packer, piece)
 
 
 def open_fresh_chunk(packer: Packer, piece: Piece) -> bool:
@@ -100,9 +105,7 @@ def tail_keeps_company(packer: Packer, tail: Piece) -> bool:
         moved.insert(0, packer.pop())
     last = packer.pop()
     if group.has_content:
-        packer.requeue(last, *moved)
-        packer.close()
-        return True
+        return _close_before(packer, last, *moved)
     if group.overlap_start is not None:  # 2 before 5: the overlap yields before a block is cut
         group.overlap_start, group.overlap_tokens = None, 0
         if group.used + sum(packer.tokens(p) for p in (last, *moved)) <= limit:
@@ -120,9 +123,7 @@ def tail_keeps_company(packer: Packer, tail: Piece) -> bool:
         packer.requeue(*parts, *moved)
         return True
     packer.add(last)  # nothing left to cut: the budget wins over company
-    packer.requeue(*[replace(p, tail=False) for p in moved])
-    packer.close()
-    return True
+    return _close_before(packer, *[replace(p, tail=False) for p in moved])
 
 
 def start_next_chunk(packer: Packer, piece: Piece) -> bool:
@@ -135,9 +136,7 @@ def start_next_chunk(packer: Packer, piece: Piece) -> bool:
     if (packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start)
             and not packer.keep_whole(piece) and not packer.fits_bare(piece)):
         return False
-    packer.requeue(piece)
-    packer.close()
-    return True
+    return _close_before(packer, piece)
 
 
 def breadcrumb_yields(packer: Packer, piece: Piece) -> bool:
@@ -163,9 +162,7 @@ def shed_spare_headings(packer: Packer, piece: Piece) -> bool:
     keep = group.pieces[n:]
     del group.pieces[n:]
     group.tokens = sum(packer.tokens(p) for p in group.pieces)
-    packer.requeue(*keep, piece)
-    packer.close()
-    return True
+    return _close_before(packer, *keep, piece)
 
 
 def close_heading_run(packer: Packer, piece: Piece) -> bool:
@@ -175,9 +172,7 @@ def close_heading_run(packer: Packer, piece: Piece) -> bool:
     if (not group.pieces or group.has_content or not piece.glue
             or piece.kinds[0] not in HEADING_KINDS):
         return False
-    packer.requeue(piece)
-    packer.close()
-    return True
+    return _close_before(packer, piece)
 
 
 def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
@@ -193,9 +188,7 @@ def nested_heading_yields(packer: Packer, piece: Piece) -> bool:
     if not nested or (packer.cost_in_fresh_chunk(piece) > packer.limit(piece.start)
                       and not packer.fits_bare(piece)):
         return False
-    packer.requeue(piece)
-    packer.close()
-    return True
+    return _close_before(packer, piece)
 
 
 def cut_finer(packer: Packer, piece: Piece) -> bool:

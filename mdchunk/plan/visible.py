@@ -15,14 +15,12 @@ from ..formats.blocks import Block, Document, Rewrite, rewrite_spans
 from ..formats.kinds import kind
 from ..text.inline import image_destinations
 from ..tokens import SpanCounts
+from ..tokens.spans import BEFORE_TEXT_LINE
 
 __all__ = ["clipped", "count_visible", "page_hidden", "visible_text"]
 
 #: Blank lines a left-out comment leaves behind, collapsed to one.
 _BLANK_LINES = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
-#: A line break before a line with text on it: where a line-additive tokenizer's counts add up
-#: (:attr:`~mdchunk.tokens.TokenCounter.line_additive`).
-_BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
 
 
 def page_hidden(doc: Document, comments: bool) -> tuple[Rewrite, ...]:
@@ -69,7 +67,7 @@ def count_visible(counts: SpanCounts, start: int, end: int, rewrites: Sequence[R
     if not counter.line_additive or not text:
         return text, counter.count(text)
     origins = _Origins(raw, start, end, rewrites, len(collapsed) - len(collapsed.lstrip()))
-    cuts = [m.start() + 1 for m in _BEFORE_TEXT_LINE.finditer(text)]
+    cuts = [m.start() + 1 for m in BEFORE_TEXT_LINE.finditer(text)]
     starts, ends = [0, *cuts], [*cuts, len(text)]
     total = 0
     same: tuple[int, int] | None = None  # the run of lines as they are in the source, so far

@@ -69,6 +69,31 @@ class _Pieces:
         return self.new_starts[k] + min(into, self.new_lengths[k])
 
 
+class _Rebuilt:
+    """A new string built stretch by stretch from an old one, and the :class:`_Pieces` that
+    map it back."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.stretches: list[tuple[int, int, int, int]] = []  # new, old start; new, old length
+        self.length = 0
+
+    def add(self, old_start: int, old: str, normalize: bool = False) -> None:
+        """Append ``old`` (the stretch of the old string at ``old_start``), in NFC with
+        ``normalize``."""
+        new = unicodedata.normalize("NFC", old) if normalize else old
+        self.parts.append(new)
+        if new:
+            self.stretches.append((self.length, old_start, len(new), len(old)))
+        self.length += len(new)
+
+    def done(self, old_length: int) -> tuple[str, _Pieces]:
+        new, old, new_lengths, old_lengths = [tuple(column) for column in zip(*self.stretches)
+                                              ] or [(), (), (), ()]
+        return "".join(self.parts), _Pieces(new, old, new_lengths, old_lengths, self.length,
+                                            old_length)
+
+
 def _stretch_at(starts: tuple[int, ...], position: int) -> tuple[int, int]:
     """The stretch ``position`` lies in (the last that starts at or before it; -1 before the
     first) and how far into it, the lookup both directions of :class:`_Pieces` start with."""
@@ -168,26 +193,13 @@ def _remove(source: str) -> tuple[str, _Pieces] | None:
             cuts.append((start, m.end()))
     if not cuts:
         return None
-    parts: list[str] = []
-    new_starts, old_starts, lengths = [], [], []
-    pos = new = 0
+    out = _Rebuilt()
+    pos = 0
     for a, b in cuts:
-        if a > pos:
-            parts.append(source[pos:a])
-            new_starts.append(new)
-            old_starts.append(pos)
-            lengths.append(a - pos)
-            new += a - pos
+        out.add(pos, source[pos:a])
         pos = b
-    if pos < len(source):
-        parts.append(source[pos:])
-        new_starts.append(new)
-        old_starts.append(pos)
-        lengths.append(len(source) - pos)
-        new += len(source) - pos
-    pieces = _Pieces(tuple(new_starts), tuple(old_starts), tuple(lengths), tuple(lengths),
-                     new, len(source))
-    return "".join(parts), pieces
+    out.add(pos, source[pos:])
+    return out.done(len(source))
 
 
 @functools.cache
@@ -215,34 +227,16 @@ def _nfc(text: str) -> tuple[str, _Pieces]:
     """``text`` in NFC, and pieces that map each normalised cluster to where it came from: a line
     already in NFC is one piece, one that is not is split into clusters that normalise alone."""
     seconds = _composing_seconds()
-    parts: list[str] = []
-    new_starts: list[int] = []
-    old_starts: list[int] = []
-    new_lengths: list[int] = []
-    old_lengths: list[int] = []
-    new = 0
-
-    def add(old_start: int, old: str) -> None:
-        nonlocal new
-        normal = unicodedata.normalize("NFC", old)
-        parts.append(normal)
-        if normal:
-            new_starts.append(new)
-            old_starts.append(old_start)
-            new_lengths.append(len(normal))
-            old_lengths.append(len(old))
-        new += len(normal)
-
+    out = _Rebuilt()
     pos = 0
     for line in text.splitlines(keepends=True) if "\n" in text else [text]:
         if unicodedata.is_normalized("NFC", line):
-            add(pos, line)
+            out.add(pos, line)
         else:
             start = 0
             for i in range(1, len(line) + 1):
                 if i == len(line) or _boundary(line[i], seconds):
-                    add(pos + start, line[start:i])
+                    out.add(pos + start, line[start:i], normalize=True)
                     start = i
         pos += len(line)
-    return "".join(parts), _Pieces(tuple(new_starts), tuple(old_starts), tuple(new_lengths),
-                                   tuple(old_lengths), new, len(text))
+    return out.done(len(text))

@@ -16,14 +16,15 @@ from collections.abc import Iterable, Sequence
 from ..formats.blocks import Block
 from .counter import TokenCounter
 
-__all__ = ["TEXT_AHEAD", "SpanCounts"]
+__all__ = ["BEFORE_TEXT_LINE", "TEXT_AHEAD", "SpanCounts"]
 
 #: Blanks, then text, on the same line.
 TEXT_AHEAD = re.compile(r"[^\S\r\n]*\S")
 #: Characters up to which a stretch is counted by its text (:meth:`SpanCounts.count_small`).
 _SHORT = 32
-#: A line break before a line with text on it: the line's start is a joint.
-_BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
+#: A line break before a line with text on it: the line's start is a joint (where a
+#: line-additive tokenizer's counts add up).
+BEFORE_TEXT_LINE = re.compile(r"[\r\n](?=[^\S\r\n]*\S)")
 
 
 class SpanCounts:
@@ -60,7 +61,7 @@ class SpanCounts:
             if self.is_joint(block.start):
                 joints.append(block.start)
             if block.end - block.start >= self.long_block:
-                joints += [m.end() for m in _BEFORE_TEXT_LINE.finditer(
+                joints += [m.end() for m in BEFORE_TEXT_LINE.finditer(
                     self.source, block.start, block.end)]
         self._add_joints(joints)
 

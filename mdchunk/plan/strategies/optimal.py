@@ -1,18 +1,6 @@
-"""The optimal choice of chunks over a run of units: dynamic programming under the budget (the
-method and its reasons: docs/semantic.md).
-
-Pure arithmetic, no text: given each unit's tokens, the room a chunk starting at each unit has,
-and how alike nearby units are (:meth:`~mdchunk.plan.strategies.scorers.SeamScorer.band`),
-:func:`plan_chunks` returns the cuts that maximise the summed cohesion of the chunks while every
-chunk of more than one unit fits its room::
-
-    cohesion(chunk) = sum over units u < v in the chunk of  w_u * w_v * (s_uv - baseline)
-
-Pairs rather than seams between neighbours, so that one deep topic change outweighs two
-moderate dips and a chunk straddling two topics pays for every pair across them. The baseline
-is a quantile (``threshold``) of the run's own similarities, not a fixed cut-off, because
-one-topic text (and Chinese) scores uniformly high. Chunks smaller than ``min_tokens`` cost
-:data:`SHORT_PENALTY` each, so they appear only where nothing else fits."""
+"""The optimal choice of chunks over a run of units: dynamic programming under the budget, the
+cuts that maximise the summed pairwise cohesion of the chunks while each fits its room (the
+objective, the baseline quantile and :data:`SHORT_PENALTY`: docs/semantic.md, "The plan")."""
 
 from __future__ import annotations
 
