@@ -81,9 +81,12 @@ def test_config_file_sets_options_and_flags_win(tmp_path: Path) -> None:
     work = docs / "guide"  # found from a subfolder, upwards
     shown = run_mdchunk("config", "--overlap", "4", cwd=work)
     assert shown.returncode == 0, shown.stderr
-    lines = dict(line.split(" = ", 1) for line in shown.stdout.splitlines()[1:])
+    *settings, index = shown.stdout.splitlines()[1:]
+    lines = dict(line.split(" = ", 1) for line in settings)
     pyproject = str(tmp_path / "repo" / "pyproject.toml")
     assert shown.stdout.splitlines()[0] == f"# config file: {pyproject}"
+    assert index.startswith("# index: none read: kb.db: no index here")  # and none is made:
+    assert not (work / "kb.db").exists()
     assert lines["max_tokens"] == f"64  # {pyproject}"
     assert lines["overlap_tokens"] == "4  # flag"
     assert lines["levels"] == f"[256, 64]  # {pyproject}"
