@@ -23,6 +23,7 @@ from .options import (
     choice,
     selection_of,
     settings_of,
+    store_of,
     with_flags,
 )
 from .output import Failures, err, json_line, note_preamble, one_line_errors, out, toml_value
@@ -190,8 +191,8 @@ def inspect(
             print_inspection(out, view)
 
 
-@with_flags(*CHUNKER_SHAPE, *CHUNKER_PLACE, *STORE, "token", "model", "analyzer", "workers",
-            *SELECTION)
+@with_flags(*CHUNKER_SHAPE, *CHUNKER_PLACE, *STORE, "token", "old_token", "model", "analyzer",
+            "workers", *SELECTION)
 def show_config(flags: dict[str, object]) -> None:
     """Print the effective settings, one "key = value" line each, and where each came from:
     default, the config file's path, or flag; then what the index they name holds. The config
@@ -214,17 +215,14 @@ def _index_summary(settings: Settings, flags: dict[str, object]) -> str:
     from contextlib import closing
 
     from ..errors import StoreError
-    from ..index.config import StoreConfig
     from ..index.stores import open_store, stored_counts
 
-    db, collection = settings.value("db"), settings.value("collection")
-    credential = flags["milvus_token"]
-    assert credential is None or isinstance(credential, str)
+    config = store_of(settings, flags)
     try:
-        with closing(open_store(StoreConfig(db, collection, credential), create=False)) as store:
+        with closing(open_store(config, create=False)) as store:
             meta = store.check()
             chunks, documents = stored_counts(store)
     except StoreError as exc:
         return f"none read: {exc}"
-    return (f"{collection!r} at {db}: {chunks} chunks of {documents} documents, "
+    return (f"{config.collection!r} at {config.db}: {chunks} chunks of {documents} documents, "
             f"model {meta.model} ({meta.backend})")

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Optional
 
 import typer
 
-from .options import SEARCH_FIELDS, STORE, embedder_of, milvus_token, settings_of, with_flags
+from .options import SEARCH_FIELDS, STORE, embedder_of, settings_of, store_of, with_flags
 from .output import one_line_errors, out
 
 __all__ = ["evaluate"]
@@ -66,7 +66,7 @@ def evaluate(
         from .eval_report import failures, html_page, table_rows
 
         settings = settings_of(flags)
-        store = StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags))
+        store = store_of(settings, flags)
         config = SearchConfig(
             store, embedder_of(settings, search=True),
             **{f: flags[f] for f in SEARCH_FIELDS if f != "mode"})  # type: ignore[arg-type]

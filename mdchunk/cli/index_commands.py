@@ -17,9 +17,9 @@ from .options import (
     SELECTION,
     STORE,
     embedder_of,
-    milvus_token,
     selection_of,
     settings_of,
+    store_of,
     with_flags,
 )
 from .output import (
@@ -117,12 +117,12 @@ def search(
     matching lines as grep -n does (LINE:text, the match highlighted on a terminal)."""
     with one_line_errors():
         from ..index import search as run_search
-        from ..index.config import SearchConfig, StoreConfig
+        from ..index.config import SearchConfig
         from ..index.where import FilterError
 
         settings = settings_of(flags)
         config = SearchConfig(
-            StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
+            store_of(settings, flags),
             embedder_of(settings, search=True),
             **{field: flags[field] for field in SEARCH_FIELDS})  # type: ignore[arg-type]
         try:
@@ -151,7 +151,7 @@ def _index_config(settings: Settings, flags: Mapping[str, object], wait: float, 
                   ) -> IndexConfig:
     """The index run the settings describe, its chunker config whole, with ``--meta`` 's
     ``metadata``. A tokenizer not named anywhere sizes chunks in the model's own tokens."""
-    from ..index.config import IndexConfig, StoreConfig
+    from ..index.config import IndexConfig
 
     run_engine = None
     if engine == "ray":
@@ -161,7 +161,7 @@ def _index_config(settings: Settings, flags: Mapping[str, object], wait: float, 
     return IndexConfig(
         settings.chunker(), model_tokens=settings.origin("tokenizer") == DEFAULT,
         embedder=embedder_of(settings),
-        store=StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
+        store=store_of(settings, flags),
         analyzer=settings.value("analyzer"), selection=selection_of(settings),
         units=settings.value("units"), bigrams=settings.value("bigrams"),
         engine=run_engine, wait=wait, metadata=metadata, prune=prune)

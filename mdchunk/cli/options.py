@@ -16,7 +16,13 @@ import typer
 from ..config import Oversized, Semantic, Site, checked_levels
 from ..errors import ConfigError
 from ..formats.sites import site_help
-from ..index.config import DEFAULT_DEPTH, AnalyzerChoice, BackendChoice, EmbedderConfig
+from ..index.config import (
+    DEFAULT_DEPTH,
+    AnalyzerChoice,
+    BackendChoice,
+    EmbedderConfig,
+    StoreConfig,
+)
 from ..index.expand import MERGE_RATIO
 from ..index.fusion import FusionName
 from ..index.store import Expand, SearchMode
@@ -27,7 +33,7 @@ if TYPE_CHECKING:
     from ..sources import Selection
 
 __all__ = ["CHUNKER_PLACE", "CHUNKER_SHAPE", "FLAGS", "SEARCH_FIELDS", "SELECTION", "STORE",
-           "Flag", "choice", "embedder_of", "milvus_token", "selection_of", "settings_of",
+           "Flag", "choice", "embedder_of", "selection_of", "settings_of", "store_of",
            "with_flags"]
 
 
@@ -52,7 +58,7 @@ VerboseOption = Annotated[bool, typer.Option(
                             "debug level, on stderr.")]
 
 
-def milvus_token(flags: Mapping[str, object]) -> str | None:
+def _milvus_token(flags: Mapping[str, object]) -> str | None:
     """The Milvus credential from ``--milvus-token`` (or ``MILVUS_TOKEN``), or from the
     deprecated ``--token``, said so on stderr."""
     given, old = flags["milvus_token"], flags["token"]
@@ -318,6 +324,11 @@ def with_flags(*layout: str, table: Mapping[str, Flag] | None = None
         return run
 
     return decorate
+
+
+def store_of(settings: Settings, flags: Mapping[str, object]) -> StoreConfig:
+    """The index the settings and the credential flags name."""
+    return StoreConfig(settings.value("db"), settings.value("collection"), _milvus_token(flags))
 
 
 def embedder_of(settings: Settings, *, search: bool = False) -> EmbedderConfig:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Optional
 import typer
 
 from ..config import ChunkerConfig
-from .options import CHUNKER_SHAPE, STORE, Flag, milvus_token, settings_of, with_flags
+from .options import CHUNKER_SHAPE, STORE, Flag, settings_of, store_of, with_flags
 from .output import one_line_errors
 from .settings import DEFAULT
 
@@ -118,11 +118,11 @@ def _reranker(flags: dict[str, object]) -> str | None:
 
 def _served(flags: dict[str, object]) -> tuple[StoreConfig, EmbedderConfig, ChunkerConfig]:
     """The index, model and chunker a server is configured with, from the settings."""
-    from ..index.config import EmbedderConfig, StoreConfig
+    from ..index.config import EmbedderConfig
 
     settings = settings_of(flags)
     chunker = settings.chunker()
-    return (StoreConfig(settings.value("db"), settings.value("collection"), milvus_token(flags)),
+    return (store_of(settings, flags),
             EmbedderConfig(settings.value("model"),
                            None if settings.origin("backend") == DEFAULT
                            else settings.value("backend")),
